@@ -1,0 +1,1 @@
+//! TCP endpoints (being written).
