@@ -1,1 +1,306 @@
-//! placeholder
+//! # cellshare-cell
+//!
+//! One LTE cell's downlink at the base station (eNodeB): a per-UE RLC transmit queue with a
+//! queue-discipline hook ([`rlc::RlcQueue`]), and the MAC scheduler that hands out the
+//! cell's PRBs every TTI ([`scheduler`]).
+//!
+//! Per TTI ([`Cell::run_tti`]): the scheduler ranks the backlogged UEs by its metric; the
+//! winner takes all the PRBs its queue can fill, the leftover PRBs go to the next UE, and so
+//! on (the papers' description of PF). Transmission is RLC-segmented: a packet may span
+//! TTIs and is delivered when its last byte has been sent.
+
+#![warn(missing_docs)]
+
+pub mod rlc;
+pub mod scheduler;
+
+use cellshare_aqm::Aqm;
+use cellshare_channel::{Channel, LinkQuality};
+use cellshare_core::{Nanos, PacketArena, PacketId};
+
+pub use rlc::{DropCause, RlcQueue};
+pub use scheduler::{SchedulerConfig, SchedulerKind};
+
+/// One UE as the base station sees it.
+#[derive(Debug)]
+pub struct UeState {
+    /// The UE's RLC transmit queue.
+    pub queue: RlcQueue,
+    /// The UE's downlink channel.
+    pub channel: Channel,
+    /// Exponentially averaged served bytes per TTI, valid at the start of TTI `avg_upto`.
+    avg: f64,
+    /// See `avg`.
+    avg_upto: u64,
+    /// Position in the backlogged list, if backlogged.
+    backlog_slot: Option<u32>,
+}
+
+/// A packet that finished transmission over the air in a TTI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// The packet.
+    pub id: PacketId,
+    /// The UE it was sent to.
+    pub ue: u32,
+}
+
+/// What happened in one TTI.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TtiReport {
+    /// PRBs allocated.
+    pub prbs_used: u32,
+    /// Bytes transmitted over the air.
+    pub bytes_sent: u64,
+    /// UEs that received at least one PRB.
+    pub ues_served: u32,
+}
+
+/// Smallest initial value of the averaged rate, so a never-served UE has a finite, maximal
+/// PF metric.
+const AVG_FLOOR: f64 = 1e-3;
+
+/// The cell: UEs, their queues and the scheduler.
+#[derive(Debug)]
+pub struct Cell {
+    ues: Vec<UeState>,
+    n_prb: u32,
+    scheduler: SchedulerConfig,
+    /// Indices of UEs whose queue is non-empty.
+    backlogged: Vec<u32>,
+    /// Round-robin pointer: the next UE index to consider.
+    rr_next: u32,
+    /// Scratch per TTI (reused, no allocation after warm-up): (ue, quality, metric, tier).
+    scratch: Vec<Candidate>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    ue: u32,
+    quality: LinkQuality,
+    tier: u8,
+    metric: f64,
+    taken: bool,
+}
+
+impl Cell {
+    /// A cell with `n_prb` PRBs per TTI and the given scheduler.
+    pub fn new(n_prb: u32, scheduler: SchedulerConfig) -> Self {
+        Self { ues: Vec::new(), n_prb, scheduler, backlogged: Vec::new(), rr_next: 0, scratch: Vec::new() }
+    }
+
+    /// Adds a UE; returns its index.
+    pub fn add_ue(&mut self, channel: Channel, aqm: Aqm) -> u32 {
+        self.ues.push(UeState { queue: RlcQueue::new(aqm), channel, avg: AVG_FLOOR, avg_upto: 0, backlog_slot: None });
+        (self.ues.len() - 1) as u32
+    }
+
+    /// Number of UEs.
+    pub fn n_ues(&self) -> usize {
+        self.ues.len()
+    }
+
+    /// PRBs per TTI.
+    pub fn n_prb(&self) -> u32 {
+        self.n_prb
+    }
+
+    /// The UE with index `ue`.
+    pub fn ue(&self, ue: u32) -> &UeState {
+        &self.ues[ue as usize]
+    }
+
+    /// Mutable access to UE `ue` (e.g. to inspect or reconfigure its queue).
+    pub fn ue_mut(&mut self, ue: u32) -> &mut UeState {
+        &mut self.ues[ue as usize]
+    }
+
+    /// Whether any UE has queued data.
+    #[inline]
+    pub fn has_backlog(&self) -> bool {
+        !self.backlogged.is_empty()
+    }
+
+    /// Averaged served rate (bytes per TTI) of UE `ue` at the start of TTI `tti`.
+    pub fn averaged_rate(&self, ue: u32, tti: u64) -> f64 {
+        let u = &self.ues[ue as usize];
+        decayed(u.avg, u.avg_upto, tti, self.scheduler.alpha())
+    }
+
+    /// Offers packet `id` (already in `arena`, destined to UE `pkt.ue`) to the UE's queue at
+    /// `now`. Dropped packets (the arrival or, with head drop, older ones) are appended to
+    /// `dropped` and remain in the arena for the caller to account for and free.
+    pub fn enqueue(&mut self, now: Nanos, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<(PacketId, DropCause)>) {
+        let ue = arena.get(id).ue;
+        let accepted = self.ues[ue as usize].queue.enqueue(now, id, arena, dropped);
+        if accepted {
+            self.mark_backlogged(ue);
+        } else {
+            self.unmark_if_empty(ue);
+        }
+    }
+
+    fn mark_backlogged(&mut self, ue: u32) {
+        let u = &mut self.ues[ue as usize];
+        if u.backlog_slot.is_none() && !u.queue.is_empty() {
+            u.backlog_slot = Some(self.backlogged.len() as u32);
+            self.backlogged.push(ue);
+        }
+    }
+
+    fn unmark_if_empty(&mut self, ue: u32) {
+        let u = &mut self.ues[ue as usize];
+        if let (Some(slot), true) = (u.backlog_slot, u.queue.is_empty()) {
+            u.backlog_slot = None;
+            let last = self.backlogged.pop().expect("backlogged list holds the UE");
+            if last != ue {
+                self.backlogged[slot as usize] = last;
+                self.ues[last as usize].backlog_slot = Some(slot);
+            }
+        }
+    }
+
+    /// Runs the MAC scheduler for TTI number `tti` (starting at `now = tti·TTI`).
+    /// Packets whose last byte is sent are appended to `delivered`; packets dropped by a
+    /// dequeue-time discipline to `dropped`.
+    pub fn run_tti(
+        &mut self,
+        tti: u64,
+        now: Nanos,
+        arena: &mut PacketArena,
+        delivered: &mut Vec<Delivery>,
+        dropped: &mut Vec<(PacketId, DropCause)>,
+    ) -> TtiReport {
+        let mut report = TtiReport::default();
+        if self.backlogged.is_empty() {
+            return report;
+        }
+        let alpha = self.scheduler.alpha();
+        let n_prb = self.n_prb;
+        self.scratch.clear();
+        for &ue in &self.backlogged {
+            let u = &mut self.ues[ue as usize];
+            let quality = u.channel.quality(tti);
+            let full = quality.full_bytes(n_prb);
+            if full == 0 {
+                continue;
+            }
+            let avg = decayed(u.avg, u.avg_upto, tti, alpha);
+            let tier = if self.scheduler.kind == SchedulerKind::Priority && u.queue.foreground_bytes() > 0 { 1 } else { 0 };
+            let metric = self.scheduler.kind.metric(full as f64, avg);
+            self.scratch.push(Candidate { ue, quality, tier, metric, taken: false });
+        }
+        let mut prbs_left = n_prb;
+        while prbs_left > 0 {
+            let Some(pick) = self.pick() else { break };
+            let c = self.scratch[pick];
+            self.scratch[pick].taken = true;
+            let u = &mut self.ues[c.ue as usize];
+            let pending = u.queue.pending_bytes();
+            let n = prbs_needed(&c.quality, pending, prbs_left, n_prb);
+            let grant = c.quality.bytes_for_prbs(n, n_prb);
+            if grant == 0 {
+                continue;
+            }
+            let sent = u.queue.transmit(now, grant as u64, c.ue, arena, delivered, dropped);
+            // PF bookkeeping: the average is updated with what was actually served.
+            let start = decayed(u.avg, u.avg_upto, tti, alpha);
+            u.avg = ((1.0 - alpha) * start + alpha * sent as f64).max(AVG_FLOOR);
+            u.avg_upto = tti + 1;
+            if sent == 0 {
+                // Everything left was dropped at dequeue: the PRBs were not used.
+                self.unmark_if_empty(c.ue);
+                continue;
+            }
+            report.prbs_used += n;
+            report.bytes_sent += sent;
+            report.ues_served += 1;
+            prbs_left -= n;
+            self.unmark_if_empty(c.ue);
+            if self.scheduler.kind == SchedulerKind::RoundRobin {
+                self.rr_next = (c.ue + 1) % self.ues.len() as u32;
+            }
+        }
+        report
+    }
+
+    /// The best remaining candidate under the configured scheduler.
+    fn pick(&self) -> Option<usize> {
+        if self.scheduler.kind == SchedulerKind::RoundRobin {
+            // The first candidate at or after the round-robin pointer, in index order.
+            let n = self.ues.len() as u32;
+            return self
+                .scratch
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !c.taken)
+                .min_by_key(|(_, c)| (c.ue + n - self.rr_next) % n)
+                .map(|(i, _)| i);
+        }
+        let mut best: Option<usize> = None;
+        for (i, c) in self.scratch.iter().enumerate() {
+            if c.taken {
+                continue;
+            }
+            best = match best {
+                None => Some(i),
+                Some(b) => {
+                    let o = &self.scratch[b];
+                    // Higher tier first, then higher metric, then lower UE index.
+                    let better = (c.tier, c.metric) > (o.tier, o.metric)
+                        || ((c.tier, c.metric) == (o.tier, o.metric) && c.ue < o.ue);
+                    Some(if better { i } else { b })
+                }
+            };
+        }
+        best
+    }
+}
+
+/// The averaged rate at the start of TTI `tti`, given its value `avg` at the start of TTI
+/// `upto` and no service in between (every TTI without service multiplies it by 1 − α).
+#[inline]
+fn decayed(avg: f64, upto: u64, tti: u64, alpha: f64) -> f64 {
+    if tti <= upto {
+        avg
+    } else {
+        let gap = tti - upto;
+        let factor = if gap > i32::MAX as u64 { 0.0 } else { (1.0 - alpha).powi(gap as i32) };
+        (avg * factor).max(AVG_FLOOR)
+    }
+}
+
+/// The fewest PRBs (at most `prbs_left`) that carry `pending` bytes.
+#[inline]
+fn prbs_needed(q: &LinkQuality, pending: u64, prbs_left: u32, n_prb: u32) -> u32 {
+    if q.bytes_for_prbs(prbs_left, n_prb) as u64 <= pending {
+        return prbs_left;
+    }
+    match *q {
+        LinkQuality::Linear { full_bytes } => {
+            // smallest n with floor(full·n/N) >= pending
+            let n = (pending * n_prb as u64).div_ceil(full_bytes as u64) as u32;
+            let mut n = n.clamp(1, prbs_left);
+            while n < prbs_left && (q.bytes_for_prbs(n, n_prb) as u64) < pending {
+                n += 1;
+            }
+            n
+        }
+        LinkQuality::Tbs { .. } => {
+            // binary search: TBS is non-decreasing in the PRB count
+            let (mut lo, mut hi) = (1u32, prbs_left);
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if (q.bytes_for_prbs(mid, n_prb) as u64) >= pending {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            lo
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

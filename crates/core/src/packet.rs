@@ -9,7 +9,7 @@
 pub type PacketId = u32;
 
 /// Traffic class a packet belongs to, as the papers use it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TrafficClass {
     /// Interactive or user-facing traffic (web, video, calls).

@@ -1,1 +1,24 @@
-//! placeholder
+//! # cellshare-sim
+//!
+//! The cellshare simulator: a [`scenario::Scenario`] (TOML, validated) becomes a
+//! [`engine::Simulation`], which runs the discrete-event + TTI loop over the cell
+//! (`cellshare-cell`), the channels (`cellshare-channel`), the queue disciplines
+//! (`cellshare-aqm`) and the transport endpoints (`cellshare-transport`), and yields a
+//! [`results::RunResult`]. No I/O happens here: trace files are read by the caller and
+//! handed over parsed ([`engine::TraceSet`]).
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod metrics;
+pub mod results;
+pub mod scenario;
+pub mod schema;
+pub mod transport;
+
+pub use engine::{Simulation, TraceSet};
+pub use results::RunResult;
+pub use scenario::{Scenario, ScenarioError};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,669 @@
+//! The simulation engine: a discrete-event core for everything that is not TTI-aligned
+//! (wired links, endpoint timers, ACKs) interleaved with the 1 ms TTI loop of the cell.
+//!
+//! Time advances TTI by TTI: before TTI `k` runs at `k·TTI`, every event due at or before
+//! that instant is processed in (time, insertion) order. TTIs in which no UE has queued data
+//! are skipped (the PF averages decay lazily, see `cellshare-cell`), so idle periods cost
+//! nothing. Packets live in one arena; queues and events carry indices.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use cellshare_aqm::{Aqm, HeadDrop, QueueLimit, TailDrop};
+use cellshare_cell::{Cell, Delivery, DropCause};
+use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
+use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time};
+use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, SEC, TTI};
+use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
+use rand::Rng;
+
+use crate::metrics::{DelayHistogram, PerSecond};
+use crate::results::{self, RunResult};
+use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
+use crate::transport::{header_bytes, Receiver, Sender, TransportConfig};
+
+/// Parsed trace files by the file string written in the scenario.
+pub type TraceSet = BTreeMap<String, Arc<MahimahiTrace>>;
+
+/// A store-and-forward link: serialization at `rate_bps`, then `delay`, with a drop-tail
+/// buffer of `limit` bytes. FIFO order is implicit in `free_at`, so a packet's arrival time
+/// is known when it is sent and one event per packet suffices.
+#[derive(Clone, Debug)]
+struct Link {
+    rate_bps: u64,
+    delay: Nanos,
+    limit: u64,
+    free_at: Nanos,
+}
+
+impl Link {
+    fn new(rate_mbps: f64, delay_ms: f64, limit: u64) -> Self {
+        Self { rate_bps: (rate_mbps * 1e6).round() as u64, delay: from_millis_f64(delay_ms), limit, free_at: 0 }
+    }
+
+    /// Sends `size` bytes at `now`; returns the arrival time at the far end, or `None` when
+    /// the buffer is full.
+    #[inline]
+    fn send(&mut self, now: Nanos, size: u32) -> Option<Nanos> {
+        let start = self.free_at.max(now);
+        let backlog = ((start - now) as u128 * self.rate_bps as u128 / 8 / SEC as u128) as u64;
+        if backlog + size as u64 > self.limit {
+            return None;
+        }
+        self.free_at = start + serialization_time(size as u64, self.rate_bps);
+        Some(self.free_at + self.delay)
+    }
+}
+
+/// The shared drop-tail FIFO bottleneck (wired / Wi-Fi-like access).
+#[derive(Debug)]
+struct SharedFifo {
+    rate_bps: u64,
+    limit: u64,
+    bytes: u64,
+    queue: VecDeque<PacketId>,
+    busy: bool,
+}
+
+#[derive(Debug)]
+enum Access {
+    Cell(Cell),
+    Fifo(SharedFifo),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    FlowOn(u32),
+    FlowOff(u32),
+    SenderWake(u32),
+    ReceiverWake(u32),
+    AtGateway(PacketId),
+    AtAccess(PacketId),
+    Deliver(PacketId),
+    AckAtServer(PacketId),
+    FifoDepart,
+}
+
+/// Per-flow run-time state.
+#[derive(Debug)]
+pub(crate) struct FlowRt {
+    pub name: String,
+    pub ue: u32,
+    pub class: TrafficClass,
+    pub dscp: u8,
+    pub label: String,
+    pub start: Nanos,
+    pub stop: Nanos,
+    pub size: Option<u64>,
+    on_off: Option<(Nanos, Nanos)>,
+    transport: TransportConfig,
+    sender: Sender,
+    receiver: Receiver,
+    header: u32,
+    active: bool,
+    remote: Link,
+    sender_timer: Option<Nanos>,
+    receiver_timer: Option<Nanos>,
+    delivered_prev: u64,
+    pub series: PerSecond,
+    pub delay: DelayHistogram,
+    pub fct: Option<Nanos>,
+    pub first_send: Option<Nanos>,
+    pub drops: u64,
+    pub packets_delivered: u64,
+}
+
+impl FlowRt {
+    pub fn delivered(&self) -> u64 {
+        self.receiver.delivered()
+    }
+    pub fn loss_stats(&self) -> (u64, u64) {
+        self.sender.loss_stats()
+    }
+}
+
+/// Per-UE statistics.
+#[derive(Debug)]
+pub(crate) struct UeRt {
+    pub series: PerSecond,
+    pub delay: DelayHistogram,
+    pub bytes: u64,
+    pub mean_snr_db: Option<f64>,
+}
+
+/// Drop counters by cause.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
+pub struct DropCounts {
+    /// Rejected at the base-station queue on arrival (queue full or AQM).
+    pub bs_enqueue: u64,
+    /// Dropped at the base-station queue at dequeue (AQM) or pushed out by head drop.
+    pub bs_dequeue: u64,
+    /// Dropped at a full wired-link buffer.
+    pub wired: u64,
+    /// Dropped at the full shared FIFO.
+    pub shared_fifo: u64,
+}
+
+/// A running simulation.
+#[derive(Debug)]
+pub struct Simulation {
+    pub(crate) scenario: Scenario,
+    now: Nanos,
+    pub(crate) end: Nanos,
+    tti: u64,
+    seq: u64,
+    heap: BinaryHeap<Reverse<(Nanos, u64, Ev)>>,
+    arena: PacketArena,
+    access: Access,
+    backhaul: Link,
+    ack_delay: Nanos,
+    pub(crate) flows: Vec<FlowRt>,
+    pub(crate) ues: Vec<UeRt>,
+    pub(crate) prbs: PerSecond,
+    pub(crate) air_bytes: PerSecond,
+    pub(crate) n_prb: u32,
+    pub(crate) drops: DropCounts,
+    pub(crate) delay: DelayHistogram,
+    pub(crate) events: u64,
+    pub(crate) ttis_run: u64,
+    delivered_scratch: Vec<Delivery>,
+    dropped_scratch: Vec<(PacketId, DropCause)>,
+}
+
+fn aqm_for(cfg: &AqmConfig, bytes: u64) -> Aqm {
+    let limit = |p: &Option<u32>| match p {
+        Some(n) => QueueLimit::Packets(*n),
+        None => QueueLimit::Bytes(bytes),
+    };
+    match cfg {
+        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit(limit_packets) }),
+        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit(limit_packets) }),
+    }
+}
+
+impl Simulation {
+    /// Builds a simulation of `scenario`, whose trace files have been parsed into `traces`
+    /// (keyed by the file string as written in the scenario).
+    pub fn new(scenario: &Scenario, traces: &TraceSet) -> Result<Self, ScenarioError> {
+        scenario.validate()?;
+        let sc = scenario.clone();
+        let seed = sc.simulation.seed;
+        let end = from_secs_f64(sc.simulation.duration_s);
+        let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
+        let mut cell = Cell::new(n_prb, sc.cell.scheduler);
+        let mut ues = Vec::new();
+        for (gi, g) in sc.ues.iter().enumerate() {
+            for _ in 0..g.count {
+                let idx = ues.len() as u64;
+                let mut rng = stream_rng(seed, "ue-channel", idx);
+                let mut mean_snr_db = None;
+                let channel = match &g.channel {
+                    ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
+                    ChannelConfig::Trace { file, offset_ms, random_offset } => {
+                        let trace = traces.get(file).cloned().ok_or_else(|| {
+                            ScenarioError::new(format!("ues[{gi}].channel.file"), format!("{file:?}"), "a trace file that was loaded")
+                        })?;
+                        let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
+                        Channel::Trace(TraceChannel::new(trace, off))
+                    }
+                    ChannelConfig::Radio(r) => {
+                        let ch = RadioChannel::new(r, n_prb, &mut rng);
+                        mean_snr_db = Some(ch.mean_snr_db());
+                        Channel::Radio(Box::new(ch))
+                    }
+                };
+                cell.add_ue(channel, aqm_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes));
+                ues.push(UeRt { series: PerSecond::new(end), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
+            }
+        }
+        let access = match &sc.shared_fifo {
+            Some(f) => Access::Fifo(SharedFifo {
+                rate_bps: (f.rate_mbps * 1e6).round() as u64,
+                limit: f.queue_bytes,
+                bytes: 0,
+                queue: VecDeque::new(),
+                busy: false,
+            }),
+            None => Access::Cell(cell),
+        };
+        let w = &sc.wired;
+        let backhaul = Link::new(w.backhaul_rate_mbps, w.backhaul_delay_ms, w.backhaul_queue_bytes);
+        let ack_delay = from_millis_f64(w.uplink_delay_ms + w.backhaul_delay_ms + w.remote_delay_ms);
+        let n_ues = ues.len() as u32;
+        let mut sim = Simulation {
+            scenario: sc.clone(),
+            now: 0,
+            end,
+            tti: 0,
+            seq: 0,
+            heap: BinaryHeap::new(),
+            arena: PacketArena::with_capacity(4096),
+            access,
+            backhaul,
+            ack_delay,
+            flows: Vec::new(),
+            ues,
+            prbs: PerSecond::new(end),
+            air_bytes: PerSecond::new(end),
+            n_prb,
+            drops: DropCounts::default(),
+            delay: DelayHistogram::default(),
+            events: 0,
+            ttis_run: 0,
+            delivered_scratch: Vec::new(),
+            dropped_scratch: Vec::new(),
+        };
+        for f in sc.flows.iter() {
+            let targets: Vec<u32> = match (&f.ue, &f.ues) {
+                (Some(u), _) => vec![*u],
+                (None, Some(UeSelector::List(l))) => l.clone(),
+                (None, Some(UeSelector::All(_))) => (0..n_ues).collect(),
+                (None, None) => unreachable!("validated"),
+            };
+            for (k, ue) in targets.iter().enumerate() {
+                let id = sim.flows.len() as u32;
+                let name = match (&f.name, targets.len()) {
+                    (Some(n), 1) => n.clone(),
+                    (Some(n), _) => format!("{n}-{k}"),
+                    (None, _) => format!("flow{id}"),
+                };
+                let start = from_secs_f64(f.start_s);
+                let stop = f.stop_s.map(from_secs_f64).unwrap_or(u64::MAX).min(end);
+                let on_off = match (f.on_s, f.off_s) {
+                    (Some(on), Some(off)) => Some((from_secs_f64(on), from_secs_f64(off))),
+                    _ => None,
+                };
+                let sender = Sender::new(&f.transport, start, f.bytes.unwrap_or(u64::MAX));
+                sim.flows.push(FlowRt {
+                    name,
+                    ue: *ue,
+                    class: f.class,
+                    dscp: f.dscp,
+                    label: f.transport.label(),
+                    start,
+                    stop,
+                    size: f.bytes,
+                    on_off,
+                    header: header_bytes(&sender),
+                    receiver: Receiver::new(&f.transport, start),
+                    sender,
+                    transport: f.transport.clone(),
+                    active: false,
+                    remote: Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes),
+                    sender_timer: None,
+                    receiver_timer: None,
+                    delivered_prev: 0,
+                    series: PerSecond::new(end),
+                    delay: DelayHistogram::default(),
+                    fct: None,
+                    first_send: None,
+                    drops: 0,
+                    packets_delivered: 0,
+                });
+                if start < end {
+                    sim.push(start, Ev::FlowOn(id));
+                }
+                if stop < end {
+                    sim.push(stop, Ev::FlowOff(id));
+                }
+            }
+        }
+        debug_assert!(TCP_HEADER_BYTES > 0);
+        Ok(sim)
+    }
+
+    #[inline]
+    fn push(&mut self, t: Nanos, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((t, self.seq, ev)));
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// End of the run.
+    pub fn end(&self) -> Nanos {
+        self.end
+    }
+
+    /// Whether the run has reached its end.
+    pub fn finished(&self) -> bool {
+        self.tti * TTI >= self.end
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> RunResult {
+        self.advance(self.end);
+        self.results()
+    }
+
+    /// Advances the simulation until simulated time `until` (or the end). The outcome does
+    /// not depend on how a run is cut into `advance` calls.
+    pub fn advance(&mut self, until: Nanos) {
+        let until = until.min(self.end);
+        while self.tti * TTI < until {
+            let t = self.tti * TTI;
+            self.process_events_upto(t);
+            self.now = t;
+            let backlog = matches!(&self.access, Access::Cell(c) if c.has_backlog());
+            if backlog {
+                self.run_tti();
+                self.tti += 1;
+            } else {
+                // Nothing to schedule: jump to the TTI at or after the next event.
+                let next = self.heap.peek().map(|Reverse((t, _, _))| *t).unwrap_or(self.end);
+                self.tti = (self.tti + 1).max(next.div_ceil(TTI));
+            }
+        }
+        if self.tti * TTI >= self.end {
+            // Events strictly before the end still count (e.g. deliveries in the last TTI).
+            self.process_events_before(self.end);
+            self.now = self.end;
+        }
+    }
+
+    fn process_events_upto(&mut self, t: Nanos) {
+        while let Some(&Reverse((et, _, ev))) = self.heap.peek() {
+            if et > t {
+                break;
+            }
+            self.heap.pop();
+            self.now = et;
+            self.events += 1;
+            self.handle(ev);
+        }
+    }
+
+    fn process_events_before(&mut self, t: Nanos) {
+        if t > 0 {
+            self.process_events_upto(t - 1);
+        }
+    }
+
+    fn run_tti(&mut self) {
+        let Access::Cell(cell) = &mut self.access else { return };
+        self.delivered_scratch.clear();
+        self.dropped_scratch.clear();
+        let r = cell.run_tti(self.tti, self.now, &mut self.arena, &mut self.delivered_scratch, &mut self.dropped_scratch);
+        self.ttis_run += 1;
+        self.prbs.add(self.now, r.prbs_used as u64);
+        let at = self.now + TTI;
+        for i in 0..self.delivered_scratch.len() {
+            let d = self.delivered_scratch[i];
+            self.push(at, Ev::Deliver(d.id));
+        }
+        for i in 0..self.dropped_scratch.len() {
+            let (id, cause) = self.dropped_scratch[i];
+            self.drop_packet(id, cause);
+        }
+    }
+
+    fn drop_packet(&mut self, id: PacketId, cause: DropCause) {
+        let flow = self.arena.get(id).flow;
+        self.flows[flow as usize].drops += 1;
+        match cause {
+            DropCause::Enqueue => self.drops.bs_enqueue += 1,
+            DropCause::Dequeue => self.drops.bs_dequeue += 1,
+        }
+        self.arena.free(id);
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::FlowOn(f) => self.flow_on(f),
+            Ev::FlowOff(f) => self.flow_off(f),
+            Ev::SenderWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.sender_timer != Some(self.now) {
+                    return; // superseded
+                }
+                fl.sender_timer = None;
+                if fl.sender.poll_timeout().is_some_and(|t| t <= self.now) {
+                    fl.sender.on_timeout(self.now);
+                }
+                self.service_sender(f);
+            }
+            Ev::ReceiverWake(f) => {
+                let fl = &mut self.flows[f as usize];
+                if fl.receiver_timer != Some(self.now) {
+                    return;
+                }
+                fl.receiver_timer = None;
+                if fl.receiver.poll_timeout().is_some_and(|t| t <= self.now) {
+                    fl.receiver.on_timeout(self.now);
+                }
+                self.service_receiver(f);
+            }
+            Ev::AtGateway(id) => {
+                let size = self.arena.get(id).size;
+                match self.backhaul.send(self.now, size) {
+                    Some(at) => self.push(at, Ev::AtAccess(id)),
+                    None => self.wired_drop(id),
+                }
+            }
+            Ev::AtAccess(id) => self.at_access(id),
+            Ev::Deliver(id) => self.deliver(id),
+            Ev::AckAtServer(id) => {
+                let p = *self.arena.get(id);
+                self.arena.free(id);
+                let f = p.flow;
+                let ack = cellshare_transport::wire::Ack { ack: p.seq, rwnd: p.rwnd, ts_val: p.ts_val, ts_ecr: p.ts_ecr };
+                self.flows[f as usize].sender.on_ack(self.now, &ack);
+                self.service_sender(f);
+            }
+            Ev::FifoDepart => self.fifo_depart(),
+        }
+    }
+
+    fn wired_drop(&mut self, id: PacketId) {
+        let flow = self.arena.get(id).flow;
+        self.flows[flow as usize].drops += 1;
+        self.drops.wired += 1;
+        self.arena.free(id);
+    }
+
+    fn flow_on(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if now >= fl.stop {
+            return;
+        }
+        fl.active = true;
+        if now > fl.start {
+            // Re-entering an on period: restart pacing from now with what is left to send.
+            fl.sender = Sender::new(&fl.transport, now, u64::MAX);
+        }
+        if let Some((on, off)) = fl.on_off {
+            let off_at = now + on;
+            let stop = fl.stop.min(self.end);
+            if off_at < stop {
+                self.push(off_at, Ev::FlowOff(f));
+                if off_at + off < stop {
+                    self.push(off_at + off, Ev::FlowOn(f));
+                }
+            }
+        }
+        self.service_sender(f);
+    }
+
+    fn flow_off(&mut self, f: u32) {
+        self.flows[f as usize].active = false;
+    }
+
+    /// Lets the sender of flow `f` emit everything it may, then re-arms its timer.
+    fn service_sender(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if fl.active {
+            while let Some(seg) = fl.sender.poll_transmit(now) {
+                let p = Packet {
+                    flow: f,
+                    ue: fl.ue,
+                    size: seg.len + fl.header,
+                    payload: seg.len,
+                    kind: PacketKind::Data,
+                    class: fl.class,
+                    dscp: fl.dscp,
+                    retransmit: seg.retransmit,
+                    seq: seg.seq,
+                    ts_val: seg.ts_val,
+                    ts_ecr: seg.ts_ecr,
+                    rtt_hint: fl.sender.rtt_hint(),
+                    sent_at: now,
+                    ..Default::default()
+                };
+                fl.first_send.get_or_insert(now);
+                match fl.remote.send(now, p.size) {
+                    Some(at) => {
+                        let id = self.arena.alloc(p);
+                        self.seq += 1;
+                        self.heap.push(Reverse((at, self.seq, Ev::AtGateway(id))));
+                    }
+                    None => {
+                        fl.drops += 1;
+                        self.drops.wired += 1;
+                    }
+                }
+            }
+        }
+        let want = if fl.active { fl.sender.poll_timeout() } else { None };
+        if let Some(t) = want {
+            let t = t.max(now);
+            if fl.sender_timer.is_none_or(|s| t < s) {
+                fl.sender_timer = Some(t);
+                self.push(t, Ev::SenderWake(f));
+            }
+        }
+    }
+
+    /// Sends the receiver's pending ACK, if any, and re-arms its timer.
+    fn service_receiver(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        while let Some(ack) = fl.receiver.poll_ack(now) {
+            let p = Packet {
+                flow: f,
+                ue: fl.ue,
+                size: TCP_HEADER_BYTES,
+                kind: PacketKind::Ack,
+                class: fl.class,
+                seq: ack.ack,
+                rwnd: ack.rwnd,
+                ts_val: ack.ts_val,
+                ts_ecr: ack.ts_ecr,
+                sent_at: now,
+                ..Default::default()
+            };
+            let id = self.arena.alloc(p);
+            self.seq += 1;
+            self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
+        }
+        if let Some(t) = fl.receiver.poll_timeout() {
+            let t = t.max(now);
+            if fl.receiver_timer.is_none_or(|s| t < s) {
+                fl.receiver_timer = Some(t);
+                self.push(t, Ev::ReceiverWake(f));
+            }
+        }
+    }
+
+    fn at_access(&mut self, id: PacketId) {
+        let now = self.now;
+        match &mut self.access {
+            Access::Cell(cell) => {
+                self.dropped_scratch.clear();
+                cell.enqueue(now, id, &mut self.arena, &mut self.dropped_scratch);
+                for i in 0..self.dropped_scratch.len() {
+                    let (d, cause) = self.dropped_scratch[i];
+                    self.drop_packet(d, cause);
+                }
+            }
+            Access::Fifo(q) => {
+                let size = self.arena.get(id).size as u64;
+                if q.bytes + size > q.limit {
+                    let flow = self.arena.get(id).flow;
+                    self.flows[flow as usize].drops += 1;
+                    self.drops.shared_fifo += 1;
+                    self.arena.free(id);
+                    return;
+                }
+                self.arena.get_mut(id).enqueued_at = now;
+                q.bytes += size;
+                q.queue.push_back(id);
+                if !q.busy {
+                    q.busy = true;
+                    let t = now + serialization_time(size, q.rate_bps);
+                    self.push(t, Ev::FifoDepart);
+                }
+            }
+        }
+    }
+
+    fn fifo_depart(&mut self) {
+        let Access::Fifo(q) = &mut self.access else { return };
+        let Some(id) = q.queue.pop_front() else {
+            q.busy = false;
+            return;
+        };
+        q.bytes -= self.arena.get(id).size as u64;
+        let next = q.queue.front().map(|&n| self.arena.get(n).size as u64);
+        let rate = q.rate_bps;
+        if next.is_none() {
+            q.busy = false;
+        }
+        self.deliver(id);
+        if let Some(size) = next {
+            let t = self.now + serialization_time(size, rate);
+            self.push(t, Ev::FifoDepart);
+        }
+    }
+
+    /// Packet `id` reaches its UE.
+    fn deliver(&mut self, id: PacketId) {
+        let now = self.now;
+        let p = *self.arena.get(id);
+        self.arena.free(id);
+        let sojourn = now - p.enqueued_at;
+        let ue = &mut self.ues[p.ue as usize];
+        ue.delay.record(sojourn);
+        ue.series.add(now, p.size as u64);
+        ue.bytes += p.size as u64;
+        self.air_bytes.add(now, p.size as u64);
+        self.delay.record(sojourn);
+        let f = p.flow;
+        let fl = &mut self.flows[f as usize];
+        fl.delay.record(sojourn);
+        fl.packets_delivered += 1;
+        let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
+        fl.receiver.on_segment(now, &seg);
+        let d = fl.receiver.delivered();
+        if d > fl.delivered_prev {
+            fl.series.add(now, d - fl.delivered_prev);
+            fl.delivered_prev = d;
+        }
+        if let (Some(size), None) = (fl.size, fl.fct) {
+            if d >= size {
+                fl.fct = Some(now - fl.start);
+            }
+        }
+        self.service_receiver(f);
+    }
+
+    /// Builds the results of the run so far.
+    pub fn results(&self) -> RunResult {
+        results::collect(self)
+    }
+
+    /// Number of packets alive in the arena (queued or in flight).
+    pub fn packets_in_flight(&self) -> usize {
+        self.arena.live()
+    }
+
+    /// Most packets alive at once so far.
+    pub fn peak_packets(&self) -> usize {
+        self.arena.peak()
+    }
+}

@@ -1,0 +1,195 @@
+//! What a run produces: the summary (serialized as `summary.json`) and the per-second series
+//! and CDFs the Python layer writes as Parquet tables.
+
+use serde::Serialize;
+
+use cellshare_core::time::to_secs_f64;
+use cellshare_core::TrafficClass;
+
+use crate::engine::{DropCounts, Simulation};
+use crate::metrics::{jain_index, DelayPercentiles};
+
+/// Results of one run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed used.
+    pub seed: u64,
+    /// Simulated seconds.
+    pub duration_s: f64,
+    /// Access type: `"lte_cell"` or `"shared_fifo"`.
+    pub access: String,
+    /// PRBs used over PRBs available across the run (LTE cell only; 0 for a shared FIFO).
+    pub prb_utilization: f64,
+    /// Bytes delivered over the access link (headers included), as Mbps over the run.
+    pub delivered_mbps: f64,
+    /// Sojourn at the base station (arrival at the queue to end of the TTI that carried the
+    /// packet's last byte; for a shared FIFO, to the end of its serialization), all packets.
+    pub queue_delay_ms: DelayPercentiles,
+    /// Drops by cause.
+    pub drops: DropCounts,
+    /// Jain's fairness index over the flows' throughputs.
+    pub jain_index: f64,
+    /// Discrete events processed.
+    pub events: u64,
+    /// TTIs in which the scheduler ran (idle TTIs are skipped).
+    pub ttis: u64,
+    /// Most packets alive at once.
+    pub peak_packets: usize,
+    /// Per-flow results.
+    pub flows: Vec<FlowResult>,
+    /// Per-UE results.
+    pub ues: Vec<UeResult>,
+    /// Cell-wide per-second series.
+    pub series: CellSeries,
+}
+
+/// One flow's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    /// Flow index.
+    pub id: u32,
+    /// Flow name.
+    pub name: String,
+    /// Receiving UE.
+    pub ue: u32,
+    /// Traffic class.
+    pub class: TrafficClass,
+    /// Transport label, e.g. `"tcp-cubic"`.
+    pub transport: String,
+    /// Start time, s.
+    pub start_s: f64,
+    /// Payload bytes delivered to the receiving application.
+    pub bytes_delivered: u64,
+    /// Goodput over the flow's life (start to completion, stop or end of run), Mbps.
+    pub throughput_mbps: f64,
+    /// Flow completion time (start to last byte delivered), s; `None` if not finite or not
+    /// completed.
+    pub fct_s: Option<f64>,
+    /// Whether a finite flow completed.
+    pub completed: bool,
+    /// Packets of this flow dropped anywhere.
+    pub drops: u64,
+    /// Retransmitted segments.
+    pub retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Sojourn of this flow's packets at the base station.
+    pub queue_delay_ms: DelayPercentiles,
+    /// Goodput per second of simulated time, Mbps.
+    pub per_second_mbps: Vec<f64>,
+}
+
+/// One UE's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct UeResult {
+    /// UE index.
+    pub id: u32,
+    /// Bytes received over the air (headers included).
+    pub bytes: u64,
+    /// Mbps over the run.
+    pub throughput_mbps: f64,
+    /// Mean SNR without fading (radio channels only), dB.
+    pub mean_snr_db: Option<f64>,
+    /// Sojourn of this UE's packets at the base station.
+    pub queue_delay_ms: DelayPercentiles,
+    /// Received Mbps per second.
+    pub per_second_mbps: Vec<f64>,
+}
+
+/// Cell-wide per-second series.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellSeries {
+    /// PRB utilization per second (0..1).
+    pub prb_utilization: Vec<f64>,
+    /// Delivered Mbps per second.
+    pub delivered_mbps: Vec<f64>,
+    /// CDF of all packets' sojourn as (ms, fraction) points.
+    pub queue_delay_cdf: Vec<(f64, f64)>,
+}
+
+pub(crate) fn collect(sim: &Simulation) -> RunResult {
+    let end = sim.end;
+    let dur = to_secs_f64(end);
+    let lte = sim.scenario.shared_fifo.is_none();
+    let total_prbs: u64 = sim.prbs.bins().iter().sum();
+    let prb_per_sec = sim.n_prb as f64 * 1000.0;
+    let flows: Vec<FlowResult> = sim
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let delivered = f.delivered();
+            let life_end = match f.fct {
+                Some(fct) => f.start + fct,
+                None => f.stop.min(end),
+            };
+            let life = to_secs_f64(life_end.saturating_sub(f.start));
+            let (retransmits, timeouts) = f.loss_stats();
+            FlowResult {
+                id: i as u32,
+                name: f.name.clone(),
+                ue: f.ue,
+                class: f.class,
+                transport: f.label.clone(),
+                start_s: to_secs_f64(f.start),
+                bytes_delivered: delivered,
+                throughput_mbps: if life > 0.0 { delivered as f64 * 8.0 / life / 1e6 } else { 0.0 },
+                fct_s: f.fct.map(to_secs_f64),
+                completed: f.size.is_some() && f.fct.is_some(),
+                drops: f.drops,
+                retransmits,
+                timeouts,
+                queue_delay_ms: f.delay.percentiles(),
+                per_second_mbps: f.series.mbps(end),
+            }
+        })
+        .collect();
+    let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+    RunResult {
+        scenario: sim.scenario.name.clone(),
+        seed: sim.scenario.simulation.seed,
+        duration_s: dur,
+        access: if lte { "lte_cell".into() } else { "shared_fifo".into() },
+        prb_utilization: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
+        delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
+        queue_delay_ms: sim.delay.percentiles(),
+        drops: sim.drops,
+        jain_index: jain_index(&tputs),
+        events: sim.events,
+        ttis: sim.ttis_run,
+        peak_packets: sim.peak_packets(),
+        flows,
+        ues: sim
+            .ues
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UeResult {
+                id: i as u32,
+                bytes: u.bytes,
+                throughput_mbps: u.bytes as f64 * 8.0 / dur / 1e6,
+                mean_snr_db: u.mean_snr_db,
+                queue_delay_ms: u.delay.percentiles(),
+                per_second_mbps: u.series.mbps(end),
+            })
+            .collect(),
+        series: CellSeries {
+            prb_utilization: if lte {
+                sim.prbs
+                    .bins()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| {
+                        let len = (dur - i as f64).min(1.0);
+                        if len > 0.0 { b as f64 / (prb_per_sec * len) } else { 0.0 }
+                    })
+                    .collect()
+            } else {
+                vec![]
+            },
+            delivered_mbps: sim.air_bytes.mbps(end),
+            queue_delay_cdf: sim.delay.cdf_ms(),
+        },
+    }
+}

@@ -1,0 +1,453 @@
+//! Scenarios: the TOML a user writes, parsed with serde and validated.
+//!
+//! Every struct here derives `schemars::JsonSchema`; the scenario reference
+//! (`docs/scenario-reference.md`) is generated from these types and their doc comments, so
+//! each field's doc states its unit and default. Unknown keys are errors
+//! (`deny_unknown_fields`), and [`Scenario::validate`] checks ranges, reporting the full key
+//! path, the offending value and what was expected.
+
+use serde::{Deserialize, Serialize};
+
+use cellshare_cell::SchedulerConfig;
+use cellshare_channel::RadioConfig;
+use cellshare_core::TrafficClass;
+
+use crate::transport::TransportConfig;
+
+/// A problem with a scenario: where, what was found, what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Key path, e.g. `cell.bandwidth_mhz` or `ues[2].channel.file`.
+    pub path: String,
+    /// What is wrong, naming the value found and the expectation.
+    pub message: String,
+}
+
+impl ScenarioError {
+    /// An error at `path`: found `value`, expected `expected`.
+    pub fn new(path: impl Into<String>, value: impl std::fmt::Display, expected: impl std::fmt::Display) -> Self {
+        Self { path: path.into(), message: format!("got {value}, expected {expected}") }
+    }
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "`{}`: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A complete scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name, used in reports. Default: empty.
+    #[serde(default)]
+    pub name: String,
+    /// Free-form description. Default: empty.
+    #[serde(default)]
+    pub description: String,
+    /// Duration and seed.
+    #[serde(default)]
+    pub simulation: SimulationConfig,
+    /// The LTE cell (ignored when `shared_fifo` is given).
+    #[serde(default)]
+    pub cell: CellConfig,
+    /// Wired path between the servers and the base station, and the ACK return path.
+    #[serde(default)]
+    pub wired: WiredConfig,
+    /// When present, the receivers sit behind one shared drop-tail FIFO (a wired or
+    /// Wi-Fi-like bottleneck) instead of the LTE cell. Default: absent (LTE cell).
+    #[serde(default)]
+    pub shared_fifo: Option<SharedFifoConfig>,
+    /// The UEs (receivers), in groups. UE indices count from 0 across groups in order.
+    pub ues: Vec<UeGroup>,
+    /// Downlink flows from servers to UEs.
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+/// `[simulation]`: how long and with which seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    /// Simulated duration in seconds (> 0, at most 86400). Default 10.
+    pub duration_s: f64,
+    /// Seed of every random draw in the run. Default 1.
+    pub seed: u64,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        Self { duration_s: 10.0, seed: 1 }
+    }
+}
+
+/// `[cell]`: the base station's downlink.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct CellConfig {
+    /// Channel bandwidth in MHz: 1.4, 3, 5, 10, 15 or 20 (6, 15, 25, 50, 75 or 100 PRBs).
+    /// Default 10 (50 PRBs), as in the papers.
+    pub bandwidth_mhz: f64,
+    /// The MAC scheduler.
+    pub scheduler: SchedulerConfig,
+    /// Byte limit of each UE's RLC transmit queue at the base station. Default 524288
+    /// (512 KB, the Sneaker paper's setup).
+    pub rlc_queue_bytes: u64,
+    /// Queue discipline of each RLC queue. Default: tail drop at `rlc_queue_bytes`.
+    pub aqm: AqmConfig,
+}
+
+impl Default for CellConfig {
+    fn default() -> Self {
+        Self { bandwidth_mhz: 10.0, scheduler: SchedulerConfig::default(), rlc_queue_bytes: 512 * 1024, aqm: AqmConfig::default() }
+    }
+}
+
+/// A queue discipline (`kind` selects it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AqmConfig {
+    /// Drop arriving packets that do not fit.
+    TailDrop {
+        /// Packet limit instead of the byte limit. Default: none (use the byte limit).
+        #[serde(default)]
+        limit_packets: Option<u32>,
+    },
+    /// Drop the oldest packets to make room for arriving ones.
+    HeadDrop {
+        /// Packet limit instead of the byte limit. Default: none (use the byte limit).
+        #[serde(default)]
+        limit_packets: Option<u32>,
+    },
+}
+
+impl Default for AqmConfig {
+    fn default() -> Self {
+        AqmConfig::TailDrop { limit_packets: None }
+    }
+}
+
+/// `[wired]`: the path from the servers to the base station and back.
+///
+/// Data: server → (per-flow remote link) → gateway → (shared backhaul) → base station.
+/// ACKs: UE → uplink (fixed delay) → backhaul → remote link, delays only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct WiredConfig {
+    /// Rate of each server's link to the gateway, Mbps. Default 1000 (the papers' 1 Gbps).
+    pub remote_rate_mbps: f64,
+    /// One-way delay of each server's link, ms. Default 10 (the papers' 10 ms).
+    pub remote_delay_ms: f64,
+    /// Drop-tail buffer of each server's link, bytes. Default 16777216 (16 MB).
+    pub remote_queue_bytes: u64,
+    /// Rate of the gateway → base-station backhaul, Mbps. Default 1000 (Legilimens' setup;
+    /// the Sneaker paper uses 300).
+    pub backhaul_rate_mbps: f64,
+    /// One-way delay of the backhaul, ms. Default 0 (ns-3's EPC default).
+    pub backhaul_delay_ms: f64,
+    /// Drop-tail buffer of the backhaul, bytes. Default 16777216 (16 MB).
+    pub backhaul_queue_bytes: u64,
+    /// One-way delay of the UE → base-station uplink that carries ACKs, ms. Default 4
+    /// (roughly LTE's scheduling-request/grant/HARQ pipeline).
+    pub uplink_delay_ms: f64,
+}
+
+impl Default for WiredConfig {
+    fn default() -> Self {
+        Self {
+            remote_rate_mbps: 1000.0,
+            remote_delay_ms: 10.0,
+            remote_queue_bytes: 16 << 20,
+            backhaul_rate_mbps: 1000.0,
+            backhaul_delay_ms: 0.0,
+            backhaul_queue_bytes: 16 << 20,
+            uplink_delay_ms: 4.0,
+        }
+    }
+}
+
+/// `[shared_fifo]`: one drop-tail FIFO shared by all receivers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SharedFifoConfig {
+    /// Bottleneck rate, Mbps (> 0). Required.
+    pub rate_mbps: f64,
+    /// Buffer size, bytes. Default 524288 (512 KB).
+    #[serde(default = "default_fifo_bytes")]
+    pub queue_bytes: u64,
+}
+
+fn default_fifo_bytes() -> u64 {
+    512 * 1024
+}
+
+/// `[[ues]]`: a group of identical UEs.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UeGroup {
+    /// Number of UEs in the group (1..=10000). Default 1.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// The downlink channel of each UE in the group (ignored behind a shared FIFO).
+    #[serde(default)]
+    pub channel: ChannelConfig,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// A UE's downlink channel (`kind` selects the model).
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ChannelConfig {
+    /// Constant bit rate when the UE has the whole cell.
+    Fixed {
+        /// Rate with all PRBs, Mbps (> 0).
+        rate_mbps: f64,
+    },
+    /// A Mahimahi trace: the UE's capacity when it has the whole cell; repeats at its end.
+    Trace {
+        /// Path of the trace file, relative to the scenario file's folder.
+        file: String,
+        /// Start this many ms into the trace. Default 0.
+        #[serde(default)]
+        offset_ms: u64,
+        /// Give each UE of the group its own random start offset (from the seed) instead of
+        /// `offset_ms`. Default false.
+        #[serde(default)]
+        random_offset: bool,
+    },
+    /// Stochastic LTE radio: path loss, shadowing, fading → CQI → MCS → TBS.
+    Radio(RadioConfig),
+}
+
+impl Default for ChannelConfig {
+    fn default() -> Self {
+        ChannelConfig::Fixed { rate_mbps: 20.0 }
+    }
+}
+
+/// Which UEs a flow entry creates flows to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum UeSelector {
+    /// The word `"all"`: one flow per UE.
+    All(AllUes),
+    /// An explicit list of UE indices: one flow per listed UE.
+    List(Vec<u32>),
+}
+
+/// The literal `"all"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AllUes {
+    /// Every UE.
+    All,
+}
+
+/// `[[flows]]`: downlink flows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Name used in results. Default: `flow<index>`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Receiving UE index. Give exactly one of `ue` and `ues`.
+    #[serde(default)]
+    pub ue: Option<u32>,
+    /// `"all"` or a list of UE indices: one flow per UE.
+    #[serde(default)]
+    pub ues: Option<UeSelector>,
+    /// `"foreground"` or `"background"`. Default `"foreground"`.
+    #[serde(default)]
+    pub class: TrafficClass,
+    /// DiffServ-like class index carried by the packets (0 = highest). Default 0.
+    #[serde(default)]
+    pub dscp: u8,
+    /// The transport and its parameters.
+    pub transport: TransportConfig,
+    /// Start time, s (≥ 0). Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// Stop time, s: no new data after it. Default: the end of the run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Finite flow size in payload bytes (the flow ends when all are delivered; FCT is
+    /// reported). Default: unlimited (bulk).
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    /// On period, s, for an on/off flow (needs `off_s`). Default: always on.
+    #[serde(default)]
+    pub on_s: Option<f64>,
+    /// Off period, s, for an on/off flow (needs `on_s`). Default: always on.
+    #[serde(default)]
+    pub off_s: Option<f64>,
+}
+
+impl Scenario {
+    /// Parses TOML text. Syntax, type and unknown-key errors name the key path.
+    pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let mut message = inner.message().to_string();
+            if let Some(span) = inner.span() {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                message = format!("{message} (line {line})");
+            }
+            ScenarioError { path: if path == "." { String::new() } else { path }, message }
+        })?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Total number of UEs.
+    pub fn n_ues(&self) -> u32 {
+        self.ues.iter().map(|g| g.count).sum()
+    }
+
+    /// Checks every range and cross-field rule.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let s = &self.simulation;
+        if !(s.duration_s > 0.0 && s.duration_s <= 86_400.0) {
+            return Err(ScenarioError::new("simulation.duration_s", s.duration_s, "a duration in seconds in (0, 86400]"));
+        }
+        let c = &self.cell;
+        if cellshare_channel::prbs_for_bandwidth(c.bandwidth_mhz).is_none() {
+            return Err(ScenarioError::new("cell.bandwidth_mhz", c.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"));
+        }
+        if !(c.scheduler.time_constant_tti >= 1.0 && c.scheduler.time_constant_tti.is_finite()) {
+            return Err(ScenarioError::new("cell.scheduler.time_constant_tti", c.scheduler.time_constant_tti, "a number of TTIs >= 1"));
+        }
+        if c.rlc_queue_bytes < 1500 {
+            return Err(ScenarioError::new("cell.rlc_queue_bytes", c.rlc_queue_bytes, "at least 1500 bytes (one packet)"));
+        }
+        match c.aqm {
+            AqmConfig::TailDrop { limit_packets: Some(0) } | AqmConfig::HeadDrop { limit_packets: Some(0) } => {
+                return Err(ScenarioError::new("cell.aqm.limit_packets", 0, "at least 1 packet"));
+            }
+            _ => {}
+        }
+        let w = &self.wired;
+        for (key, v) in [("wired.remote_rate_mbps", w.remote_rate_mbps), ("wired.backhaul_rate_mbps", w.backhaul_rate_mbps)] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(ScenarioError::new(key, v, "a rate in Mbps > 0"));
+            }
+        }
+        for (key, v) in [
+            ("wired.remote_delay_ms", w.remote_delay_ms),
+            ("wired.backhaul_delay_ms", w.backhaul_delay_ms),
+            ("wired.uplink_delay_ms", w.uplink_delay_ms),
+        ] {
+            if !(v >= 0.0 && v <= 10_000.0) {
+                return Err(ScenarioError::new(key, v, "a delay in ms in [0, 10000]"));
+            }
+        }
+        for (key, v) in [("wired.remote_queue_bytes", w.remote_queue_bytes), ("wired.backhaul_queue_bytes", w.backhaul_queue_bytes)] {
+            if v < 1500 {
+                return Err(ScenarioError::new(key, v, "at least 1500 bytes"));
+            }
+        }
+        if let Some(f) = &self.shared_fifo {
+            if !(f.rate_mbps > 0.0 && f.rate_mbps.is_finite()) {
+                return Err(ScenarioError::new("shared_fifo.rate_mbps", f.rate_mbps, "a rate in Mbps > 0"));
+            }
+            if f.queue_bytes < 1500 {
+                return Err(ScenarioError::new("shared_fifo.queue_bytes", f.queue_bytes, "at least 1500 bytes"));
+            }
+        }
+        if self.ues.is_empty() {
+            return Err(ScenarioError::new("ues", "an empty list", "at least one [[ues]] group"));
+        }
+        for (i, g) in self.ues.iter().enumerate() {
+            if g.count == 0 || g.count > 10_000 {
+                return Err(ScenarioError::new(format!("ues[{i}].count"), g.count, "a UE count in 1..=10000"));
+            }
+            match &g.channel {
+                ChannelConfig::Fixed { rate_mbps } => {
+                    if !(*rate_mbps > 0.0 && rate_mbps.is_finite() && *rate_mbps <= 100_000.0) {
+                        return Err(ScenarioError::new(format!("ues[{i}].channel.rate_mbps"), rate_mbps, "a rate in Mbps in (0, 100000]"));
+                    }
+                }
+                ChannelConfig::Trace { file, .. } => {
+                    if file.trim().is_empty() {
+                        return Err(ScenarioError::new(format!("ues[{i}].channel.file"), "an empty path", "the path of a Mahimahi trace file"));
+                    }
+                }
+                ChannelConfig::Radio(r) => {
+                    r.validate().map_err(|e| ScenarioError::new(format!("ues[{i}].channel.{}", e.field), e.value, e.expected))?;
+                }
+            }
+        }
+        let n_ues = self.n_ues();
+        for (i, f) in self.flows.iter().enumerate() {
+            let p = |k: &str| format!("flows[{i}].{k}");
+            match (&f.ue, &f.ues) {
+                (Some(_), Some(_)) => return Err(ScenarioError::new(p("ues"), "both `ue` and `ues`", "exactly one of `ue` and `ues`")),
+                (None, None) => return Err(ScenarioError::new(p("ue"), "neither `ue` nor `ues`", "exactly one of `ue` and `ues`")),
+                (Some(u), None) if *u >= n_ues => {
+                    return Err(ScenarioError::new(p("ue"), u, format!("a UE index below {n_ues} (the scenario has {n_ues} UEs)")))
+                }
+                (None, Some(UeSelector::List(l))) => {
+                    if l.is_empty() {
+                        return Err(ScenarioError::new(p("ues"), "[]", "a non-empty list of UE indices or \"all\""));
+                    }
+                    if let Some(u) = l.iter().find(|&&u| u >= n_ues) {
+                        return Err(ScenarioError::new(p("ues"), u, format!("UE indices below {n_ues}")));
+                    }
+                }
+                _ => {}
+            }
+            if !(f.start_s >= 0.0 && f.start_s.is_finite()) {
+                return Err(ScenarioError::new(p("start_s"), f.start_s, "a start time in seconds >= 0"));
+            }
+            if let Some(stop) = f.stop_s {
+                if !(stop > f.start_s) {
+                    return Err(ScenarioError::new(p("stop_s"), stop, format!("a stop time after start_s = {}", f.start_s)));
+                }
+            }
+            if f.bytes == Some(0) {
+                return Err(ScenarioError::new(p("bytes"), 0, "a flow size in bytes >= 1 (omit it for a bulk flow)"));
+            }
+            match (f.on_s, f.off_s) {
+                (Some(on), Some(off)) => {
+                    if !(on > 0.0 && on.is_finite()) {
+                        return Err(ScenarioError::new(p("on_s"), on, "an on period in seconds > 0"));
+                    }
+                    if !(off > 0.0 && off.is_finite()) {
+                        return Err(ScenarioError::new(p("off_s"), off, "an off period in seconds > 0"));
+                    }
+                    if f.bytes.is_some() {
+                        return Err(ScenarioError::new(p("bytes"), "a size on an on/off flow", "either `bytes` or `on_s`/`off_s`, not both"));
+                    }
+                }
+                (None, None) => {}
+                (Some(_), None) => return Err(ScenarioError::new(p("off_s"), "nothing", "`off_s` together with `on_s`")),
+                (None, Some(_)) => return Err(ScenarioError::new(p("on_s"), "nothing", "`on_s` together with `off_s`")),
+            }
+            f.transport.validate().map_err(|(k, v, e)| ScenarioError::new(p(&format!("transport.{k}")), v, e))?;
+        }
+        Ok(())
+    }
+
+    /// The trace files the scenario reads, as (key path, file as written).
+    pub fn trace_files(&self) -> Vec<(String, String)> {
+        self.ues
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| match &g.channel {
+                ChannelConfig::Trace { file, .. } => Some((format!("ues[{i}].channel.file"), file.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,194 @@
+use std::sync::Arc;
+
+use cellshare_channel::MahimahiTrace;
+
+use crate::engine::TraceSet;
+use crate::{RunResult, Scenario, Simulation};
+
+fn run(toml: &str) -> RunResult {
+    run_with(toml, &TraceSet::new())
+}
+
+fn run_with(toml: &str, traces: &TraceSet) -> RunResult {
+    let sc = Scenario::from_toml_str(toml).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(&sc, traces).unwrap().run()
+}
+
+const TWO_UES_PF: &str = r#"
+[simulation]
+duration_s = 10
+[[ues]]
+count = 2
+channel = { kind = "fixed", rate_mbps = 20 }
+[[flows]]
+ues = "all"
+transport = { kind = "cbr", rate_mbps = 40 }
+"#;
+
+#[test]
+fn pf_gives_equal_ues_half_the_cell_each() {
+    let r = run(TWO_UES_PF);
+    assert_eq!(r.flows.len(), 2);
+    let cell: f64 = r.ues.iter().map(|u| u.throughput_mbps).sum();
+    assert!((cell - 20.0).abs() / 20.0 < 0.01, "cell {cell}");
+    for u in &r.ues {
+        assert!((u.throughput_mbps - 10.0).abs() / 10.0 < 0.02, "{}", u.throughput_mbps);
+    }
+    assert!(r.prb_utilization > 0.99, "{}", r.prb_utilization);
+    // The queue was full all the time: drops at the base station, 512 KB of queueing delay.
+    assert!(r.drops.bs_enqueue > 0);
+    let expected_ms = 512.0 * 1024.0 * 8.0 / 10e6 * 1e3; // ~419 ms at 10 Mbps per UE
+    assert!((r.queue_delay_ms.p50 - expected_ms).abs() / expected_ms < 0.05, "{}", r.queue_delay_ms.p50);
+}
+
+#[test]
+fn same_seed_same_results_and_chunking_does_not_matter() {
+    let toml = r#"
+[simulation]
+duration_s = 3
+seed = 42
+[[ues]]
+count = 3
+channel = { kind = "fixed", rate_mbps = 15 }
+[[flows]]
+ues = [0, 1]
+transport = { kind = "cbr", rate_mbps = 9 }
+on_s = 0.3
+off_s = 0.2
+[[flows]]
+ue = 2
+transport = { kind = "cbr", rate_mbps = 3, packet_bytes = 200 }
+bytes = 100000
+"#;
+    let a = serde_json::to_string(&run(toml)).unwrap();
+    let b = serde_json::to_string(&run(toml)).unwrap();
+    assert_eq!(a, b);
+    let sc = Scenario::from_toml_str(toml).unwrap();
+    let mut sim = Simulation::new(&sc, &TraceSet::new()).unwrap();
+    let mut t = 0;
+    while !sim.finished() {
+        t += 123_456_789;
+        sim.advance(t);
+    }
+    assert_eq!(serde_json::to_string(&sim.results()).unwrap(), a);
+}
+
+#[test]
+fn finite_flow_reports_fct() {
+    let r = run(r#"
+[simulation]
+duration_s = 5
+[[ues]]
+channel = { kind = "fixed", rate_mbps = 20 }
+[[flows]]
+ue = 0
+transport = { kind = "cbr", rate_mbps = 8 }
+bytes = 1000000
+start_s = 1
+"#);
+    let f = &r.flows[0];
+    assert!(f.completed);
+    // 1 MB at 8 Mbps on the wire (1472/1500 payload) plus ~10 ms path: about 1.03 s.
+    let fct = f.fct_s.unwrap();
+    assert!(fct > 1.0 && fct < 1.1, "fct {fct}");
+    assert_eq!(f.bytes_delivered, 1_000_000);
+}
+
+#[test]
+fn on_off_flow_sends_only_when_on() {
+    let r = run(r#"
+[simulation]
+duration_s = 4
+[[ues]]
+channel = { kind = "fixed", rate_mbps = 20 }
+[[flows]]
+ue = 0
+transport = { kind = "cbr", rate_mbps = 5 }
+on_s = 1
+off_s = 1
+"#);
+    let s = &r.flows[0].per_second_mbps;
+    assert!(s[0] > 4.0 && s[2] > 4.0, "{s:?}");
+    assert!(s[1] < 0.5 && s[3] < 0.5, "{s:?}");
+}
+
+#[test]
+fn saturated_trace_ue_delivers_the_trace_capacity() {
+    // 0..=9 ms with 0..=3 packets per ms, repeating every 10 ms.
+    let text: String = (0..10u64).flat_map(|ms| std::iter::repeat(ms).take((ms % 4) as usize)).chain([10]).map(|v| format!("{v}\n")).collect();
+    let trace = Arc::new(MahimahiTrace::parse(&text).unwrap());
+    let mut traces = TraceSet::new();
+    traces.insert("t.down".into(), trace.clone());
+    let r = run_with(
+        r#"
+[simulation]
+duration_s = 20
+[[ues]]
+channel = { kind = "trace", file = "t.down" }
+[[flows]]
+ue = 0
+transport = { kind = "cbr", rate_mbps = 30 }
+"#,
+        &traces,
+    );
+    // The queue fills within ~0.3 s; compare with the trace's bytes from then on.
+    let offered = trace.bytes_between(1000, 20_000) as f64;
+    let got: f64 = r.ues[0].per_second_mbps[1..].iter().sum::<f64>() * 1e6 / 8.0;
+    assert!((got - offered).abs() / offered < 0.01, "got {got} offered {offered}");
+}
+
+#[test]
+fn shared_fifo_carries_its_rate() {
+    let r = run(r#"
+[simulation]
+duration_s = 5
+[shared_fifo]
+rate_mbps = 10
+[[ues]]
+count = 2
+[[flows]]
+ues = "all"
+transport = { kind = "cbr", rate_mbps = 8 }
+"#);
+    assert_eq!(r.access, "shared_fifo");
+    assert!((r.delivered_mbps - 10.0).abs() < 0.3, "{}", r.delivered_mbps);
+    assert!(r.drops.shared_fifo > 0);
+}
+
+#[test]
+fn malformed_scenarios_name_the_key() {
+    let cases: &[(&str, &str)] = &[
+        ("[[ues]]\ncount = 1\ncolour = 3\n", "ues[0].colour"),
+        ("[cell]\nbandwidth_mhz = 7\n[[ues]]\n", "cell.bandwidth_mhz"),
+        ("[simulation]\nduration_s = \"ten\"\n[[ues]]\n", "simulation.duration_s"),
+        ("[simulation]\nduration_s = -1\n[[ues]]\n", "simulation.duration_s"),
+        ("[[ues]]\n[[flows]]\nue = 3\ntransport = { kind = \"cbr\", rate_mbps = 1 }\n", "flows[0].ue"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"warp\" }\n", "flows[0].transport"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"cbr\", rate_mbps = 0 }\n", "flows[0].transport.rate_mbps"),
+        ("[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = -2 }\n", "ues[0].channel.rate_mbps"),
+        ("[[ues]]\n[[flows]]\nue = 0\non_s = 1\ntransport = { kind = \"cbr\", rate_mbps = 1 }\n", "flows[0].off_s"),
+        ("[simulation\n", ""),
+    ];
+    for (toml, key) in cases {
+        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        assert!(e.path.starts_with(key), "{toml:?}: path {:?} message {}", e.path, e.message);
+        assert!(!e.message.is_empty());
+        eprintln!("{e}");
+    }
+    let e = Scenario::from_toml_str("").unwrap_err();
+    assert!(e.message.contains("ues"), "{e}");
+}
+
+#[test]
+fn missing_trace_is_an_error() {
+    let sc = Scenario::from_toml_str("[[ues]]\nchannel = { kind = \"trace\", file = \"nope.down\" }\n").unwrap();
+    let e = Simulation::new(&sc, &TraceSet::new()).unwrap_err();
+    assert_eq!(e.path, "ues[0].channel.file");
+}
+
+#[test]
+fn schema_documents_defaults() {
+    let s = crate::schema::scenario_schema().to_string();
+    assert!(s.contains("rlc_queue_bytes"));
+    assert!(s.contains("524288"));
+}

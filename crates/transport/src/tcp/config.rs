@@ -1,0 +1,196 @@
+//! TCP endpoint configuration ([`TcpConfig`], [`RwndConfig`]).
+
+use cellshare_core::{Nanos, MS};
+
+/// Default receive-buffer maximum (bytes): Linux `net.ipv4.tcp_rmem[2]` = 6 MiB.
+pub const DEFAULT_RMEM_MAX: u32 = 6_291_456;
+/// Default initial receive buffer (bytes): Linux `net.ipv4.tcp_rmem[1]` = 128 KiB (since 4.20).
+pub const DEFAULT_RMEM_INITIAL: u32 = 131_072;
+
+/// Configuration shared by a [`crate::tcp::TcpSender`] and its [`crate::tcp::TcpReceiver`].
+///
+/// Defaults follow Linux and the RFCs cited on each field.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Maximum segment size: payload bytes per full-sized segment. Default 1448 (1500-byte
+    /// MTU minus 52 bytes of IP + TCP + timestamp option headers).
+    pub mss: u32,
+    /// Initial congestion window in segments, used by whoever builds the congestion
+    /// controller (see [`TcpConfig::initial_window_bytes`]). Default 10 (RFC 6928).
+    pub initial_window: u32,
+    /// Lower bound on the retransmission timeout, milliseconds. Default 200 (Linux
+    /// `TCP_RTO_MIN`; RFC 6298 suggests 1000).
+    pub min_rto_ms: u64,
+    /// Retransmission timeout before the first RTT sample, milliseconds. Default 1000
+    /// (RFC 6298 §2.1).
+    pub initial_rto_ms: u64,
+    /// Upper bound on the (backed-off) retransmission timeout, milliseconds. Default 120000
+    /// (Linux `TCP_RTO_MAX`; RFC 6298 §2.5 requires at least 60 s).
+    pub max_rto_ms: u64,
+    /// Whether the receiver delays ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2). Default true.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer, milliseconds. Default 40 (Linux `TCP_DELACK_MIN`; RFC 5681 allows
+    /// up to 500).
+    pub delayed_ack_timeout_ms: u64,
+    /// The receiver ACKs as soon as more than `delayed_ack_segments − 1` full-sized segments
+    /// are unacknowledged. Default 2 ("ACK every second full-sized segment", RFC 5681 §4.2).
+    pub delayed_ack_segments: u32,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
+    pub dupack_threshold: u32,
+    /// Whether the sender uses Limited Transmit (RFC 3042): one new segment beyond `cwnd`
+    /// on each of the first two duplicate ACKs. Default true (as Linux).
+    pub limited_transmit: bool,
+    /// Receive-window policy of the receiver. Default: Linux-like auto-tuning.
+    pub rwnd: RwndConfig,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            mss: 1448,
+            initial_window: 10,
+            min_rto_ms: 200,
+            initial_rto_ms: 1000,
+            max_rto_ms: 120_000,
+            delayed_ack: true,
+            delayed_ack_timeout_ms: 40,
+            delayed_ack_segments: 2,
+            dupack_threshold: 3,
+            limited_transmit: true,
+            rwnd: RwndConfig::default(),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Initial congestion window in bytes: `initial_window · mss`.
+    pub fn initial_window_bytes(&self) -> u64 {
+        self.initial_window as u64 * self.mss as u64
+    }
+
+    /// Minimum RTO as [`Nanos`].
+    pub fn min_rto(&self) -> Nanos {
+        self.min_rto_ms.saturating_mul(MS)
+    }
+
+    /// Initial RTO as [`Nanos`].
+    pub fn initial_rto(&self) -> Nanos {
+        self.initial_rto_ms.saturating_mul(MS)
+    }
+
+    /// Maximum RTO as [`Nanos`].
+    pub fn max_rto(&self) -> Nanos {
+        self.max_rto_ms.saturating_mul(MS)
+    }
+
+    /// Delayed-ACK timeout as [`Nanos`].
+    pub fn delayed_ack_timeout(&self) -> Nanos {
+        self.delayed_ack_timeout_ms.saturating_mul(MS)
+    }
+
+    /// Checks every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mss == 0 || self.mss > 65_495 {
+            return Err(format!("mss must be in 1..=65495 bytes, got {}", self.mss));
+        }
+        if self.initial_window == 0 {
+            return Err("initial_window must be >= 1 segment, got 0".into());
+        }
+        if self.min_rto_ms == 0 {
+            return Err("min_rto_ms must be > 0, got 0".into());
+        }
+        if self.max_rto_ms < self.min_rto_ms {
+            return Err(format!(
+                "max_rto_ms must be >= min_rto_ms ({}), got {}",
+                self.min_rto_ms, self.max_rto_ms
+            ));
+        }
+        if self.initial_rto_ms < self.min_rto_ms || self.initial_rto_ms > self.max_rto_ms {
+            return Err(format!(
+                "initial_rto_ms must be within [min_rto_ms, max_rto_ms] = [{}, {}], got {}",
+                self.min_rto_ms, self.max_rto_ms, self.initial_rto_ms
+            ));
+        }
+        if self.delayed_ack && self.delayed_ack_timeout_ms == 0 {
+            return Err("delayed_ack_timeout_ms must be > 0 when delayed_ack is on, got 0".into());
+        }
+        if self.delayed_ack_segments == 0 {
+            return Err("delayed_ack_segments must be >= 1, got 0".into());
+        }
+        if self.dupack_threshold == 0 {
+            return Err("dupack_threshold must be >= 1, got 0".into());
+        }
+        self.rwnd.validate().map_err(|e| format!("rwnd: {e}"))
+    }
+}
+
+fn default_rmem_max() -> u32 {
+    DEFAULT_RMEM_MAX
+}
+
+fn default_rmem_initial() -> u32 {
+    DEFAULT_RMEM_INITIAL
+}
+
+/// How the receiver chooses the window it advertises.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RwndConfig {
+    /// Linux receive-buffer auto-tuning (dynamic right-sizing, `tcp_rcv_space_adjust`): the
+    /// window starts at `rmem_initial` and grows towards about twice the bytes received per
+    /// receiver-estimated RTT, never beyond `rmem_max`. See [`crate::tcp::AutoTuning`].
+    AutoTuning {
+        /// Largest window in bytes. Default 6291456 (Linux `tcp_rmem[2]`).
+        #[serde(default = "default_rmem_max")]
+        rmem_max: u32,
+        /// Initial window in bytes. Default 131072 (Linux `tcp_rmem[1]`).
+        #[serde(default = "default_rmem_initial")]
+        rmem_initial: u32,
+    },
+    /// A constant advertised window (e.g. a socket with `SO_RCVBUF` set).
+    Fixed {
+        /// Window in bytes.
+        bytes: u32,
+    },
+}
+
+impl Default for RwndConfig {
+    fn default() -> Self {
+        RwndConfig::AutoTuning { rmem_max: DEFAULT_RMEM_MAX, rmem_initial: DEFAULT_RMEM_INITIAL }
+    }
+}
+
+impl RwndConfig {
+    /// The window the receiver announces at connection set-up (what the SYN-ACK would
+    /// carry); the sender uses it until the first ACK arrives.
+    pub fn initial_window(&self) -> u32 {
+        match *self {
+            RwndConfig::AutoTuning { rmem_max, rmem_initial } => rmem_initial.min(rmem_max),
+            RwndConfig::Fixed { bytes } => bytes,
+        }
+    }
+
+    /// Checks the variant's fields, naming the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        match *self {
+            RwndConfig::AutoTuning { rmem_max, rmem_initial } => {
+                if rmem_initial == 0 {
+                    return Err("rmem_initial must be > 0 bytes, got 0".into());
+                }
+                if rmem_max < rmem_initial {
+                    return Err(format!(
+                        "rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"
+                    ));
+                }
+                Ok(())
+            }
+            RwndConfig::Fixed { bytes } => {
+                if bytes == 0 {
+                    return Err("bytes must be > 0, got 0".into());
+                }
+                Ok(())
+            }
+        }
+    }
+}
