@@ -28,10 +28,9 @@ pub struct UeState {
     pub queue: RlcQueue,
     /// The UE's downlink channel.
     pub channel: Channel,
-    /// Exponentially averaged served bytes per TTI, valid at the start of TTI `avg_upto`.
-    avg: f64,
-    /// See `avg`.
-    avg_upto: u64,
+    /// Averaged served bytes per TTI divided by the cell's common decay factor
+    /// (see [`Cell::decay`]): the average at the current TTI is `scaled_avg · decay`.
+    scaled_avg: f64,
     /// Position in the backlogged list, if backlogged.
     backlog_slot: Option<u32>,
 }
@@ -72,6 +71,12 @@ pub struct Cell {
     rr_next: u32,
     /// Scratch per TTI (reused, no allocation after warm-up): (ue, quality, metric, tier).
     scratch: Vec<Candidate>,
+    /// Common decay factor (1 − α)^(TTIs since the last renormalization), valid at the start
+    /// of TTI `decay_tti`. Every UE not served in a TTI has its average multiplied by
+    /// 1 − α; keeping that factor once for the whole cell makes skipping idle TTIs and
+    /// ranking UEs cost one multiply per UE instead of a power.
+    decay: f64,
+    decay_tti: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,12 +91,13 @@ struct Candidate {
 impl Cell {
     /// A cell with `n_prb` PRBs per TTI and the given scheduler.
     pub fn new(n_prb: u32, scheduler: SchedulerConfig) -> Self {
-        Self { ues: Vec::new(), n_prb, scheduler, backlogged: Vec::new(), rr_next: 0, scratch: Vec::new() }
+        Self { ues: Vec::new(), n_prb, scheduler, backlogged: Vec::new(), rr_next: 0, scratch: Vec::new(), decay: 1.0, decay_tti: 0 }
     }
 
     /// Adds a UE; returns its index.
     pub fn add_ue(&mut self, channel: Channel, aqm: Aqm) -> u32 {
-        self.ues.push(UeState { queue: RlcQueue::new(aqm), channel, avg: AVG_FLOOR, avg_upto: 0, backlog_slot: None });
+        let scaled_avg = AVG_FLOOR / self.decay;
+        self.ues.push(UeState { queue: RlcQueue::new(aqm), channel, scaled_avg, backlog_slot: None });
         (self.ues.len() - 1) as u32
     }
 
@@ -123,8 +129,26 @@ impl Cell {
 
     /// Averaged served rate (bytes per TTI) of UE `ue` at the start of TTI `tti`.
     pub fn averaged_rate(&self, ue: u32, tti: u64) -> f64 {
-        let u = &self.ues[ue as usize];
-        decayed(u.avg, u.avg_upto, tti, self.scheduler.alpha())
+        let extra = tti.saturating_sub(self.decay_tti).min(i32::MAX as u64) as i32;
+        let d = self.decay * (1.0 - self.scheduler.alpha()).powi(extra);
+        (self.ues[ue as usize].scaled_avg * d).max(AVG_FLOOR)
+    }
+
+    /// Brings the common decay factor to the start of TTI `tti`, renormalizing every UE's
+    /// scaled average before the factor underflows.
+    #[inline]
+    fn advance_decay(&mut self, tti: u64) {
+        if tti > self.decay_tti {
+            let gap = (tti - self.decay_tti).min(i32::MAX as u64) as i32;
+            self.decay *= (1.0 - self.scheduler.alpha()).powi(gap);
+            self.decay_tti = tti;
+        }
+        if self.decay < 1e-150 {
+            for u in &mut self.ues {
+                u.scaled_avg = (u.scaled_avg * self.decay).max(AVG_FLOOR);
+            }
+            self.decay = 1.0;
+        }
     }
 
     /// Offers packet `id` (already in `arena`, destined to UE `pkt.ue`) to the UE's queue at
@@ -177,6 +201,8 @@ impl Cell {
         }
         let alpha = self.scheduler.alpha();
         let n_prb = self.n_prb;
+        self.advance_decay(tti);
+        let decay = self.decay;
         self.scratch.clear();
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
@@ -185,7 +211,7 @@ impl Cell {
             if full == 0 {
                 continue;
             }
-            let avg = decayed(u.avg, u.avg_upto, tti, alpha);
+            let avg = (u.scaled_avg * decay).max(AVG_FLOOR);
             let tier = if self.scheduler.kind == SchedulerKind::Priority && u.queue.foreground_bytes() > 0 { 1 } else { 0 };
             let metric = self.scheduler.kind.metric(full as f64, avg);
             self.scratch.push(Candidate { ue, quality, tier, metric, taken: false });
@@ -203,10 +229,12 @@ impl Cell {
                 continue;
             }
             let sent = u.queue.transmit(now, grant as u64, c.ue, arena, delivered, dropped);
-            // PF bookkeeping: the average is updated with what was actually served.
-            let start = decayed(u.avg, u.avg_upto, tti, alpha);
-            u.avg = ((1.0 - alpha) * start + alpha * sent as f64).max(AVG_FLOOR);
-            u.avg_upto = tti + 1;
+            // PF bookkeeping: R ← (1 − α)·R + α·served, with what was actually served. The
+            // common factor moves to (1 − α)·decay at the next TTI, so the scaled value is
+            // R_new / ((1 − α)·decay).
+            let start = (u.scaled_avg * decay).max(AVG_FLOOR);
+            let next = ((1.0 - alpha) * start + alpha * sent as f64).max(AVG_FLOOR);
+            u.scaled_avg = next / ((1.0 - alpha) * decay);
             if sent == 0 {
                 // Everything left was dropped at dequeue: the PRBs were not used.
                 self.unmark_if_empty(c.ue);
@@ -254,19 +282,6 @@ impl Cell {
             };
         }
         best
-    }
-}
-
-/// The averaged rate at the start of TTI `tti`, given its value `avg` at the start of TTI
-/// `upto` and no service in between (every TTI without service multiplies it by 1 − α).
-#[inline]
-fn decayed(avg: f64, upto: u64, tti: u64, alpha: f64) -> f64 {
-    if tti <= upto {
-        avg
-    } else {
-        let gap = tti - upto;
-        let factor = if gap > i32::MAX as u64 { 0.0 } else { (1.0 - alpha).powi(gap as i32) };
-        (avg * factor).max(AVG_FLOOR)
     }
 }
 

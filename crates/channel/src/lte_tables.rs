@@ -13,24 +13,26 @@
 //!
 //! # Where the numbers come from
 //!
-//! The CQI, MCS and transport block size tables are those of TS 36.213 (Release 8 onward; the
-//! 64-QAM tables have not changed since). The transport block sizes were taken from two
-//! independent public reproductions of Table 7.1.7.2.1-1 — the ns-3 LTE module
+//! The CQI, MCS and transport block size tables are those of TS 36.213 Release 8; later
+//! releases add 256-QAM variants and I_TBS rows above 26 but leave these unchanged. The
+//! transport block sizes were taken from two independent public reproductions of
+//! Table 7.1.7.2.1-1 — the ns-3 LTE module
 //! (`src/lte/model/lte-amc.cc`, from TS 36.213 v8.8.0) and srsRAN 4G
 //! (`lib/src/phy/phch/tbs_tables.h`, generated from ETSI TS 136 213 v12.13.0) — which agree on
 //! all 2970 entries but one, and are laid out here I_TBS by I_TBS as in the standard. The one
-//! disagreement is a known misprint of the standard: it lists 328 bits for I_TBS 6 on one PRB,
-//! more than the 176 bits of two PRBs and the 104 bits of I_TBS 7; we use 88 bits, which
-//! follows the N_PRB = 1 column (16, 24, 32, 40, 56, 72, 88, 104, …) and is what ns-3 uses.
-//! With it the table is non-decreasing along both axes.
+//! disagreement is an inconsistency of the standard itself (srsRAN keeps it, ns-3 corrects it):
+//! it lists 328 bits for I_TBS 6 on one PRB, more than the 176 bits of two PRBs and the 104 bits
+//! of I_TBS 7. We use 88 bits, which follows the N_PRB = 1 column (16, 24, 32, 40, 56, 72, 88,
+//! 104, …); with it the table is non-decreasing along both axes.
 //!
 //! # SINR → CQI rule
 //!
-//! We use the rule of the ns-3 LENA LTE module's `PiroEW2010` AMC model (G. Piro et al.,
+//! We use the rule of the `PiroEW2010` AMC model of the ns-3 LTE (LENA) module (G. Piro et al.,
 //! "Simulating LTE cellular systems: an open-source framework", IEEE Trans. Veh. Technol. 60(2),
-//! 2011), which is what the ns-3 set-ups we reproduce were built on. The spectral efficiency a
-//! UE can sustain at a linear SINR γ is that of a capacity-achieving code with an SNR gap Γ for
-//! a target bit error rate BER:
+//! 2011): ns-3's closed-form alternative to its default model, which picks the MCS from
+//! mutual-information block error curves we do not reproduce. The spectral efficiency a UE can
+//! sustain at a linear SINR γ is that of a capacity-achieving code with an SNR gap Γ for a
+//! target bit error rate BER:
 //!
 //! > efficiency = log2(1 + γ / Γ),  Γ = −ln(5 · BER) / 1.5,  BER = 5·10⁻⁵ ([`AMC_TARGET_BER`])
 //!
@@ -824,7 +826,10 @@ mod tests {
                 for n in 1..MAX_PRB {
                     assert!(tbs_bits(itbs, n + 1, layers) >= tbs_bits(itbs, n, layers), "{layers}L I_TBS {itbs} N {n}");
                     if itbs < MAX_ITBS {
-                        assert!(tbs_bits(itbs + 1, n, layers) >= tbs_bits(itbs, n, layers), "{layers}L I_TBS {itbs} N {n}");
+                        assert!(
+                            tbs_bits(itbs + 1, n, layers) >= tbs_bits(itbs, n, layers),
+                            "{layers}L I_TBS {itbs} N {n}"
+                        );
                     }
                 }
             }

@@ -1,53 +1,966 @@
-//! Stochastic LTE radio channel. Filled in by the radio model work.
+//! Stochastic LTE radio channel.
+//!
+//! Each UE gets one wideband SINR per TTI,
+//!
+//! > SINR(t) = S · G_shadow(t) · G_fading(t) / (N + I),
+//!
+//! turned into a transport block size index by SINR → CQI → MCS → I_TBS
+//! ([`crate::lte_tables`]):
+//!
+//! - **S**, the received power per PRB: P_tx − 10·log10(N_PRB) − PL(d) dBm, the eNB's power
+//!   spread evenly over the cell's PRBs;
+//! - **PL(d)**, log-distance path loss: PL(d) = FSPL(d₀, f_c) + 10·n·log10(d / d₀), whose
+//!   reference loss is the free-space loss 20·log10(4π·d₀·f_c / c) at the reference distance d₀.
+//!   Distances below d₀ count as d₀;
+//! - **N**, thermal noise per PRB: −174 dBm/Hz + 10·log10(180 kHz) + noise figure;
+//! - **I**, an optional constant interference power over the band, spread over the PRBs like S;
+//! - **G_shadow**, log-normal shadowing: a Gauss–Markov (AR(1), Gudmundson) process in dB,
+//!   updated every [`SHADOWING_STEP_MS`] ms, whose correlation falls to 1/e after the
+//!   decorrelation time;
+//! - **G_fading**, Rayleigh fast fading with a Jakes Doppler spectrum for the UE's speed, read
+//!   from precomputed tables (see below).
+//!
+//! Not modelled: frequency-selective fading (all PRBs see the same gain, so the scheduler has
+//! no frequency diversity to exploit), transmission errors and HARQ (a transport block sent at
+//! the reported CQI always gets through), CQI reporting delay, rank adaptation (the number of
+//! layers is configured; both layers see the wideband SINR) and inter-cell interference
+//! dynamics.
+//!
+//! # Fast fading
+//!
+//! A Rayleigh process with Doppler frequency f_d = v·f_c / c is generated once per Doppler
+//! frequency, as two independent tables A and B of [`FADING_TABLE_LEN`] complex gains, one per
+//! millisecond, each a sum of sinusoids (Zheng & Xiao, "Simulation models with correct
+//! statistical properties for Rayleigh fading channels", IEEE Trans. Commun. 51(6), 2003)
+//! normalized to unit mean power over the table. The tables depend on the Doppler frequency
+//! only, and are shared (through an [`Arc`]) by every channel with that Doppler frequency. A
+//! UE reads them at two offsets of its own, a and b, drawn from its random stream:
+//!
+//! > h(t) = (A[(a + t) mod L] + B[(b + t) mod L]) / √2,  G_fading(t) = |h(t)|².
+//!
+//! The sum of two independent unit-power Rayleigh processes with the same Doppler spectrum,
+//! scaled by 1/√2, is again one, so each UE sees a Rayleigh process; two UEs see correlated
+//! fading only when both of their offsets nearly coincide, which makes fading practically
+//! independent across UEs even though they share the tables. A UE's fading repeats every
+//! [`FADING_TABLE_LEN`] ms (≈ 32.8 s). At speed 0 the fading is a constant Rayleigh gain drawn
+//! per UE.
+//!
+//! # Purity and randomness
+//!
+//! [`RadioChannel::quality`] is a pure function of the configuration, the state of the UE's
+//! random stream when the channel was built, and the TTI: the shadowing process advances
+//! through its steps with draws from a stream of its own, one draw per step however many TTIs
+//! are queried, and restarts from its first step if asked about an earlier TTI. Queries with
+//! non-decreasing TTIs cost O(1) amortized.
+//!
+//! At construction the channel draws, in this order and whatever the configuration: the
+//! placement within `distance_range_m`, the seed of the shadowing stream, the two fading offsets
+//! and the static fading gain. Changing one part of the configuration therefore never changes
+//! the draws of another (turning shadowing on leaves the fading unchanged).
 
-use crate::LinkQuality;
+use std::f64::consts::PI;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
 
-/// Radio channel parameters.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+use cellshare_core::StreamRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
+
+use crate::{lte_tables, LinkQuality};
+
+/// Speed of light in m/s.
+const SPEED_OF_LIGHT_M_S: f64 = 299_792_458.0;
+/// Thermal noise power spectral density at 290 K, dBm/Hz.
+const THERMAL_NOISE_DBM_PER_HZ: f64 = -174.0;
+/// Bandwidth of one PRB (12 subcarriers of 15 kHz), Hz.
+const PRB_BANDWIDTH_HZ: f64 = 180e3;
+
+/// Period of the shadowing process's updates, in ms (TTIs).
+pub const SHADOWING_STEP_MS: u64 = 100;
+
+/// Length of a fast-fading table, in ms (TTIs): 2¹⁵ ≈ 32.8 s. A power of two, so that a table
+/// lookup is a mask.
+pub const FADING_TABLE_LEN: usize = 1 << 15;
+const FADING_INDEX_MASK: u64 = FADING_TABLE_LEN as u64 - 1;
+/// Sinusoids per quadrature branch of the sum-of-sinusoids generator.
+const FADING_SINUSOIDS: usize = 16;
+/// Scenario-independent seed of the fading tables (they depend on the Doppler frequency only).
+const FADING_TABLE_SEED: u64 = 0x6c74_652d_6661_6465;
+
+fn default_carrier_mhz() -> f64 {
+    751.0
+}
+fn default_tx_power_dbm() -> f64 {
+    47.78
+}
+fn default_path_loss_exponent() -> f64 {
+    3.52
+}
+fn default_reference_distance_m() -> f64 {
+    1.0
+}
+fn default_noise_figure_db() -> f64 {
+    9.0
+}
+fn default_shadowing_decorrelation_s() -> f64 {
+    5.0
+}
+fn default_speed_kmh() -> f64 {
+    3.0
+}
+fn default_layers() -> u8 {
+    1
+}
+
+/// Fast-fading model of a radio channel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Fading {
+    /// Rayleigh fading with a Jakes Doppler spectrum for the UE's speed (`speed_kmh`).
+    #[default]
+    Rayleigh,
+    /// No fast fading: the SINR only follows path loss and shadowing.
+    None,
+}
+
+/// Parameters of a UE's stochastic radio channel. Give exactly one of `distance_m` and
+/// `distance_range_m`; every other key has a default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RadioConfig {
-    /// Distance from the base station in metres.
-    pub distance_m: f64,
-}
-
-/// A UE's radio channel.
-#[derive(Clone, Debug)]
-pub struct RadioChannel {}
-
-impl RadioChannel {
-    /// Link quality in TTI `tti`.
-    pub fn quality(&mut self, tti: u64) -> LinkQuality {
-        let _ = tti;
-        LinkQuality::Tbs { itbs: None, layers: 1 }
-    }
-}
-
-/// A problem with a radio configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ConfigIssue {
-    /// Key name.
-    pub field: &'static str,
-    /// Value found.
-    pub value: String,
-    /// What was expected.
-    pub expected: String,
+    /// Distance from the eNB in metres, the same for every UE of the group. Must be > 0. Give
+    /// exactly one of `distance_m` and `distance_range_m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    /// Distance range `[min, max]` from the eNB in metres, with 0 ≤ min < max: each UE is placed
+    /// uniformly at random over the annulus between the two radii (r = √U(min², max²), drawn
+    /// from the UE's random stream). Give exactly one of `distance_m` and `distance_range_m`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_range_m: Option<[f64; 2]>,
+    /// Downlink carrier frequency in MHz; sets the reference path loss and the Doppler
+    /// frequency. Default 751 MHz (the Sneaker set-up's downlink band).
+    #[serde(default = "default_carrier_mhz")]
+    pub carrier_mhz: f64,
+    /// eNB transmit power in dBm, spread evenly over the cell's PRBs. Default 47.78 dBm (the
+    /// Sneaker set-up's eNB).
+    #[serde(default = "default_tx_power_dbm")]
+    pub tx_power_dbm: f64,
+    /// Path loss exponent n of the log-distance model PL(d) = PL(d₀) + 10·n·log10(d/d₀). Must
+    /// be > 0. Default 3.52 (the papers' ns-3 set-ups).
+    #[serde(default = "default_path_loss_exponent")]
+    pub path_loss_exponent: f64,
+    /// Reference distance d₀ of the log-distance model in metres; the loss at d₀ is the
+    /// free-space loss at the carrier, and UEs closer than d₀ get that loss. Must be > 0.
+    /// Default 1 m.
+    #[serde(default = "default_reference_distance_m")]
+    pub reference_distance_m: f64,
+    /// UE receiver noise figure in dB, added to the thermal noise of −174 dBm/Hz. Must be ≥ 0.
+    /// Default 9 dB (the ns-3 UE default).
+    #[serde(default = "default_noise_figure_db")]
+    pub noise_figure_db: f64,
+    /// Standard deviation of the log-normal shadowing in dB; 0 turns shadowing off. Must be ≥ 0.
+    /// Default 0 (off, as in the papers' ns-3 set-ups; 8 dB is typical of urban macro cells).
+    #[serde(default)]
+    pub shadowing_std_db: f64,
+    /// Decorrelation time of the shadowing in seconds: the correlation between the shadowing at
+    /// two instants Δt apart is exp(−Δt / this). It is the decorrelation distance divided by
+    /// the UE's speed (e.g. 50 m at 36 km/h is 5 s). The process is updated every 100 ms. Must
+    /// be > 0. Default 5 s.
+    #[serde(default = "default_shadowing_decorrelation_s")]
+    pub shadowing_decorrelation_s: f64,
+    /// Fast fading: `"rayleigh"` (Rayleigh with a Jakes Doppler spectrum) or `"none"`. Default
+    /// `"rayleigh"`.
+    #[serde(default)]
+    pub fading: Fading,
+    /// UE speed in km/h, which sets the Doppler frequency of the fast fading
+    /// (f_d = v · f_c / c: 2.1 Hz at 3 km/h and 751 MHz). Must be ≥ 0; 0 gives a constant
+    /// fading gain per UE. Default 3 km/h (pedestrian).
+    #[serde(default = "default_speed_kmh")]
+    pub speed_kmh: f64,
+    /// Spatial layers per transport block: 1, or 2 for 2×2 spatial multiplexing (both layers
+    /// see the wideband SINR; no rank adaptation). Default 1.
+    #[serde(default = "default_layers")]
+    pub layers: u8,
+    /// Constant interference power in dBm received over the whole band (spread evenly over the
+    /// PRBs like the signal), e.g. from neighbouring cells. Default none (no interference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference_dbm: Option<f64>,
 }
 
 impl RadioConfig {
-    /// Checks ranges.
+    /// A configuration with the UE `distance_m` metres from the eNB and every other key at its
+    /// default.
+    pub fn at_distance(distance_m: f64) -> Self {
+        Self { distance_m: Some(distance_m), ..Self::defaults() }
+    }
+
+    /// A configuration placing UEs uniformly over the annulus between `min_m` and `max_m`
+    /// metres from the eNB, every other key at its default.
+    pub fn in_range(min_m: f64, max_m: f64) -> Self {
+        Self { distance_range_m: Some([min_m, max_m]), ..Self::defaults() }
+    }
+
+    /// Every key at its default and no distance (not valid on its own).
+    fn defaults() -> Self {
+        Self {
+            distance_m: None,
+            distance_range_m: None,
+            carrier_mhz: default_carrier_mhz(),
+            tx_power_dbm: default_tx_power_dbm(),
+            path_loss_exponent: default_path_loss_exponent(),
+            reference_distance_m: default_reference_distance_m(),
+            noise_figure_db: default_noise_figure_db(),
+            shadowing_std_db: 0.0,
+            shadowing_decorrelation_s: default_shadowing_decorrelation_s(),
+            fading: Fading::default(),
+            speed_kmh: default_speed_kmh(),
+            layers: default_layers(),
+            interference_dbm: None,
+        }
+    }
+
+    /// Checks the configuration; the first problem found names its key.
     pub fn validate(&self) -> Result<(), ConfigIssue> {
+        const ONE_DISTANCE: &str = "exactly one of `distance_m` and `distance_range_m`";
+        match (self.distance_m, self.distance_range_m) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigIssue::new(
+                    "distance_range_m",
+                    "both `distance_m` and `distance_range_m`",
+                    ONE_DISTANCE,
+                ))
+            }
+            (None, None) => {
+                return Err(ConfigIssue::new("distance_m", "neither `distance_m` nor `distance_range_m`", ONE_DISTANCE))
+            }
+            (Some(d), None) => check(d > 0.0 && d.is_finite(), "distance_m", d, "a distance in metres > 0")?,
+            (None, Some([lo, hi])) => {
+                if !(lo >= 0.0 && lo.is_finite() && hi.is_finite() && hi > lo) {
+                    return Err(ConfigIssue::new(
+                        "distance_range_m",
+                        format!("[{lo}, {hi}]"),
+                        "[min, max] in metres with 0 <= min < max",
+                    ));
+                }
+            }
+        }
+        let c = self;
+        check(
+            c.carrier_mhz > 0.0 && c.carrier_mhz.is_finite(),
+            "carrier_mhz",
+            c.carrier_mhz,
+            "a frequency in MHz > 0",
+        )?;
+        check(c.tx_power_dbm.is_finite(), "tx_power_dbm", c.tx_power_dbm, "a finite power in dBm")?;
+        let n = c.path_loss_exponent;
+        check(n > 0.0 && n.is_finite(), "path_loss_exponent", n, "an exponent > 0")?;
+        let d0 = c.reference_distance_m;
+        check(d0 > 0.0 && d0.is_finite(), "reference_distance_m", d0, "a distance in metres > 0")?;
+        let nf = c.noise_figure_db;
+        check(nf >= 0.0 && nf.is_finite(), "noise_figure_db", nf, "a noise figure in dB >= 0")?;
+        let std = c.shadowing_std_db;
+        check(std >= 0.0 && std.is_finite(), "shadowing_std_db", std, "a standard deviation in dB >= 0")?;
+        let tc = c.shadowing_decorrelation_s;
+        check(tc > 0.0 && tc.is_finite(), "shadowing_decorrelation_s", tc, "a time in seconds > 0")?;
+        check(c.speed_kmh >= 0.0 && c.speed_kmh.is_finite(), "speed_kmh", c.speed_kmh, "a speed in km/h >= 0")?;
+        check(c.layers == 1 || c.layers == 2, "layers", c.layers, "1 or 2")?;
+        if let Some(i) = c.interference_dbm {
+            check(i.is_finite(), "interference_dbm", i, "a finite power in dBm")?;
+        }
         Ok(())
     }
 }
 
-impl RadioChannel {
-    /// Builds the channel.
-    pub fn new(cfg: &RadioConfig, n_prb: u32, rng: &mut cellshare_core::StreamRng) -> Self {
-        let _ = (cfg, n_prb, rng);
-        Self {}
+/// `Ok` if `ok`, otherwise an issue with `field` holding `value`.
+fn check(ok: bool, field: &'static str, value: impl fmt::Display, expected: &str) -> Result<(), ConfigIssue> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigIssue::new(field, value, expected))
     }
-    /// Mean SNR.
+}
+
+/// A problem found by [`RadioConfig::validate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigIssue {
+    /// The offending key, as spelled in a scenario file (e.g. `"distance_m"`).
+    pub field: &'static str,
+    /// The value found, rendered as text.
+    pub value: String,
+    /// What the key should hold.
+    pub expected: String,
+}
+
+impl ConfigIssue {
+    fn new(field: &'static str, value: impl fmt::Display, expected: impl fmt::Display) -> Self {
+        Self { field, value: value.to_string(), expected: expected.to_string() }
+    }
+}
+
+impl fmt::Display for ConfigIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is {}, expected {}", self.field, self.value, self.expected)
+    }
+}
+
+impl std::error::Error for ConfigIssue {}
+
+/// A UE's stochastic radio channel (see the [module documentation](self)).
+#[derive(Clone, Debug)]
+pub struct RadioChannel {
+    distance_m: f64,
+    path_loss_db: f64,
+    mean_snr_db: f64,
+    /// Linear SINR without shadowing and fading: S / (N + I).
+    base_sinr: f64,
+    doppler_hz: f64,
+    layers: u8,
+    shadowing: Option<Shadowing>,
+    fading: FadingState,
+}
+
+impl RadioChannel {
+    /// Builds the channel of a UE in a cell of `n_prb` PRBs, drawing its placement, shadowing
+    /// stream and fading offsets from the UE's own random stream `rng`.
+    ///
+    /// # Panics
+    /// If `cfg` does not pass [`RadioConfig::validate`] or `n_prb` is 0.
+    pub fn new(cfg: &RadioConfig, n_prb: u32, rng: &mut StreamRng) -> Self {
+        if let Err(issue) = cfg.validate() {
+            panic!("invalid radio configuration: {issue}");
+        }
+        assert!(n_prb > 0, "a cell needs at least one PRB");
+
+        // Draws, always all of them and in this order (see the module documentation).
+        let u_place: f64 = rng.gen();
+        let shadowing_seed: [u8; 16] = rng.gen();
+        let (offset_a, offset_b): (u64, u64) = (rng.gen(), rng.gen());
+        let u_static: f64 = rng.gen();
+
+        let distance_m = match (cfg.distance_m, cfg.distance_range_m) {
+            (Some(d), _) => d,
+            (None, Some([lo, hi])) => (lo * lo + u_place * (hi * hi - lo * lo)).sqrt(),
+            (None, None) => unreachable!("validated"),
+        };
+
+        let carrier_hz = cfg.carrier_mhz * 1e6;
+        let d0 = cfg.reference_distance_m;
+        let reference_loss_db = 20.0 * (4.0 * PI * d0 * carrier_hz / SPEED_OF_LIGHT_M_S).log10();
+        let path_loss_db = reference_loss_db + 10.0 * cfg.path_loss_exponent * (distance_m.max(d0) / d0).log10();
+        let prb_share_db = 10.0 * f64::from(n_prb).log10();
+        let signal_dbm = cfg.tx_power_dbm - prb_share_db - path_loss_db;
+        let noise_dbm = THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_BANDWIDTH_HZ.log10() + cfg.noise_figure_db;
+        let interference_mw = cfg.interference_dbm.map_or(0.0, |i| db_to_linear(i - prb_share_db));
+        let base_sinr = db_to_linear(signal_dbm) / (db_to_linear(noise_dbm) + interference_mw);
+
+        let shadowing = (cfg.shadowing_std_db > 0.0).then(|| {
+            Shadowing::new(cfg.shadowing_std_db, cfg.shadowing_decorrelation_s, StreamRng::from_seed(shadowing_seed))
+        });
+
+        let doppler_hz = cfg.speed_kmh / 3.6 * carrier_hz / SPEED_OF_LIGHT_M_S;
+        let fading = match cfg.fading {
+            Fading::None => FadingState::None,
+            // The power of a Rayleigh gain is exponentially distributed with mean 1.
+            Fading::Rayleigh if doppler_hz == 0.0 => FadingState::Static(-(1.0 - u_static).ln()),
+            Fading::Rayleigh => FadingState::Table { tables: fading_tables(doppler_hz), offset_a, offset_b },
+        };
+
+        Self {
+            distance_m,
+            path_loss_db,
+            mean_snr_db: signal_dbm - noise_dbm,
+            base_sinr,
+            doppler_hz,
+            layers: cfg.layers,
+            shadowing,
+            fading,
+        }
+    }
+
+    /// Distance from the eNB in metres (drawn at construction for `distance_range_m`).
+    pub fn distance_m(&self) -> f64 {
+        self.distance_m
+    }
+
+    /// Path loss in dB at the UE's distance.
+    pub fn path_loss_db(&self) -> f64 {
+        self.path_loss_db
+    }
+
+    /// Signal-to-noise ratio in dB from path loss alone: without shadowing, fading or
+    /// interference.
     pub fn mean_snr_db(&self) -> f64 {
-        0.0
+        self.mean_snr_db
+    }
+
+    /// Doppler frequency of the fast fading in Hz.
+    pub fn doppler_hz(&self) -> f64 {
+        self.doppler_hz
+    }
+
+    /// Wideband SINR in dB in TTI `tti`, with shadowing, fading and interference.
+    pub fn sinr_db(&mut self, tti: u64) -> f64 {
+        10.0 * self.sinr_linear(tti).log10()
+    }
+
+    /// Wideband CQI (0..=15) the UE reports in TTI `tti`.
+    #[inline]
+    pub fn cqi(&mut self, tti: u64) -> u8 {
+        lte_tables::sinr_linear_to_cqi(self.sinr_linear(tti))
+    }
+
+    /// Link quality in TTI `tti`: the I_TBS for the UE's CQI (`None` at CQI 0) and its layers.
+    #[inline]
+    pub fn quality(&mut self, tti: u64) -> LinkQuality {
+        let cqi = self.cqi(tti);
+        LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(cqi), layers: self.layers }
+    }
+
+    /// Linear SINR in TTI `tti`.
+    #[inline]
+    fn sinr_linear(&mut self, tti: u64) -> f64 {
+        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
+        self.base_sinr * shadowing * self.fading.gain(tti)
+    }
+}
+
+/// Power ratio of `db` decibels.
+#[inline]
+fn db_to_linear(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
+}
+
+/// Log-normal shadowing: an AR(1) process in dB, one value per [`SHADOWING_STEP_MS`] step,
+/// s₀ = σ·z₀ and s_{k+1} = ρ·s_k + σ·√(1 − ρ²)·z_{k+1}, with the z drawn in step order from a
+/// stream of its own.
+#[derive(Clone, Debug)]
+struct Shadowing {
+    std_db: f64,
+    /// Correlation between consecutive steps, exp(−step / decorrelation time).
+    rho: f64,
+    /// Standard deviation of the innovation, σ·√(1 − ρ²).
+    innovation_db: f64,
+    /// The stream as it was before step 0's draw, to replay from the start.
+    start: StreamRng,
+    /// The stream after the draw of step `step`.
+    rng: StreamRng,
+    step: u64,
+    value_db: f64,
+    /// Power ratio of `value_db`.
+    gain: f64,
+}
+
+impl Shadowing {
+    fn new(std_db: f64, decorrelation_s: f64, rng: StreamRng) -> Self {
+        let rho = (-(SHADOWING_STEP_MS as f64 / 1000.0) / decorrelation_s).exp();
+        let mut s = Self {
+            std_db,
+            rho,
+            innovation_db: std_db * (1.0 - rho * rho).sqrt(),
+            start: rng.clone(),
+            rng,
+            step: 0,
+            value_db: 0.0,
+            gain: 1.0,
+        };
+        s.restart();
+        s
+    }
+
+    /// Back to step 0.
+    fn restart(&mut self) {
+        self.rng = self.start.clone();
+        let z: f64 = self.rng.sample(StandardNormal);
+        self.step = 0;
+        self.value_db = self.std_db * z;
+        self.gain = db_to_linear(self.value_db);
+    }
+
+    /// Shadowing power gain in TTI `tti`.
+    #[inline]
+    fn gain_at(&mut self, tti: u64) -> f64 {
+        let step = tti / SHADOWING_STEP_MS;
+        if step != self.step {
+            self.advance_to(step);
+        }
+        self.gain
+    }
+
+    #[cold]
+    fn advance_to(&mut self, step: u64) {
+        if step < self.step {
+            self.restart();
+        }
+        while self.step < step {
+            let z: f64 = self.rng.sample(StandardNormal);
+            self.value_db = self.rho * self.value_db + self.innovation_db * z;
+            self.step += 1;
+        }
+        self.gain = db_to_linear(self.value_db);
+    }
+}
+
+/// A channel's fast fading.
+#[derive(Clone, Debug)]
+enum FadingState {
+    /// No fast fading.
+    None,
+    /// A constant power gain (Rayleigh at speed 0).
+    Static(f64),
+    /// Rayleigh fading read from shared tables at the UE's offsets.
+    Table { tables: Arc<FadingTables>, offset_a: u64, offset_b: u64 },
+}
+
+impl FadingState {
+    /// Fast-fading power gain in TTI `tti`.
+    #[inline]
+    fn gain(&self, tti: u64) -> f64 {
+        match self {
+            FadingState::None => 1.0,
+            FadingState::Static(g) => *g,
+            FadingState::Table { tables, offset_a, offset_b } => {
+                tables.power_gain(offset_a.wrapping_add(tti), offset_b.wrapping_add(tti))
+            }
+        }
+    }
+}
+
+/// One complex gain per ms: [in-phase, quadrature].
+type FadingTable = [[f32; 2]; FADING_TABLE_LEN];
+
+/// Two independent unit-power Rayleigh processes for one Doppler frequency.
+struct FadingTables {
+    doppler_hz: f64,
+    a: Box<FadingTable>,
+    b: Box<FadingTable>,
+}
+
+impl fmt::Debug for FadingTables {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FadingTables").field("doppler_hz", &self.doppler_hz).field("len", &FADING_TABLE_LEN).finish()
+    }
+}
+
+impl FadingTables {
+    /// The tables of Doppler frequency `doppler_hz`, from a stream that depends on it alone.
+    fn generate(doppler_hz: f64) -> Self {
+        let mut rng = cellshare_core::stream_rng(FADING_TABLE_SEED, "fading-table", doppler_hz.to_bits());
+        let a = sum_of_sinusoids(doppler_hz, &mut rng);
+        let b = sum_of_sinusoids(doppler_hz, &mut rng);
+        Self { doppler_hz, a, b }
+    }
+
+    /// Power gain |(A[ia] + B[ib]) / √2|², indices taken modulo the table length.
+    #[inline]
+    fn power_gain(&self, ia: u64, ib: u64) -> f64 {
+        let [ar, ai] = self.a[(ia & FADING_INDEX_MASK) as usize];
+        let [br, bi] = self.b[(ib & FADING_INDEX_MASK) as usize];
+        let (re, im) = (ar + br, ai + bi);
+        0.5 * f64::from(re * re + im * im)
+    }
+}
+
+/// One Rayleigh process sampled every ms for [`FADING_TABLE_LEN`] ms, by the Zheng–Xiao sum of
+/// sinusoids, X(t) = X_c(t) + j·X_s(t) with
+/// X_c(t) = Σₙ cos(ω_d·t·cos αₙ + φₙ), X_s(t) = Σₙ cos(ω_d·t·sin αₙ + ψₙ),
+/// αₙ = (2πn − π + θ) / 4M, n = 1..M, and θ, φₙ, ψₙ uniform on [−π, π); scaled to unit mean
+/// power over the table. Each sinusoid is a phasor rotated by a fixed step per sample.
+fn sum_of_sinusoids(doppler_hz: f64, rng: &mut StreamRng) -> Box<FadingTable> {
+    let m = FADING_SINUSOIDS;
+    let omega_per_ms = 2.0 * PI * doppler_hz * 1e-3;
+    let theta = rng.gen_range(-PI..PI);
+    // (phasor, rotation per sample) for the in-phase then the quadrature branch.
+    let mut phasors: Vec<([f64; 2], [f64; 2])> = Vec::with_capacity(2 * m);
+    for branch in 0..2 {
+        for n in 1..=m {
+            let alpha = (2.0 * PI * n as f64 - PI + theta) / (4 * m) as f64;
+            let freq = omega_per_ms * if branch == 0 { alpha.cos() } else { alpha.sin() };
+            let phase = rng.gen_range(-PI..PI);
+            phasors.push(([phase.cos(), phase.sin()], [freq.cos(), freq.sin()]));
+        }
+    }
+    let mut samples = vec![[0.0f64; 2]; FADING_TABLE_LEN];
+    for sample in samples.iter_mut() {
+        for (branch, chunk) in phasors.chunks_exact_mut(m).enumerate() {
+            let mut sum = 0.0;
+            for ([re, im], [c, s]) in chunk.iter_mut() {
+                sum += *re;
+                (*re, *im) = (*re * *c - *im * *s, *re * *s + *im * *c);
+            }
+            sample[branch] = sum;
+        }
+    }
+    let mean_power = samples.iter().map(|[x, y]| x * x + y * y).sum::<f64>() / FADING_TABLE_LEN as f64;
+    let scale = 1.0 / mean_power.sqrt();
+    let table: Vec<[f32; 2]> = samples.iter().map(|[x, y]| [(x * scale) as f32, (y * scale) as f32]).collect();
+    table.into_boxed_slice().try_into().expect("the table has FADING_TABLE_LEN entries")
+}
+
+/// Doppler frequencies whose fading tables stay cached when no channel uses them (each pair of
+/// tables takes 512 KiB).
+const FADING_CACHE_CAPACITY: usize = 8;
+
+/// The shared fading tables of Doppler frequency `doppler_hz`, built on first use. The tables of
+/// the [`FADING_CACHE_CAPACITY`] most recently requested Doppler frequencies stay cached, so
+/// that building channels one after another (a sweep of short runs) does not rebuild them.
+fn fading_tables(doppler_hz: f64) -> Arc<FadingTables> {
+    static CACHE: OnceLock<Mutex<Vec<Arc<FadingTables>>>> = OnceLock::new();
+    let mut cache = CACHE.get_or_init(Default::default).lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let tables = match cache.iter().position(|t| t.doppler_hz.to_bits() == doppler_hz.to_bits()) {
+        Some(i) => cache.remove(i),
+        None => Arc::new(FadingTables::generate(doppler_hz)),
+    };
+    if cache.len() == FADING_CACHE_CAPACITY {
+        cache.remove(0);
+    }
+    cache.push(Arc::clone(&tables));
+    tables
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rng(i: u64) -> StreamRng {
+        cellshare_core::stream_rng(42, "radio-test", i)
+    }
+
+    fn channel(cfg: &RadioConfig, i: u64) -> RadioChannel {
+        RadioChannel::new(cfg, 50, &mut rng(i))
+    }
+
+    fn still(distance_m: f64) -> RadioConfig {
+        RadioConfig { fading: Fading::None, ..RadioConfig::at_distance(distance_m) }
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let c = RadioConfig::at_distance(250.0);
+        assert_eq!(c.validate(), Ok(()));
+        assert_eq!((c.carrier_mhz, c.tx_power_dbm, c.path_loss_exponent), (751.0, 47.78, 3.52));
+        assert_eq!((c.reference_distance_m, c.noise_figure_db), (1.0, 9.0));
+        assert_eq!((c.shadowing_std_db, c.shadowing_decorrelation_s), (0.0, 5.0));
+        assert_eq!((c.fading, c.speed_kmh, c.layers, c.interference_dbm), (Fading::Rayleigh, 3.0, 1, None));
+    }
+
+    #[test]
+    fn schema_documents_every_key() {
+        let schema = schemars::schema_for!(RadioConfig);
+        let object = schema.schema.object.as_ref().expect("an object schema");
+        let mut keys: Vec<&str> = object.properties.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut expected = vec![
+            "distance_m",
+            "distance_range_m",
+            "carrier_mhz",
+            "tx_power_dbm",
+            "path_loss_exponent",
+            "reference_distance_m",
+            "noise_figure_db",
+            "shadowing_std_db",
+            "shadowing_decorrelation_s",
+            "fading",
+            "speed_kmh",
+            "layers",
+            "interference_dbm",
+        ];
+        expected.sort_unstable();
+        assert_eq!(keys, expected);
+        assert!(object.required.is_empty(), "every key has a default: {:?}", object.required);
+        for (key, prop) in &object.properties {
+            let described = match prop {
+                schemars::schema::Schema::Object(o) => {
+                    o.metadata.as_ref().and_then(|m| m.description.as_ref()).is_some()
+                }
+                schemars::schema::Schema::Bool(_) => false,
+            };
+            assert!(described, "`{key}` has no description");
+        }
+    }
+
+    #[test]
+    fn snr_follows_the_link_budget() {
+        // 100 m at 751 MHz: FSPL(1 m) = 29.961 dB, PL = 29.961 + 35.2 · 2 = 100.361 dB; signal per
+        // PRB = 47.78 − 10·log10(50) − 100.361 = −69.571 dBm; noise per PRB = −174 + 52.553 + 9
+        // = −112.447 dBm; SNR = 42.877 dB.
+        let ch = channel(&still(100.0), 0);
+        assert!((ch.path_loss_db() - 100.361).abs() < 1e-3, "{}", ch.path_loss_db());
+        assert!((ch.mean_snr_db() - 42.877).abs() < 1e-3, "{}", ch.mean_snr_db());
+        // Ten times farther: 35.2 dB more loss.
+        assert!((channel(&still(1000.0), 0).mean_snr_db() - (42.877 - 35.2)).abs() < 1e-3);
+        // Inside the reference distance the loss is the reference loss.
+        assert!((channel(&still(0.5), 0).path_loss_db() - 29.961).abs() < 1e-3);
+        // Without fading or shadowing the SINR is the mean SNR, every TTI.
+        let mut ch = ch;
+        assert!((ch.sinr_db(12_345) - ch.mean_snr_db()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn interference_equal_to_noise_costs_3_db() {
+        let n_prb = 50.0f64;
+        let noise_per_prb_dbm = -174.0 + 10.0 * 180e3f64.log10() + 9.0;
+        let cfg = RadioConfig { interference_dbm: Some(noise_per_prb_dbm + 10.0 * n_prb.log10()), ..still(800.0) };
+        let mut ch = channel(&cfg, 0);
+        assert!((ch.mean_snr_db() - ch.sinr_db(0) - 10.0 * 2f64.log10()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn near_ues_get_high_cqi_and_far_ues_low_cqi() {
+        let mut near = channel(&still(100.0), 0);
+        let mut far = channel(&still(1500.0), 0);
+        assert_eq!(near.cqi(0), 15);
+        assert!(far.cqi(0) <= 3, "far CQI {}", far.cqi(0));
+        assert_eq!(near.quality(0), LinkQuality::Tbs { itbs: Some(26), layers: 1 });
+        // With the default Rayleigh fading, the median CQI over 10 s tells them apart too.
+        let median_cqi = |d: f64| {
+            let mut ch = channel(&RadioConfig::at_distance(d), 3);
+            let mut c: Vec<u8> = (0..10_000).map(|t| ch.cqi(t)).collect();
+            c.sort_unstable();
+            c[c.len() / 2]
+        };
+        assert!(median_cqi(100.0) >= 14);
+        assert!(median_cqi(1500.0) <= 3);
+        // Out of range: nothing can be sent.
+        let mut lost = channel(&still(20_000.0), 0);
+        assert_eq!(lost.quality(0), LinkQuality::Tbs { itbs: None, layers: 1 });
+    }
+
+    #[test]
+    fn two_layers_are_reported() {
+        let mut ch = channel(&RadioConfig { layers: 2, ..still(300.0) }, 0);
+        assert!(matches!(ch.quality(7), LinkQuality::Tbs { itbs: Some(_), layers: 2 }));
+    }
+
+    #[test]
+    fn fading_tables_have_unit_mean_power_and_rayleigh_statistics() {
+        for speed in [3.0, 60.0] {
+            let ch = channel(&RadioConfig { speed_kmh: speed, ..RadioConfig::at_distance(100.0) }, 0);
+            let FadingState::Table { tables, .. } = &ch.fading else { panic!("expected a fading table") };
+            for table in [&tables.a, &tables.b] {
+                let mean = table.iter().map(|[x, y]| f64::from(x * x + y * y)).sum::<f64>() / FADING_TABLE_LEN as f64;
+                assert!((mean - 1.0).abs() < 1e-4, "table mean power {mean} at {speed} km/h");
+            }
+            // A UE's gain over one period: mean ≈ 1, and P(gain < 0.1) ≈ 1 − e^−0.1 ≈ 0.095
+            // (exponentially distributed power).
+            let gains: Vec<f64> = (0..FADING_TABLE_LEN as u64).map(|t| ch.fading.gain(t)).collect();
+            let mean = gains.iter().sum::<f64>() / gains.len() as f64;
+            let deep = gains.iter().filter(|&&g| g < 0.1).count() as f64 / gains.len() as f64;
+            let tolerance = if speed < 10.0 { 0.2 } else { 0.05 };
+            assert!((mean - 1.0).abs() < tolerance, "UE mean power {mean} at {speed} km/h");
+            assert!((deep - 0.095).abs() < 0.5 * tolerance, "P(gain < 0.1) = {deep} at {speed} km/h");
+        }
+        // Averaged over many UEs the mean power is 1 even at pedestrian speed.
+        let cfg = RadioConfig::at_distance(100.0);
+        let mut sum = 0.0;
+        for ue in 0..200 {
+            let ch = channel(&cfg, ue);
+            sum += (0..1000).map(|t| ch.fading.gain(t * 7)).sum::<f64>() / 1000.0;
+        }
+        assert!((sum / 200.0 - 1.0).abs() < 0.05, "mean over UEs {}", sum / 200.0);
+    }
+
+    /// Correlation coefficient of the fading power gain at `lag_ms`, over one table period.
+    fn gain_autocorrelation(ch: &RadioChannel, lag_ms: u64) -> f64 {
+        let n = FADING_TABLE_LEN as u64;
+        let g: Vec<f64> = (0..n + lag_ms).map(|t| ch.fading.gain(t)).collect();
+        let mean = g[..n as usize].iter().sum::<f64>() / n as f64;
+        let var = g[..n as usize].iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+        let cov = (0..n as usize).map(|i| (g[i] - mean) * (g[i + lag_ms as usize] - mean)).sum::<f64>() / n as f64;
+        cov / var
+    }
+
+    #[test]
+    fn fading_decorrelates_faster_at_higher_speed() {
+        let at = |speed: f64| channel(&RadioConfig { speed_kmh: speed, ..RadioConfig::at_distance(100.0) }, 1);
+        let (walk, drive) = (at(3.0), at(60.0));
+        assert!((walk.doppler_hz() - 2.088).abs() < 1e-3, "{}", walk.doppler_hz());
+        // Jakes: the power gain correlates as J0²(2π·f_d·τ): 0.97 at 3 km/h and ≈ 0 at 60 km/h
+        // for τ = 20 ms.
+        let (slow, fast) = (gain_autocorrelation(&walk, 20), gain_autocorrelation(&drive, 20));
+        assert!(slow > 0.85, "3 km/h: {slow}");
+        assert!(fast < 0.3, "60 km/h: {fast}");
+        assert!(gain_autocorrelation(&drive, 1) > fast);
+    }
+
+    #[test]
+    fn ues_with_the_same_doppler_share_tables_but_not_fading() {
+        let cfg = RadioConfig::at_distance(100.0);
+        let (a, b) = (channel(&cfg, 1), channel(&cfg, 2));
+        let (FadingState::Table { tables: ta, .. }, FadingState::Table { tables: tb, .. }) = (&a.fading, &b.fading)
+        else {
+            panic!("expected fading tables")
+        };
+        assert!(Arc::ptr_eq(ta, tb));
+        // The tables depend on the Doppler frequency alone, cached or not.
+        let fresh = FadingTables::generate(a.doppler_hz());
+        assert!(fresh.a[..] == ta.a[..] && fresh.b[..] == ta.b[..]);
+        // Their power gains are practically uncorrelated.
+        let n = 20_000u64;
+        let (ga, gb): (Vec<f64>, Vec<f64>) = (0..n).map(|t| (a.fading.gain(t), b.fading.gain(t))).unzip();
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let (ma, mb) = (mean(&ga), mean(&gb));
+        let cov = ga.iter().zip(&gb).map(|(x, y)| (x - ma) * (y - mb)).sum::<f64>() / n as f64;
+        let sd = |v: &[f64], m: f64| (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!((cov / (sd(&ga, ma) * sd(&gb, mb))).abs() < 0.2);
+    }
+
+    #[test]
+    fn static_ue_has_constant_fading_of_its_own() {
+        let cfg = RadioConfig { speed_kmh: 0.0, ..RadioConfig::at_distance(400.0) };
+        let mut a = channel(&cfg, 1);
+        let mut b = channel(&cfg, 2);
+        let first = a.sinr_db(0);
+        assert!((0..5000).all(|t| a.sinr_db(t) == first));
+        assert_ne!(first, b.sinr_db(0));
+    }
+
+    #[test]
+    fn answers_do_not_depend_on_which_ttis_were_queried() {
+        let cfg =
+            RadioConfig { shadowing_std_db: 8.0, shadowing_decorrelation_s: 1.0, ..RadioConfig::at_distance(700.0) };
+        let mut every = channel(&cfg, 9);
+        let mut sparse = channel(&cfg, 9);
+        let all: Vec<(LinkQuality, f64)> = (0..20_000).map(|t| (every.quality(t), every.sinr_db(t))).collect();
+        for t in (0..20_000).step_by(7) {
+            assert_eq!((sparse.quality(t), sparse.sinr_db(t)), all[t as usize], "TTI {t}");
+        }
+        // Even going back in time gives the same answers.
+        for t in [19_999, 3, 15_000, 0] {
+            assert_eq!((sparse.quality(t), sparse.sinr_db(t)), all[t as usize], "TTI {t}");
+        }
+        // A long silence, then an answer as if every TTI had been queried.
+        let mut late = channel(&cfg, 9);
+        assert_eq!(late.sinr_db(19_950), all[19_950].1);
+    }
+
+    #[test]
+    fn same_stream_same_channel() {
+        let cfg = RadioConfig { shadowing_std_db: 6.0, ..RadioConfig::in_range(50.0, 1200.0) };
+        let run = |i: u64| {
+            let mut ch = channel(&cfg, i);
+            (ch.distance_m(), (0..3000).map(|t| ch.sinr_db(t)).collect::<Vec<f64>>())
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5), run(6));
+    }
+
+    #[test]
+    fn turning_shadowing_on_keeps_placement_and_fading() {
+        let plain = RadioConfig::in_range(50.0, 1200.0);
+        let shadowed = RadioConfig { shadowing_std_db: 6.0, ..plain.clone() };
+        let (mut a, mut b) = (channel(&plain, 4), channel(&shadowed, 4));
+        assert_eq!(a.distance_m(), b.distance_m());
+        // Within one shadowing step the two differ by a constant offset in dB.
+        let offset = b.sinr_db(0) - a.sinr_db(0);
+        for t in 1..SHADOWING_STEP_MS {
+            assert!((b.sinr_db(t) - a.sinr_db(t) - offset).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn shadowing_has_the_configured_spread_and_memory() {
+        let cfg = RadioConfig {
+            shadowing_std_db: 8.0,
+            shadowing_decorrelation_s: 1.0,
+            fading: Fading::None,
+            ..RadioConfig::at_distance(500.0)
+        };
+        let mut ch = channel(&cfg, 11);
+        let snr = ch.mean_snr_db();
+        let s: Vec<f64> = (0..40_000u64).map(|k| ch.sinr_db(k * SHADOWING_STEP_MS) - snr).collect();
+        let n = s.len() as f64;
+        let mean = s.iter().sum::<f64>() / n;
+        let var = s.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+        let lag1 = s.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum::<f64>() / (n - 1.0) / var;
+        assert!((var.sqrt() - 8.0).abs() < 0.5, "std {}", var.sqrt());
+        assert!(mean.abs() < 1.0, "mean {mean}");
+        assert!((lag1 - (-0.1f64).exp()).abs() < 0.02, "lag-1 correlation {lag1}");
+    }
+
+    #[test]
+    fn range_placement_is_uniform_over_the_annulus() {
+        let cfg = RadioConfig { fading: Fading::None, ..RadioConfig::in_range(100.0, 1000.0) };
+        let d: Vec<f64> = (0..4000).map(|i| channel(&cfg, i).distance_m()).collect();
+        assert!(d.iter().all(|&x| (100.0..=1000.0).contains(&x)));
+        // Uniform over the area: E[r²] = (min² + max²) / 2.
+        let mean_sq = d.iter().map(|x| x * x).sum::<f64>() / d.len() as f64;
+        assert!((mean_sq / 505_000.0 - 1.0).abs() < 0.03, "E[r²] = {mean_sq}");
+        assert_eq!(channel(&RadioConfig::at_distance(321.0), 0).distance_m(), 321.0);
+    }
+
+    #[test]
+    fn validate_names_the_offending_key() {
+        let ok = RadioConfig::at_distance(100.0);
+        let cases: Vec<(RadioConfig, &str)> = vec![
+            (RadioConfig { distance_range_m: Some([1.0, 2.0]), ..ok.clone() }, "distance_range_m"),
+            (RadioConfig { distance_m: None, ..ok.clone() }, "distance_m"),
+            (RadioConfig::at_distance(0.0), "distance_m"),
+            (RadioConfig::at_distance(-5.0), "distance_m"),
+            (RadioConfig::at_distance(f64::NAN), "distance_m"),
+            (RadioConfig::in_range(500.0, 500.0), "distance_range_m"),
+            (RadioConfig::in_range(800.0, 200.0), "distance_range_m"),
+            (RadioConfig::in_range(-1.0, 200.0), "distance_range_m"),
+            (RadioConfig { carrier_mhz: 0.0, ..ok.clone() }, "carrier_mhz"),
+            (RadioConfig { tx_power_dbm: f64::INFINITY, ..ok.clone() }, "tx_power_dbm"),
+            (RadioConfig { path_loss_exponent: 0.0, ..ok.clone() }, "path_loss_exponent"),
+            (RadioConfig { reference_distance_m: -1.0, ..ok.clone() }, "reference_distance_m"),
+            (RadioConfig { noise_figure_db: -3.0, ..ok.clone() }, "noise_figure_db"),
+            (RadioConfig { shadowing_std_db: -1.0, ..ok.clone() }, "shadowing_std_db"),
+            (RadioConfig { shadowing_decorrelation_s: 0.0, ..ok.clone() }, "shadowing_decorrelation_s"),
+            (RadioConfig { speed_kmh: -3.0, ..ok.clone() }, "speed_kmh"),
+            (RadioConfig { layers: 0, ..ok.clone() }, "layers"),
+            (RadioConfig { layers: 4, ..ok.clone() }, "layers"),
+            (RadioConfig { interference_dbm: Some(f64::NAN), ..ok.clone() }, "interference_dbm"),
+        ];
+        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(RadioConfig::in_range(0.0, 10.0).validate(), Ok(()));
+        for (cfg, field) in cases {
+            let issue = cfg.validate().expect_err(field);
+            assert_eq!(issue.field, field, "{issue}");
+            assert!(!issue.expected.is_empty() && !issue.value.is_empty());
+        }
+        let issue = RadioConfig::at_distance(-5.0).validate().unwrap_err();
+        assert_eq!(issue.to_string(), "`distance_m` is -5, expected a distance in metres > 0");
+    }
+
+    #[test]
+    #[should_panic(expected = "invalid radio configuration")]
+    fn new_rejects_an_invalid_configuration() {
+        channel(&RadioConfig::at_distance(-1.0), 0);
+    }
+
+    /// Cost of `quality()`; run with
+    /// `cargo test -p cellshare-channel --release -- --ignored --nocapture quality_cost`.
+    #[test]
+    #[ignore = "timing measurement, prints only"]
+    fn quality_cost() {
+        let base = RadioConfig::in_range(50.0, 1500.0);
+        let variants = [
+            ("Rayleigh + shadowing", RadioConfig { shadowing_std_db: 8.0, ..base.clone() }),
+            ("Rayleigh (default)", base.clone()),
+            ("shadowing only", RadioConfig { shadowing_std_db: 8.0, fading: Fading::None, ..base.clone() }),
+            ("path loss only", RadioConfig { fading: Fading::None, ..base.clone() }),
+        ];
+        for (name, cfg) in variants {
+            let start = std::time::Instant::now();
+            let mut ues: Vec<RadioChannel> = (0..100).map(|i| channel(&cfg, 1000 + i)).collect();
+            let built = start.elapsed();
+            // Best of 100 batches of 1000 TTIs (one simulated second each), so that other
+            // processes on the machine inflate the figure as little as possible.
+            let (mut best, mut sum) = (f64::INFINITY, 0u64);
+            for batch in 0..100u64 {
+                let start = std::time::Instant::now();
+                for t in batch * 1000..(batch + 1) * 1000 {
+                    for ue in ues.iter_mut() {
+                        if let LinkQuality::Tbs { itbs: Some(i), .. } = ue.quality(t) {
+                            sum += u64::from(i);
+                        }
+                    }
+                }
+                best = best.min(start.elapsed().as_nanos() as f64 / (1000 * ues.len()) as f64);
+            }
+            println!("{name:>22}: 100 UEs built in {built:?}, quality() {best:.1} ns per call (checksum {sum})");
+        }
     }
 }

@@ -21,7 +21,7 @@ use rand::Rng;
 use crate::metrics::{DelayHistogram, PerSecond};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
-use crate::transport::{header_bytes, Receiver, Sender, TransportConfig};
+use crate::transport::{header_bytes, Receiver, Sender};
 
 /// Parsed trace files by the file string written in the scenario.
 pub type TraceSet = BTreeMap<String, Arc<MahimahiTrace>>;
@@ -97,11 +97,9 @@ pub(crate) struct FlowRt {
     pub stop: Nanos,
     pub size: Option<u64>,
     on_off: Option<(Nanos, Nanos)>,
-    transport: TransportConfig,
     sender: Sender,
     receiver: Receiver,
     header: u32,
-    active: bool,
     remote: Link,
     sender_timer: Option<Nanos>,
     receiver_timer: Option<Nanos>,
@@ -274,7 +272,9 @@ impl Simulation {
                     (Some(on), Some(off)) => Some((from_secs_f64(on), from_secs_f64(off))),
                     _ => None,
                 };
-                let sender = Sender::new(&f.transport, start, f.bytes.unwrap_or(u64::MAX));
+                let mut clock = stream_rng(seed, "flow-clock", id as u64);
+                let sender = Sender::new(&f.transport, start, clock.gen());
+                let receiver = Receiver::new(&f.transport, start, clock.gen());
                 sim.flows.push(FlowRt {
                     name,
                     ue: *ue,
@@ -286,10 +286,8 @@ impl Simulation {
                     size: f.bytes,
                     on_off,
                     header: header_bytes(&sender),
-                    receiver: Receiver::new(&f.transport, start),
+                    receiver,
                     sender,
-                    transport: f.transport.clone(),
-                    active: false,
                     remote: Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes),
                     sender_timer: None,
                     receiver_timer: None,
@@ -471,11 +469,7 @@ impl Simulation {
         if now >= fl.stop {
             return;
         }
-        fl.active = true;
-        if now > fl.start {
-            // Re-entering an on period: restart pacing from now with what is left to send.
-            fl.sender = Sender::new(&fl.transport, now, u64::MAX);
-        }
+        fl.sender.app_start(now, fl.size.unwrap_or(u64::MAX));
         if let Some((on, off)) = fl.on_off {
             let off_at = now + on;
             let stop = fl.stop.min(self.end);
@@ -490,47 +484,45 @@ impl Simulation {
     }
 
     fn flow_off(&mut self, f: u32) {
-        self.flows[f as usize].active = false;
+        let fl = &mut self.flows[f as usize];
+        fl.sender.app_stop(self.now);
     }
 
     /// Lets the sender of flow `f` emit everything it may, then re-arms its timer.
     fn service_sender(&mut self, f: u32) {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
-        if fl.active {
-            while let Some(seg) = fl.sender.poll_transmit(now) {
-                let p = Packet {
-                    flow: f,
-                    ue: fl.ue,
-                    size: seg.len + fl.header,
-                    payload: seg.len,
-                    kind: PacketKind::Data,
-                    class: fl.class,
-                    dscp: fl.dscp,
-                    retransmit: seg.retransmit,
-                    seq: seg.seq,
-                    ts_val: seg.ts_val,
-                    ts_ecr: seg.ts_ecr,
-                    rtt_hint: fl.sender.rtt_hint(),
-                    sent_at: now,
-                    ..Default::default()
-                };
-                fl.first_send.get_or_insert(now);
-                match fl.remote.send(now, p.size) {
-                    Some(at) => {
-                        let id = self.arena.alloc(p);
-                        self.seq += 1;
-                        self.heap.push(Reverse((at, self.seq, Ev::AtGateway(id))));
-                    }
-                    None => {
-                        fl.drops += 1;
-                        self.drops.wired += 1;
-                    }
+        while let Some(seg) = fl.sender.poll_transmit(now) {
+            let p = Packet {
+                flow: f,
+                ue: fl.ue,
+                size: seg.len + fl.header,
+                payload: seg.len,
+                kind: PacketKind::Data,
+                class: fl.class,
+                dscp: fl.dscp,
+                retransmit: seg.retransmit,
+                seq: seg.seq,
+                ts_val: seg.ts_val,
+                ts_ecr: seg.ts_ecr,
+                rtt_hint: fl.sender.rtt_hint(),
+                sent_at: now,
+                ..Default::default()
+            };
+            fl.first_send.get_or_insert(now);
+            match fl.remote.send(now, p.size) {
+                Some(at) => {
+                    let id = self.arena.alloc(p);
+                    self.seq += 1;
+                    self.heap.push(Reverse((at, self.seq, Ev::AtGateway(id))));
+                }
+                None => {
+                    fl.drops += 1;
+                    self.drops.wired += 1;
                 }
             }
         }
-        let want = if fl.active { fl.sender.poll_timeout() } else { None };
-        if let Some(t) = want {
+        if let Some(t) = fl.sender.poll_timeout() {
             let t = t.max(now);
             if fl.sender_timer.is_none_or(|s| t < s) {
                 fl.sender_timer = Some(t);

@@ -192,3 +192,73 @@ fn schema_documents_defaults() {
     assert!(s.contains("rlc_queue_bytes"));
     assert!(s.contains("524288"));
 }
+
+fn tcp_flow(ue: u32, cc: &str) -> String {
+    format!("[[flows]]\nue = {ue}\ntransport = {{ kind = \"tcp\", cc = {{ kind = \"{cc}\" }} }}\n")
+}
+
+#[test]
+fn one_tcp_flow_saturates_a_fixed_20_mbps_link() {
+    for cc in ["reno", "cubic"] {
+        let toml = format!(
+            "[simulation]\nduration_s = 20\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 20 }}\n{}",
+            tcp_flow(0, cc)
+        );
+        let r = run(&toml);
+        let f = &r.flows[0];
+        // After slow start (first 2 s), goodput vs the link's payload capacity 20·1448/1500.
+        let cap = 20.0 * 1448.0 / 1500.0;
+        let after: f64 = f.per_second_mbps[2..].iter().sum::<f64>() / (f.per_second_mbps.len() - 2) as f64;
+        assert!(after >= 0.9 * cap, "{cc}: {after} Mbps of {cap}");
+        assert!(r.prb_utilization > 0.9, "{cc}: PRB {}", r.prb_utilization);
+    }
+}
+
+#[test]
+fn two_cubic_flows_to_two_ues_share_a_pf_cell_fairly() {
+    let toml = format!(
+        "[simulation]\nduration_s = 30\n[[ues]]\ncount = 2\nchannel = {{ kind = \"fixed\", rate_mbps = 30 }}\n{}{}",
+        tcp_flow(0, "cubic"),
+        tcp_flow(1, "cubic")
+    );
+    let r = run(&toml);
+    assert!(r.jain_index >= 0.95, "Jain {}", r.jain_index);
+    let total: f64 = r.flows.iter().map(|f| f.throughput_mbps).sum();
+    assert!(total > 0.85 * 30.0 * 1448.0 / 1500.0, "total {total}");
+}
+
+#[test]
+fn finite_tcp_flow_completes_with_fct() {
+    let toml = "[simulation]\nduration_s = 10\n[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = 20 }\n[[flows]]\nue = 0\nbytes = 2000000\nstart_s = 0.5\ntransport = { kind = \"tcp\" }\n";
+    let r = run(toml);
+    let f = &r.flows[0];
+    assert!(f.completed, "{f:?}");
+    assert_eq!(f.bytes_delivered, 2_000_000);
+    let fct = f.fct_s.unwrap();
+    // 2 MB at ~19.3 Mbps is 0.83 s plus slow start over a ~26 ms RTT.
+    assert!(fct > 0.83 && fct < 1.5, "fct {fct}");
+}
+
+#[test]
+fn every_controller_runs_deterministically_on_a_radio_cell() {
+    for cc in ["reno", "cubic", "bbr", "vegas", "ledbat", "tcp_lp"] {
+        let toml = format!(
+            "[simulation]\nduration_s = 5\nseed = 9\n[[ues]]\ncount = 2\nchannel = {{ kind = \"radio\", distance_range_m = [100.0, 600.0] }}\n{}{}",
+            tcp_flow(0, cc),
+            tcp_flow(1, "cubic")
+        );
+        let a = run(&toml);
+        assert!(a.flows[0].bytes_delivered > 100_000, "{cc}: {:?}", a.flows[0]);
+        let b = run(&toml);
+        assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap(), "{cc}");
+    }
+}
+
+#[test]
+#[ignore]
+fn debug_cubic() {
+    let toml = format!("[simulation]\nduration_s = 20\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 20 }}\n{}", tcp_flow(0, "cubic"));
+    let r = run(&toml);
+    eprintln!("{:#?}", r.flows[0]);
+    eprintln!("{:?} {:?}", r.drops, r.queue_delay_ms);
+}

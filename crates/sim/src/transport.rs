@@ -5,8 +5,81 @@
 use serde::{Deserialize, Serialize};
 
 use cellshare_core::Nanos;
+use cellshare_transport::cc::{
+    bbr::{Bbr, BbrConfig},
+    cubic::{Cubic, CubicConfig},
+    ledbat::{Ledbat, LedbatConfig},
+    reno::{Reno, RenoConfig},
+    tcp_lp::{TcpLp, TcpLpConfig},
+    vegas::{Vegas, VegasConfig},
+    CongestionControl,
+};
+use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use cellshare_transport::udp::{CbrSource, DatagramSink};
-use cellshare_transport::wire::{Ack, Segment, UDP_HEADER_BYTES};
+use cellshare_transport::wire::{Ack, Segment, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+
+/// A congestion controller and its parameters (`kind` selects it; every other key is the
+/// controller's own, with the defaults of its RFC or paper).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CcConfig {
+    /// Reno/NewReno AIMD (RFC 5681, RFC 6582).
+    Reno(RenoConfig),
+    /// CUBIC (RFC 9438).
+    Cubic(CubicConfig),
+    /// BBR v1 (Cardwell et al. 2016).
+    Bbr(BbrConfig),
+    /// TCP Vegas (Brakmo & Peterson 1995).
+    Vegas(VegasConfig),
+    /// LEDBAT (RFC 6817).
+    Ledbat(LedbatConfig),
+    /// TCP-LP (Kuzmanovic & Knightly 2003).
+    TcpLp(TcpLpConfig),
+}
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::Cubic(CubicConfig::default())
+    }
+}
+
+impl CcConfig {
+    /// Short name, e.g. `"cubic"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::Reno(_) => "reno",
+            CcConfig::Cubic(_) => "cubic",
+            CcConfig::Bbr(_) => "bbr",
+            CcConfig::Vegas(_) => "vegas",
+            CcConfig::Ledbat(_) => "ledbat",
+            CcConfig::TcpLp(_) => "tcp_lp",
+        }
+    }
+
+    /// Checks the controller's parameters.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            CcConfig::Reno(c) => c.validate(),
+            CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Bbr(c) => c.validate(),
+            CcConfig::Vegas(c) => c.validate(),
+            CcConfig::Ledbat(c) => c.validate(),
+            CcConfig::TcpLp(c) => c.validate(),
+        }
+    }
+
+    /// Builds the controller for segments of `mss` bytes and an initial window of `iw` bytes.
+    pub fn build(&self, mss: u32, iw: u64) -> Box<dyn CongestionControl> {
+        match self {
+            CcConfig::Reno(c) => Box::new(Reno::new(c, mss, iw)),
+            CcConfig::Cubic(c) => Box::new(Cubic::new(c, mss, iw)),
+            CcConfig::Bbr(c) => Box::new(Bbr::new(c, mss, iw)),
+            CcConfig::Vegas(c) => Box::new(Vegas::new(c, mss, iw)),
+            CcConfig::Ledbat(c) => Box::new(Ledbat::new(c, mss, iw)),
+            CcConfig::TcpLp(c) => Box::new(TcpLp::new(c, mss, iw)),
+        }
+    }
+}
 
 /// A flow's transport (`kind` selects it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -19,6 +92,16 @@ pub enum TransportConfig {
         /// Payload bytes per datagram (1..=65507). Default 1472 (1500-byte packets).
         #[serde(default = "default_cbr_payload")]
         packet_bytes: u32,
+    },
+    /// TCP (NewReno loss recovery, RFC 6298 timers, timestamps, delayed ACKs) with a
+    /// pluggable congestion controller.
+    Tcp {
+        /// The congestion controller. Default `{ kind = "cubic" }`.
+        #[serde(default)]
+        cc: CcConfig,
+        /// TCP endpoint parameters (MSS, initial window, timers, receive window).
+        #[serde(default)]
+        tcp: TcpConfig,
     },
 }
 
@@ -38,6 +121,10 @@ impl TransportConfig {
                     return Err(("packet_bytes".into(), packet_bytes.to_string(), "a payload size in 1..=65507 bytes".into()));
                 }
             }
+            TransportConfig::Tcp { cc, tcp } => {
+                cc.validate().map_err(|e| (format!("cc ({})", cc.name()), String::new(), e))?;
+                tcp.validate().map_err(|e| ("tcp".to_string(), String::new(), e))?;
+            }
         }
         Ok(())
     }
@@ -46,6 +133,7 @@ impl TransportConfig {
     pub fn label(&self) -> String {
         match self {
             TransportConfig::Cbr { .. } => "cbr".into(),
+            TransportConfig::Tcp { cc, .. } => format!("tcp-{}", cc.name()),
         }
     }
 }
@@ -54,7 +142,16 @@ impl TransportConfig {
 #[derive(Debug)]
 pub enum Sender {
     /// Constant-bit-rate datagrams.
-    Cbr(CbrSource),
+    Cbr {
+        /// The current source (replaced at each application start).
+        src: CbrSource,
+        /// Wire rate, bits per second.
+        rate_bps: u64,
+        /// Payload per datagram.
+        payload: u32,
+    },
+    /// A TCP connection.
+    Tcp(Box<TcpSender>),
 }
 
 /// The receiving end of a flow.
@@ -62,23 +159,49 @@ pub enum Sender {
 pub enum Receiver {
     /// Datagram counter.
     Sink(DatagramSink),
+    /// A TCP receiver.
+    Tcp(Box<TcpReceiver>),
 }
 
 /// Header bytes added to a segment's payload on the wire.
 pub fn header_bytes(s: &Sender) -> u32 {
     match s {
-        Sender::Cbr(_) => UDP_HEADER_BYTES,
+        Sender::Cbr { .. } => UDP_HEADER_BYTES,
+        Sender::Tcp(_) => TCP_HEADER_BYTES,
     }
 }
 
 impl Sender {
-    /// Builds the sender for `cfg` starting at `start` with `limit` payload bytes
-    /// (`u64::MAX` = unlimited).
-    pub fn new(cfg: &TransportConfig, start: Nanos, limit: u64) -> Self {
+    /// Builds the sender for `cfg`, created at `now`; it sends nothing until
+    /// [`Sender::app_start`]. `ts_offset_ms` offsets its timestamp clock.
+    pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32) -> Self {
         match cfg {
             TransportConfig::Cbr { rate_mbps, packet_bytes } => {
-                Sender::Cbr(CbrSource::new((rate_mbps * 1e6).round() as u64, *packet_bytes, start, limit))
+                let rate_bps = (rate_mbps * 1e6).round() as u64;
+                Sender::Cbr { src: CbrSource::new(rate_bps, *packet_bytes, now, 0), rate_bps, payload: *packet_bytes }
             }
+            TransportConfig::Tcp { cc, tcp } => {
+                let controller = cc.build(tcp.mss, tcp.initial_window_bytes());
+                Sender::Tcp(Box::new(TcpSender::new(tcp, controller, now, ts_offset_ms)))
+            }
+        }
+    }
+
+    /// The application starts (or resumes) sending `limit` more payload bytes
+    /// (`u64::MAX` = without end).
+    pub fn app_start(&mut self, now: Nanos, limit: u64) {
+        match self {
+            Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, limit),
+            Sender::Tcp(t) => t.write(limit),
+        }
+    }
+
+    /// The application stops sending: data not yet handed to the network is discarded
+    /// (TCP still delivers, and retransmits, what it has sent).
+    pub fn app_stop(&mut self, now: Nanos) {
+        match self {
+            Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, 0),
+            Sender::Tcp(t) => t.stop_writing(),
         }
     }
 
@@ -86,15 +209,17 @@ impl Sender {
     #[inline]
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
         match self {
-            Sender::Cbr(s) => s.poll_transmit(now),
+            Sender::Cbr { src, .. } => src.poll_transmit(now),
+            Sender::Tcp(t) => t.poll_transmit(now),
         }
     }
 
     /// Processes an ACK.
     #[inline]
-    pub fn on_ack(&mut self, _now: Nanos, _ack: &Ack) {
+    pub fn on_ack(&mut self, now: Nanos, ack: &Ack) {
         match self {
-            Sender::Cbr(_) => {}
+            Sender::Cbr { .. } => {}
+            Sender::Tcp(t) => t.on_ack(now, ack),
         }
     }
 
@@ -102,62 +227,89 @@ impl Sender {
     #[inline]
     pub fn poll_timeout(&self) -> Option<Nanos> {
         match self {
-            Sender::Cbr(s) => s.poll_timeout(),
+            Sender::Cbr { src, .. } => src.poll_timeout(),
+            Sender::Tcp(t) => t.poll_timeout(),
         }
     }
 
     /// Timer expiry.
     #[inline]
-    pub fn on_timeout(&mut self, _now: Nanos) {}
+    pub fn on_timeout(&mut self, now: Nanos) {
+        match self {
+            Sender::Cbr { .. } => {}
+            Sender::Tcp(t) => t.on_timeout(now),
+        }
+    }
 
     /// Smoothed RTT the sender would carry in packets (Sneaker's end-to-end signal), ns.
+    #[inline]
     pub fn rtt_hint(&self) -> u64 {
-        0
+        match self {
+            Sender::Cbr { .. } => 0,
+            Sender::Tcp(t) => t.srtt(),
+        }
     }
 
     /// Retransmitted segments and retransmission timeouts so far.
     pub fn loss_stats(&self) -> (u64, u64) {
-        (0, 0)
+        match self {
+            Sender::Cbr { .. } => (0, 0),
+            Sender::Tcp(t) => (t.stats().retransmits, t.stats().timeouts),
+        }
     }
 }
 
 impl Receiver {
-    /// Builds the receiver matching `cfg`.
-    pub fn new(cfg: &TransportConfig, _now: Nanos) -> Self {
+    /// Builds the receiver matching `cfg`, created at `now`.
+    pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32) -> Self {
         match cfg {
             TransportConfig::Cbr { .. } => Receiver::Sink(DatagramSink::default()),
+            TransportConfig::Tcp { tcp, .. } => Receiver::Tcp(Box::new(TcpReceiver::new(tcp, now, ts_offset_ms))),
         }
     }
 
     /// Processes an arriving segment.
     #[inline]
-    pub fn on_segment(&mut self, _now: Nanos, seg: &Segment) {
+    pub fn on_segment(&mut self, now: Nanos, seg: &Segment) {
         match self {
             Receiver::Sink(s) => s.on_segment(seg),
+            Receiver::Tcp(t) => t.on_segment(now, seg),
         }
     }
 
     /// An ACK to send now, if any.
     #[inline]
-    pub fn poll_ack(&mut self, _now: Nanos) -> Option<Ack> {
-        None
+    pub fn poll_ack(&mut self, now: Nanos) -> Option<Ack> {
+        match self {
+            Receiver::Sink(_) => None,
+            Receiver::Tcp(t) => t.poll_ack(now),
+        }
     }
 
     /// When the receiver next wants to be woken (delayed-ACK timer).
     #[inline]
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        None
+        match self {
+            Receiver::Sink(_) => None,
+            Receiver::Tcp(t) => t.poll_timeout(),
+        }
     }
 
     /// Timer expiry.
     #[inline]
-    pub fn on_timeout(&mut self, _now: Nanos) {}
+    pub fn on_timeout(&mut self, now: Nanos) {
+        match self {
+            Receiver::Sink(_) => {}
+            Receiver::Tcp(t) => t.on_timeout(now),
+        }
+    }
 
     /// Payload bytes delivered to the application (in order for TCP).
     #[inline]
     pub fn delivered(&self) -> u64 {
         match self {
             Receiver::Sink(s) => s.bytes,
+            Receiver::Tcp(t) => t.delivered(),
         }
     }
 }

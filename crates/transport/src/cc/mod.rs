@@ -54,9 +54,9 @@ pub struct AckEvent {
     pub is_dup: bool,
     /// RTT sample from this ACK (Karn's rule applied), if any.
     pub rtt_sample: Option<Nanos>,
-    /// Smoothed RTT (RFC 6298) after this ACK.
+    /// Smoothed RTT (RFC 6298) after this ACK (0 before the first sample).
     pub srtt: Nanos,
-    /// Minimum RTT seen so far on the connection.
+    /// Minimum RTT seen so far on the connection (0 before the first sample).
     pub min_rtt: Nanos,
     /// Receiver timestamp carried by the ACK (TSval, receiver's 1 ms clock).
     pub ts_val: u32,
@@ -66,11 +66,15 @@ pub struct AckEvent {
     pub bytes_in_flight: u64,
     /// Bytes in flight before this ACK was processed.
     pub prior_in_flight: u64,
-    /// Total bytes delivered (acknowledged) over the connection's life.
+    /// Total bytes delivered over the connection's life: cumulatively acknowledged bytes,
+    /// plus one MSS per duplicate ACK not yet covered by the cumulative ACK (without SACK a
+    /// duplicate ACK is the only evidence of delivery; Linux counts it the same way).
     pub delivered: u64,
     /// Delivery-rate sample, when this ACK delivered new data.
     pub rate_sample: Option<RateSample>,
-    /// Whether the sender is in fast recovery (after processing this ACK).
+    /// Whether this ACK was processed in fast recovery: true from the duplicate ACK that
+    /// starts recovery up to and including the full ACK that ends it (which is followed by
+    /// [`CongestionControl::on_recovery_end`]).
     pub in_recovery: bool,
     /// Whether the sender had no data to send (application-limited) at this point.
     pub app_limited: bool,
@@ -114,7 +118,8 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_timeout(&mut self, now: Nanos, bytes_in_flight: u64, mss: u32);
     /// Called for every segment sent (new or retransmitted), with bytes in flight after it.
     fn on_sent(&mut self, _now: Nanos, _bytes: u32, _bytes_in_flight: u64) {}
-    /// Called when fast recovery ends (the ACK covering the recovery point arrived).
+    /// Called when fast recovery ends (the ACK covering the recovery point arrived), right
+    /// after [`CongestionControl::on_ack`] for that ACK.
     fn on_recovery_end(&mut self, _now: Nanos) {}
     /// Congestion window in bytes.
     fn cwnd(&self) -> u64;

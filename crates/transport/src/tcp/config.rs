@@ -101,10 +101,7 @@ impl TcpConfig {
             return Err("min_rto_ms must be > 0, got 0".into());
         }
         if self.max_rto_ms < self.min_rto_ms {
-            return Err(format!(
-                "max_rto_ms must be >= min_rto_ms ({}), got {}",
-                self.min_rto_ms, self.max_rto_ms
-            ));
+            return Err(format!("max_rto_ms must be >= min_rto_ms ({}), got {}", self.min_rto_ms, self.max_rto_ms));
         }
         if self.initial_rto_ms < self.min_rto_ms || self.initial_rto_ms > self.max_rto_ms {
             return Err(format!(
@@ -179,9 +176,7 @@ impl RwndConfig {
                     return Err("rmem_initial must be > 0 bytes, got 0".into());
                 }
                 if rmem_max < rmem_initial {
-                    return Err(format!(
-                        "rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"
-                    ));
+                    return Err(format!("rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"));
                 }
                 Ok(())
             }

@@ -114,10 +114,11 @@ mod tests {
         // SRTT = 300, RTTVAR = 150, RTO = 300 + 4*150 = 900 ms.
         assert_eq!((e.srtt(), e.rttvar(), e.rto()), (300 * MS, 150 * MS, 900 * MS));
         e.on_sample(100 * MS);
-        // RTTVAR = 3/4*150 + 1/4*|300-100| = 112.5; SRTT = 7/8*300 + 1/8*100 = 275.
-        assert_eq!(e.rttvar(), 112_500_000);
+        // RTTVAR = 3/4*150 + 1/4*|300-100| = 162.5; SRTT = 7/8*300 + 1/8*100 = 275;
+        // RTO = 275 + 4*162.5 = 925 ms.
+        assert_eq!(e.rttvar(), 162_500_000);
         assert_eq!(e.srtt(), 275 * MS);
-        assert_eq!(e.rto(), 275 * MS + 450 * MS);
+        assert_eq!(e.rto(), 925 * MS);
         assert_eq!(e.min_rtt(), 100 * MS);
     }
 

@@ -1,0 +1,257 @@
+//! The TCP receiver: reassembly, delayed ACKs, timestamps and the advertised window.
+
+use cellshare_core::Nanos;
+
+use crate::tcp::{ts_clock, ts_not_older, ReceiveWindowPolicy, TcpConfig};
+use crate::wire::{Ack, Segment};
+
+/// Counters kept by a [`TcpReceiver`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data segments received (including duplicates and out-of-order ones).
+    pub segments_received: u64,
+    /// Payload bytes received (including duplicates).
+    pub bytes_received: u64,
+    /// Segments that carried no new byte (entirely below `rcv_nxt` or already buffered).
+    pub duplicate_segments: u64,
+    /// Segments that arrived beyond a hole.
+    pub out_of_order_segments: u64,
+    /// ACKs emitted.
+    pub acks_sent: u64,
+    /// ACKs emitted because the delayed-ACK timer fired.
+    pub delayed_acks: u64,
+    /// ACKs that did not advance the cumulative ACK (duplicate ACKs).
+    pub dup_acks_sent: u64,
+}
+
+/// The receiving end of one TCP connection (sans-I/O).
+///
+/// Rules implemented (sources next to the code):
+///
+/// - cumulative ACK of the in-order point `rcv_nxt`; out-of-order data is kept as a sorted
+///   list of disjoint, coalesced ranges (no per-segment allocation once warmed up);
+/// - delayed ACKs as Linux (RFC 1122 §4.2.3.2, RFC 5681 §4.2): ACK as soon as more than
+///   `delayed_ack_segments − 1` full-sized segments' worth of bytes is unacknowledged, else
+///   within `delayed_ack_timeout`; immediate ACK for an out-of-order segment (a duplicate
+///   ACK), for a segment that fills all or part of a hole, and for a duplicate segment;
+/// - timestamps (RFC 7323): the ACK's TSval is the receiver clock when it is sent, its
+///   TSecr is TS.Recent, which is updated only from a segment covering `Last.ACK.sent`
+///   (§4.3) and never moves backwards (PAWS, §5.3);
+/// - the advertised window comes from a [`ReceiveWindowPolicy`]; its right edge never moves
+///   left, and it only changes when `rcv_nxt` advances.
+///
+/// The application reads instantly: in-order bytes count as delivered at once.
+#[derive(Debug)]
+pub struct TcpReceiver {
+    mss: u32,
+    delayed_ack: bool,
+    delayed_ack_timeout: Nanos,
+    delayed_ack_segments: u32,
+    ts_offset_ms: u32,
+    policy: Box<dyn ReceiveWindowPolicy>,
+    /// Next in-order byte expected.
+    rcv_nxt: u64,
+    /// Out-of-order ranges `[start, end)` above `rcv_nxt`, sorted, disjoint, non-adjacent.
+    ooo: Vec<(u64, u64)>,
+    /// RFC 7323 TS.Recent, once a segment has set it.
+    ts_recent: Option<u32>,
+    /// RFC 7323 Last.ACK.sent: the cumulative ACK of the last ACK emitted.
+    last_ack_sent: u64,
+    /// Right edge (`ack + window`) of the last advertised window.
+    right_edge: u64,
+    /// In-order bytes received since the last ACK.
+    unacked_bytes: u64,
+    /// An ACK must be sent now.
+    ack_now: bool,
+    /// Delayed-ACK deadline, while in-order data waits for an ACK.
+    delack_deadline: Option<Nanos>,
+    /// Whether the pending ACK was released by the delayed-ACK timer.
+    ack_by_timer: bool,
+    stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    /// A receiver whose window policy is built from `cfg.rwnd`.
+    pub fn new(cfg: &TcpConfig, now: Nanos, ts_offset_ms: u32) -> Self {
+        let policy = cfg.rwnd.build(cfg.mss, ts_offset_ms);
+        Self::with_policy(cfg, policy, now, ts_offset_ms)
+    }
+
+    /// A receiver using a caller-supplied window `policy` (e.g. DRWA); `cfg.rwnd` is ignored.
+    pub fn with_policy(cfg: &TcpConfig, policy: Box<dyn ReceiveWindowPolicy>, now: Nanos, ts_offset_ms: u32) -> Self {
+        let right_edge = policy.window(now) as u64;
+        Self {
+            mss: cfg.mss,
+            delayed_ack: cfg.delayed_ack,
+            delayed_ack_timeout: cfg.delayed_ack_timeout(),
+            delayed_ack_segments: cfg.delayed_ack_segments.max(1),
+            ts_offset_ms,
+            policy,
+            rcv_nxt: 0,
+            ooo: Vec::with_capacity(8),
+            ts_recent: None,
+            last_ack_sent: 0,
+            right_edge,
+            unacked_bytes: 0,
+            ack_now: false,
+            delack_deadline: None,
+            ack_by_timer: false,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Processes an arriving data segment.
+    pub fn on_segment(&mut self, now: Nanos, seg: &Segment) {
+        self.stats.segments_received += 1;
+        self.stats.bytes_received += seg.len as u64;
+        if seg.len == 0 {
+            return;
+        }
+        self.update_ts_recent(seg);
+        let (seq, end) = (seg.seq, seg.end());
+        if end <= self.rcv_nxt {
+            // Entirely old: the ACK was lost or the retransmission was spurious. Answer at
+            // once so the sender learns rcv_nxt (RFC 9293 §3.10.7.4; Linux quick-ACKs).
+            self.stats.duplicate_segments += 1;
+            self.ack_now = true;
+        } else if seq <= self.rcv_nxt {
+            let had_hole = !self.ooo.is_empty();
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            self.absorb_ooo();
+            self.unacked_bytes += self.rcv_nxt - before;
+            if had_hole {
+                // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap.
+                self.ack_now = true;
+            } else if !self.delayed_ack || self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
+            {
+                // RFC 5681 §4.2 / Linux __tcp_ack_snd_check: ACK once more than one
+                // full-sized segment (in general, n − 1) is unacknowledged.
+                self.ack_now = true;
+            } else if self.delack_deadline.is_none() {
+                // RFC 1122 §4.2.3.2: delay at most 500 ms; Linux's minimum is 40 ms.
+                self.delack_deadline = Some(now + self.delayed_ack_timeout);
+            }
+        } else {
+            // RFC 5681 §4.2: an out-of-order segment SHOULD trigger an immediate duplicate ACK.
+            if self.insert_ooo(seq, end) {
+                self.stats.out_of_order_segments += 1;
+            } else {
+                self.stats.duplicate_segments += 1;
+            }
+            self.ack_now = true;
+        }
+        self.policy.on_segment(now, seg, self.rcv_nxt);
+    }
+
+    /// RFC 7323 §4.3: TS.Recent takes the TSval of a segment that covers Last.ACK.sent
+    /// (`SEG.SEQ <= Last.ACK.sent < SEG.SEQ + SEG.LEN`), i.e. the segment at the left edge
+    /// of the window, and never moves backwards (§5.3 R1/R3).
+    fn update_ts_recent(&mut self, seg: &Segment) {
+        if seg.seq <= self.last_ack_sent && self.last_ack_sent < seg.end() && ts_not_older(seg.ts_val, self.ts_recent) {
+            self.ts_recent = Some(seg.ts_val);
+        }
+    }
+
+    /// Moves `rcv_nxt` over buffered ranges that became contiguous.
+    fn absorb_ooo(&mut self) {
+        let mut n = 0;
+        for &(s, e) in &self.ooo {
+            if s > self.rcv_nxt {
+                break;
+            }
+            self.rcv_nxt = self.rcv_nxt.max(e);
+            n += 1;
+        }
+        self.ooo.drain(..n);
+    }
+
+    /// Inserts `[s0, e0)` into the out-of-order list, coalescing overlapping and adjacent
+    /// ranges; returns whether any of its bytes was not buffered already.
+    fn insert_ooo(&mut self, s0: u64, e0: u64) -> bool {
+        let i = self.ooo.partition_point(|r| r.1 < s0);
+        let (mut s, mut e) = (s0, e0);
+        let mut covered = 0;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= e {
+            let (rs, re) = self.ooo[j];
+            covered += re.min(e0).saturating_sub(rs.max(s0));
+            s = s.min(rs);
+            e = e.max(re);
+            j += 1;
+        }
+        if i == j {
+            self.ooo.insert(i, (s, e));
+        } else {
+            self.ooo[i] = (s, e);
+            self.ooo.drain(i + 1..j);
+        }
+        covered < e0 - s0
+    }
+
+    /// The pending ACK, if one is due (at most one: the simulator calls this after every
+    /// [`TcpReceiver::on_segment`] and [`TcpReceiver::on_timeout`]).
+    pub fn poll_ack(&mut self, now: Nanos) -> Option<Ack> {
+        if !self.ack_now {
+            return None;
+        }
+        if self.rcv_nxt != self.last_ack_sent {
+            // New in-order data: the policy may move the right edge, but never to the left
+            // (RFC 9293 §3.8.6 "the window should not be shrunk").
+            let want = self.rcv_nxt + self.policy.window(now) as u64;
+            self.right_edge = self.right_edge.max(want);
+        } else {
+            self.stats.dup_acks_sent += 1;
+        }
+        let rwnd = (self.right_edge.saturating_sub(self.rcv_nxt)).min(u32::MAX as u64) as u32;
+        let ack = Ack {
+            ack: self.rcv_nxt,
+            rwnd,
+            ts_val: ts_clock(now, self.ts_offset_ms),
+            ts_ecr: self.ts_recent.unwrap_or(0),
+        };
+        self.last_ack_sent = self.rcv_nxt;
+        self.unacked_bytes = 0;
+        self.ack_now = false;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        if std::mem::take(&mut self.ack_by_timer) {
+            self.stats.delayed_acks += 1;
+        }
+        Some(ack)
+    }
+
+    /// When the delayed-ACK timer fires, if armed.
+    pub fn poll_timeout(&self) -> Option<Nanos> {
+        self.delack_deadline
+    }
+
+    /// Fires the delayed-ACK timer if it is due; harmless at any other time.
+    pub fn on_timeout(&mut self, now: Nanos) {
+        if self.delack_deadline.is_some_and(|d| d <= now) {
+            self.delack_deadline = None;
+            self.ack_now = true;
+            self.ack_by_timer = true;
+        }
+    }
+
+    /// In-order bytes handed to the application.
+    pub fn delivered(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// The window (bytes) the next ACK would advertise if `rcv_nxt` does not move.
+    pub fn advertised_window(&self) -> u32 {
+        self.right_edge.saturating_sub(self.rcv_nxt).min(u32::MAX as u64) as u32
+    }
+
+    /// Number of disjoint out-of-order ranges buffered.
+    pub fn ooo_ranges(&self) -> usize {
+        self.ooo.len()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+}

@@ -1,0 +1,776 @@
+//! Tests driving [`TcpSender`] and [`TcpReceiver`] with hand-built segment and ACK streams,
+//! and through a small simulated link.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use cellshare_core::time::serialization_time;
+use cellshare_core::{Nanos, MS};
+
+use super::*;
+use crate::cc::cubic::{Cubic, CubicConfig};
+use crate::cc::reno::{Reno, RenoConfig};
+use crate::cc::{AckEvent, CongestionControl, LossEvent};
+use crate::wire::{Ack, Segment, TCP_HEADER_BYTES};
+
+const MSS: u32 = 1448;
+const M: u64 = MSS as u64;
+/// The window every hand-built ACK advertises (the default initial window, so that
+/// duplicate-ACK condition (e) holds from the first ACK on).
+const WND: u32 = DEFAULT_RMEM_INITIAL;
+
+fn reno_sender(cfg: &TcpConfig) -> TcpSender {
+    let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
+    TcpSender::new(cfg, Box::new(cc), 0, 0)
+}
+
+fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
+    std::iter::from_fn(|| s.poll_transmit(now)).collect()
+}
+
+fn ack(n: u64) -> Ack {
+    Ack { ack: n, rwnd: WND, ts_val: 0, ts_ecr: 0 }
+}
+
+fn seg(i: u64) -> Segment {
+    Segment { seq: i * M, len: MSS, ts_val: i as u32, ts_ecr: 0, retransmit: false }
+}
+
+/// What a [`MockCc`] saw.
+#[derive(Debug, Default)]
+struct Log {
+    acks: Vec<AckEvent>,
+    losses: Vec<LossEvent>,
+    timeouts: Vec<u64>,
+    /// Number of `on_ack` calls seen when `on_recovery_end` was called.
+    recovery_ends: Vec<usize>,
+    sent: u64,
+}
+
+/// A controller with a fixed window (Reno-style reduction on loss) that records every call.
+#[derive(Debug)]
+struct MockCc {
+    cwnd: u64,
+    ssthresh: u64,
+    pacing: Option<f64>,
+    log: Arc<Mutex<Log>>,
+}
+
+impl MockCc {
+    fn new(cwnd: u64) -> (Self, Arc<Mutex<Log>>) {
+        let log = Arc::new(Mutex::new(Log::default()));
+        (Self { cwnd, ssthresh: u64::MAX, pacing: None, log: log.clone() }, log)
+    }
+}
+
+impl CongestionControl for MockCc {
+    fn name(&self) -> &'static str {
+        "mock"
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.log.lock().unwrap().acks.push(*ev);
+    }
+    fn on_congestion_event(&mut self, ev: &LossEvent) {
+        self.ssthresh = (ev.bytes_in_flight / 2).max(2 * ev.mss as u64);
+        self.cwnd = self.ssthresh;
+        self.log.lock().unwrap().losses.push(*ev);
+    }
+    fn on_timeout(&mut self, _now: Nanos, bytes_in_flight: u64, mss: u32) {
+        self.cwnd = mss as u64;
+        self.log.lock().unwrap().timeouts.push(bytes_in_flight);
+    }
+    fn on_sent(&mut self, _now: Nanos, _bytes: u32, _in_flight: u64) {
+        self.log.lock().unwrap().sent += 1;
+    }
+    fn on_recovery_end(&mut self, _now: Nanos) {
+        let mut l = self.log.lock().unwrap();
+        let n = l.acks.len();
+        l.recovery_ends.push(n);
+    }
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        self.pacing
+    }
+}
+
+// ---------------------------------------------------------------- sending and windows
+
+#[test]
+fn initial_window_is_ten_segments_then_stops() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    let segs = drain(&mut s, 0);
+    assert_eq!(segs.len(), 10);
+    for (i, g) in segs.iter().enumerate() {
+        assert_eq!((g.seq, g.len, g.retransmit), (i as u64 * M, MSS, false));
+    }
+    assert!(drain(&mut s, 5 * MS).is_empty());
+    assert_eq!(s.bytes_in_flight(), 10 * M);
+    // RFC 6298 §2.1: 1 s before any RTT sample.
+    assert_eq!(s.poll_timeout(), Some(1000 * MS));
+}
+
+#[test]
+fn window_limits_sending_and_slow_start_opens_it() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    // ACK of two segments: cwnd 10 -> 12, flight 8 -> four segments may go.
+    s.on_ack(100 * MS, &ack(2 * M));
+    let segs = drain(&mut s, 100 * MS);
+    assert_eq!(segs.iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![10, 11, 12, 13]);
+    assert_eq!(s.cc().cwnd(), 12 * M);
+    s.on_ack(101 * MS, &ack(4 * M));
+    assert_eq!(drain(&mut s, 101 * MS).len(), 4);
+    assert_eq!(s.bytes_in_flight(), 14 * M);
+}
+
+#[test]
+fn finite_write_is_sent_exactly_and_acked() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(3000);
+    let lens: Vec<u32> = drain(&mut s, 0).iter().map(|g| g.len).collect();
+    assert_eq!(lens, vec![1448, 1448, 104]);
+    assert!(!s.all_acked());
+    s.on_ack(50 * MS, &ack(3000));
+    assert!(s.all_acked());
+    assert_eq!(s.poll_timeout(), None, "RFC 6298 §5.2: timer off when all data is acked");
+    s.write(100);
+    let g = drain(&mut s, 60 * MS);
+    assert_eq!((g[0].seq, g[0].len), (3000, 100));
+}
+
+#[test]
+fn stop_writing_keeps_only_what_was_sent() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.stop_writing();
+    s.on_ack(100 * MS, &ack(2 * M));
+    assert!(drain(&mut s, 100 * MS).is_empty(), "nothing beyond what was in flight");
+    // A lost segment is still repaired after the application stopped.
+    s.on_timeout(1000 * MS);
+    assert_eq!(drain(&mut s, 1000 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![2]);
+    s.on_ack(1100 * MS, &ack(10 * M));
+    assert!(s.all_acked());
+}
+
+#[test]
+fn receive_window_limits_outstanding_bytes() {
+    let cfg = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 5000 }, ..Default::default() };
+    let mut s = reno_sender(&cfg);
+    s.write(u64::MAX);
+    assert_eq!(drain(&mut s, 0).len(), 3, "4·1448 > 5000");
+    s.on_ack(100 * MS, &Ack { ack: M, rwnd: 5000, ts_val: 0, ts_ecr: 0 });
+    assert_eq!(drain(&mut s, 100 * MS).len(), 1);
+    assert!(s.snd_max() - s.snd_una() <= 5000);
+    // A window below one MSS still lets one partial segment out when nothing is in flight.
+    let cfg = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 1000 }, ..Default::default() };
+    let mut s = reno_sender(&cfg);
+    s.write(u64::MAX);
+    let segs = drain(&mut s, 0);
+    assert_eq!(segs.iter().map(|g| g.len).collect::<Vec<_>>(), vec![1000]);
+}
+
+#[test]
+fn pacing_spaces_segments() {
+    let (mut cc, log) = MockCc::new(10 * M);
+    cc.pacing = Some(M as f64 * 1000.0); // one segment per millisecond
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    assert_eq!(drain(&mut s, 0).len(), 1);
+    assert_eq!(s.poll_timeout(), Some(MS));
+    assert!(drain(&mut s, MS - 1).is_empty());
+    assert_eq!(drain(&mut s, MS).len(), 1);
+    // Late wake-up: the pacer does not accumulate credit for the idle time.
+    assert_eq!(drain(&mut s, 10 * MS).len(), 1);
+    assert_eq!(s.poll_timeout(), Some(11 * MS));
+    assert_eq!(log.lock().unwrap().sent, 3);
+}
+
+#[test]
+fn spurious_timeout_calls_do_nothing() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_timeout(999 * MS);
+    assert_eq!(s.stats().timeouts, 0);
+    assert!(drain(&mut s, 999 * MS).is_empty());
+    let mut idle = reno_sender(&TcpConfig::default());
+    idle.on_timeout(5000 * MS);
+    assert_eq!(idle.poll_timeout(), None);
+    assert!(drain(&mut idle, 5000 * MS).is_empty());
+}
+
+// ---------------------------------------------------------------- receiver
+
+#[test]
+fn delayed_ack_every_second_segment_and_40ms_timer() {
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    r.on_segment(MS, &seg(0));
+    assert_eq!(r.poll_ack(MS), None);
+    assert_eq!(r.poll_timeout(), Some(41 * MS));
+    r.on_timeout(20 * MS);
+    assert_eq!(r.poll_ack(20 * MS), None, "early timer call is ignored");
+    r.on_segment(2 * MS, &seg(1));
+    assert_eq!(r.poll_ack(2 * MS).map(|a| a.ack), Some(2 * M));
+    assert_eq!(r.poll_timeout(), None);
+    r.on_segment(3 * MS, &seg(2));
+    assert_eq!(r.poll_ack(3 * MS), None);
+    r.on_timeout(43 * MS);
+    assert_eq!(r.poll_ack(43 * MS).map(|a| a.ack), Some(3 * M));
+    assert_eq!((r.stats().acks_sent, r.stats().delayed_acks), (2, 1));
+    // Without delayed ACKs every segment is acknowledged.
+    let cfg = TcpConfig { delayed_ack: false, ..Default::default() };
+    let mut r = TcpReceiver::new(&cfg, 0, 0);
+    for i in 0..3 {
+        r.on_segment(MS, &seg(i));
+        assert_eq!(r.poll_ack(MS).map(|a| a.ack), Some((i + 1) * M));
+    }
+}
+
+#[test]
+fn out_of_order_gets_immediate_dupacks_and_hole_fill_is_acked_at_once() {
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    r.on_segment(MS, &seg(0));
+    assert_eq!(r.poll_ack(MS), None);
+    r.on_segment(2 * MS, &seg(2));
+    let a1 = r.poll_ack(2 * MS).unwrap();
+    assert_eq!(a1.ack, M, "out-of-order segment: immediate ACK of rcv_nxt");
+    r.on_segment(3 * MS, &seg(3));
+    let a2 = r.poll_ack(3 * MS).unwrap();
+    assert_eq!((a2.ack, a2.rwnd), (a1.ack, a1.rwnd), "a duplicate ACK with the same window");
+    assert_eq!(r.ooo_ranges(), 1, "[2, 4) coalesced");
+    r.on_segment(4 * MS, &seg(1));
+    assert_eq!(r.poll_ack(4 * MS).map(|a| a.ack), Some(4 * M), "hole filled: immediate ACK");
+    assert_eq!(r.ooo_ranges(), 0);
+    r.on_segment(5 * MS, &seg(0));
+    assert_eq!(r.poll_ack(5 * MS).map(|a| a.ack), Some(4 * M), "duplicate segment: immediate ACK");
+    assert_eq!(r.delivered(), 4 * M);
+    let st = r.stats();
+    assert_eq!((st.out_of_order_segments, st.duplicate_segments, st.dup_acks_sent), (2, 1, 2));
+}
+
+#[test]
+fn out_of_order_ranges_coalesce() {
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    for i in [2, 6, 4, 3, 5, 9, 8] {
+        r.on_segment(MS, &seg(i));
+        r.poll_ack(MS);
+    }
+    assert_eq!(r.ooo_ranges(), 2, "[2, 7) and [8, 10)");
+    r.on_segment(MS, &seg(4));
+    assert_eq!(r.stats().duplicate_segments, 1);
+    r.on_segment(MS, &seg(0));
+    r.on_segment(MS, &seg(1));
+    assert_eq!(r.delivered(), 7 * M);
+    r.on_segment(MS, &seg(7));
+    assert_eq!(r.delivered(), 10 * M);
+    assert_eq!(r.ooo_ranges(), 0);
+}
+
+#[test]
+fn timestamps_follow_rfc7323() {
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 5000);
+    let mk = |i: u64, ts: u32| Segment { ts_val: ts, ..seg(i) };
+    r.on_segment(10 * MS, &mk(0, 100));
+    r.on_segment(11 * MS + 700_000, &mk(1, 101));
+    let a = r.poll_ack(11 * MS + 700_000).unwrap();
+    // §4.3 (A): a delayed ACK echoes the earliest unacknowledged segment's TSval; the
+    // ACK's TSval is the receiver clock (11 ms + offset).
+    assert_eq!((a.ts_ecr, a.ts_val), (100, 5011));
+    r.on_segment(12 * MS, &mk(3, 103));
+    assert_eq!(r.poll_ack(12 * MS).unwrap().ts_ecr, 100, "§4.3 (B): out-of-order segments do not update TS.Recent");
+    r.on_segment(13 * MS, &mk(2, 102));
+    assert_eq!(r.poll_ack(13 * MS).unwrap().ts_ecr, 102, "the hole-filling segment covers Last.ACK.sent");
+    // Sender: TSval = own clock + offset, TSecr = newest receiver TSval, never backwards.
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(MockCc::new(20 * M).0), 0, 1000);
+    s.write(u64::MAX);
+    let g = drain(&mut s, 3 * MS + 500_000);
+    assert_eq!((g[0].ts_val, g[0].ts_ecr), (1003, 0));
+    s.on_ack(50 * MS, &Ack { ack: M, rwnd: WND, ts_val: 7000, ts_ecr: 1003 });
+    s.on_ack(51 * MS, &Ack { ack: M, rwnd: WND, ts_val: 6999, ts_ecr: 1003 });
+    let g = drain(&mut s, 52 * MS);
+    assert_eq!((g[0].ts_val, g[0].ts_ecr), (1052, 7000));
+}
+
+#[test]
+fn ack_event_carries_timestamps_rates_and_flight() {
+    let (cc, log) = MockCc::new(10 * M);
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &Ack { ack: 10 * M, rwnd: WND, ts_val: 777, ts_ecr: 0 });
+    let ev = log.lock().unwrap().acks[0];
+    assert_eq!((ev.acked_bytes, ev.ack_seq, ev.is_dup), (10 * M, 10 * M, false));
+    assert_eq!((ev.ts_val, ev.ts_ecr, ev.mss), (777, 0, MSS));
+    assert_eq!((ev.prior_in_flight, ev.bytes_in_flight, ev.delivered), (10 * M, 0, 10 * M));
+    assert_eq!((ev.rtt_sample, ev.srtt, ev.min_rtt), (Some(100 * MS), 100 * MS, 100 * MS));
+    let rs = ev.rate_sample.unwrap();
+    assert_eq!((rs.delivered, rs.interval, rs.prior_delivered), (10 * M, 100 * MS, 0));
+    assert!((rs.delivery_rate - 10.0 * M as f64 / 0.1).abs() < 1e-6);
+    assert!(!ev.in_recovery && !rs.is_app_limited);
+}
+
+#[test]
+fn application_limited_sends_are_flagged() {
+    let (cc, log) = MockCc::new(10 * M);
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    s.write(2 * M);
+    assert_eq!(drain(&mut s, 0).len(), 2); // the final poll finds no data: app-limited
+    s.write(2 * M);
+    assert_eq!(drain(&mut s, MS).len(), 2);
+    s.on_ack(100 * MS, &ack(4 * M));
+    let ev = log.lock().unwrap().acks[0];
+    assert!(ev.rate_sample.unwrap().is_app_limited);
+}
+
+// ---------------------------------------------------------------- loss recovery
+
+#[test]
+fn three_dupacks_fast_retransmit_exactly_the_lost_segment() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    // Segment 0 lost; segments 1, 2 produce duplicate ACKs. Limited Transmit (RFC 3042)
+    // sends one new segment for each of the first two.
+    s.on_ack(100 * MS, &ack(0));
+    assert_eq!(drain(&mut s, 100 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![10]);
+    s.on_ack(101 * MS, &ack(0));
+    assert_eq!(drain(&mut s, 101 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![11]);
+    assert!(!s.in_recovery());
+    s.on_ack(102 * MS, &ack(0));
+    let segs = drain(&mut s, 102 * MS);
+    assert_eq!(segs.len(), 1);
+    assert_eq!((segs[0].seq, segs[0].len, segs[0].retransmit), (0, MSS, true));
+    assert!(s.in_recovery());
+    assert_eq!(s.stats().fast_retransmits, 1);
+    // ssthresh = FlightSize/2, Limited-Transmit segments excluded (RFC 5681 §3.2 step 2).
+    assert_eq!(s.cc().ssthresh(), 5 * M);
+    // cwnd = ssthresh + 3·MSS.
+    assert_eq!(s.cwnd(), 8 * M);
+}
+
+#[test]
+fn limited_transmit_can_be_disabled() {
+    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let mut s = reno_sender(&cfg);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &ack(0));
+    s.on_ack(100 * MS, &ack(0));
+    assert!(drain(&mut s, 100 * MS).is_empty());
+}
+
+#[test]
+fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
+    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let mut s = reno_sender(&cfg);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    // Segments 0 and 5 lost: 1–4 and 6–9 yield eight duplicate ACKs.
+    let mut sent = Vec::new();
+    for i in 0..8 {
+        s.on_ack((100 + i) * MS, &ack(0));
+        sent.extend(drain(&mut s, (100 + i) * MS));
+    }
+    let seqs: Vec<u64> = sent.iter().map(|g| g.seq / M).collect();
+    // The 3rd dupack retransmits segment 0; inflation to 5 + 8 = 13 MSS then lets
+    // segments 10–12 out.
+    assert_eq!(seqs, vec![0, 10, 11, 12]);
+    assert!(sent[0].retransmit);
+    // Partial ACK up to the second hole: retransmit segment 5 at once, deflate:
+    // 13 − 5 + 1 = 9 MSS window, 8 in flight → one new segment.
+    s.on_ack(200 * MS, &ack(5 * M));
+    let segs = drain(&mut s, 200 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(5, true), (13, false)]);
+    assert!(s.in_recovery());
+    assert_eq!(s.cwnd(), 9 * M);
+    // Full ACK (covers recover = 10 segments): recovery ends with cwnd = ssthresh.
+    s.on_ack(300 * MS, &ack(12 * M));
+    assert!(!s.in_recovery());
+    assert_eq!(s.cc().cwnd(), s.cc().ssthresh());
+    assert_eq!(s.cc().ssthresh(), 5 * M);
+    assert_eq!(s.cwnd(), 5 * M);
+    assert_eq!((s.stats().fast_retransmits, s.stats().retransmits), (1, 2));
+    assert_eq!(s.stats().timeouts, 0);
+}
+
+#[test]
+fn full_ack_is_seen_in_recovery_then_recovery_ends() {
+    let (cc, log) = MockCc::new(10 * M);
+    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    for _ in 0..3 {
+        s.on_ack(100 * MS, &ack(0));
+    }
+    drain(&mut s, 100 * MS);
+    s.on_ack(200 * MS, &ack(10 * M));
+    let l = log.lock().unwrap();
+    assert_eq!(l.losses.len(), 1);
+    assert_eq!(l.losses[0].bytes_in_flight, 10 * M);
+    assert!(l.acks[2].is_dup && l.acks[2].in_recovery, "the 3rd dupack is processed in recovery");
+    assert!(l.acks[3].in_recovery, "the full ACK still belongs to recovery");
+    assert_eq!(l.recovery_ends, vec![4], "on_recovery_end follows on_ack of the full ACK");
+    assert_eq!(l.acks[3].rtt_sample, None, "Karn: segment 0 was retransmitted");
+}
+
+#[test]
+fn rto_follows_hand_computed_srtt_and_rttvar() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &ack(2 * M));
+    // First sample R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4·50 = 300 ms.
+    assert_eq!(s.rto(), 300 * MS);
+    assert_eq!(s.poll_timeout(), Some(400 * MS), "RFC 6298 §5.3: restarted by the ACK");
+    drain(&mut s, 100 * MS);
+    // Second sample R' = 250 ms (segment 3, sent at 0):
+    // RTTVAR = 3/4·50 + 1/4·|100 − 250| = 75; SRTT = 7/8·100 + 1/8·250 = 118.75;
+    // RTO = 118.75 + 4·75 = 418.75 ms.
+    s.on_ack(250 * MS, &ack(4 * M));
+    assert_eq!(s.srtt(), 118_750_000);
+    assert_eq!(s.rto(), 418_750_000);
+    let st = s.stats();
+    assert_eq!((st.rtt_samples, st.min_rtt, st.latest_rtt), (2, 100 * MS, 250 * MS));
+}
+
+#[test]
+fn rto_has_a_200ms_floor() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(10 * MS, &ack(M));
+    // 10 + 4·5 = 30 ms < 200 ms.
+    assert_eq!(s.rto(), 200 * MS);
+}
+
+#[test]
+fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &ack(M)); // RTO 300 ms, deadline 400 ms
+    drain(&mut s, 100 * MS);
+    s.on_timeout(399 * MS);
+    assert_eq!(s.stats().timeouts, 0);
+    s.on_timeout(400 * MS);
+    assert_eq!(s.stats().timeouts, 1);
+    assert_eq!(s.rto(), 600 * MS);
+    assert_eq!(s.cc().cwnd(), M);
+    let segs = drain(&mut s, 400 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), vec![(M, true)]);
+    assert_eq!(s.poll_timeout(), Some(1000 * MS));
+    s.on_timeout(1000 * MS);
+    assert_eq!(s.rto(), 1200 * MS);
+    assert_eq!(drain(&mut s, 1000 * MS).len(), 1);
+    assert_eq!(s.poll_timeout(), Some(2200 * MS));
+    // The ACK of the twice-sent segment yields no RTT sample; the back-off stays.
+    s.on_ack(1100 * MS, &ack(2 * M));
+    assert_eq!(s.stats().rtt_samples, 1);
+    assert_eq!(s.srtt(), 100 * MS);
+    assert_eq!(s.rto(), 1200 * MS);
+}
+
+#[test]
+fn go_back_n_after_timeout() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_timeout(1000 * MS);
+    assert_eq!(s.cc().ssthresh(), 5 * M);
+    let segs = drain(&mut s, 1000 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    s.on_ack(1100 * MS, &ack(M));
+    // Slow start from 1 MSS: two segments, resent from snd_nxt = 1, not new data.
+    let segs = drain(&mut s, 1100 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(1, true), (2, true)]);
+    s.on_ack(1200 * MS, &ack(3 * M));
+    let seqs: Vec<u64> = drain(&mut s, 1200 * MS).iter().map(|g| g.seq / M).collect();
+    assert_eq!(seqs, vec![3, 4, 5, 6]);
+    // The originals were only delayed: a jump over the go-back-N point resumes new data.
+    s.on_ack(1300 * MS, &ack(10 * M));
+    let segs = drain(&mut s, 1300 * MS);
+    assert!(!segs.is_empty());
+    assert_eq!((segs[0].seq, segs[0].retransmit), (10 * M, false));
+}
+
+#[test]
+fn dupacks_after_timeout_do_not_start_fast_recovery() {
+    let mut s = reno_sender(&TcpConfig::default());
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_timeout(1000 * MS);
+    drain(&mut s, 1000 * MS);
+    s.on_ack(1100 * MS, &ack(M));
+    drain(&mut s, 1100 * MS);
+    for i in 0..4 {
+        s.on_ack((1101 + i) * MS, &ack(M));
+    }
+    // RFC 6582 §4: the ACK does not cover `recover` (10 segments): no fast retransmit.
+    assert_eq!(s.stats().fast_retransmits, 0);
+    assert!(!s.in_recovery());
+}
+
+// ---------------------------------------------------------------- receive window
+
+#[test]
+fn auto_tuning_grows_the_window_up_to_rmem_max() {
+    let cfg =
+        TcpConfig { rwnd: RwndConfig::AutoTuning { rmem_max: 300_000, rmem_initial: 65_536 }, ..Default::default() };
+    let mut r = TcpReceiver::new(&cfg, 0, 42);
+    let (rtt, per_rtt) = (50 * MS, 100u64);
+    let mut seq = 0;
+    let mut last_edge = 0;
+    let mut max_wnd = 0;
+    for round in 1..8u64 {
+        for i in 0..per_rtt {
+            let now = round * rtt + i * rtt / per_rtt;
+            let ts_ecr = ts_clock(now - rtt, 42);
+            r.on_segment(now, &Segment { seq, len: MSS, ts_val: 9, ts_ecr, retransmit: false });
+            seq += M;
+            if let Some(a) = r.poll_ack(now) {
+                let edge = a.ack + a.rwnd as u64;
+                assert!(edge >= last_edge, "the right edge never moves left");
+                last_edge = edge;
+                max_wnd = max_wnd.max(a.rwnd);
+            }
+        }
+    }
+    // 144800 bytes per RTT: 2·144800 + 16·MSS > rmem_max, so the window is capped.
+    assert_eq!(max_wnd, 300_000);
+    let fixed = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 20_000 }, ..Default::default() };
+    let mut r = TcpReceiver::new(&fixed, 0, 0);
+    r.on_segment(MS, &seg(0));
+    r.on_segment(MS, &seg(1));
+    assert_eq!(r.poll_ack(MS).unwrap().rwnd, 20_000);
+}
+
+/// A policy that offers less and less: the receiver must still not shrink the window.
+#[derive(Debug)]
+struct Shrinking(u32);
+
+impl ReceiveWindowPolicy for Shrinking {
+    fn on_segment(&mut self, _now: Nanos, _seg: &Segment, _rcv_nxt: u64) {
+        self.0 /= 4;
+    }
+    fn window(&self, _now: Nanos) -> u32 {
+        self.0
+    }
+}
+
+#[test]
+fn receiver_never_shrinks_the_right_edge_and_freezes_it_on_dupacks() {
+    let cfg = TcpConfig { delayed_ack: false, ..Default::default() };
+    let mut r = TcpReceiver::with_policy(&cfg, Box::new(Shrinking(1 << 20)), 0, 0);
+    assert_eq!(r.advertised_window(), 1 << 20);
+    r.on_segment(MS, &seg(0));
+    let a = r.poll_ack(MS).unwrap();
+    assert_eq!(a.ack + a.rwnd as u64, 1 << 20);
+    r.on_segment(MS, &seg(1));
+    let b = r.poll_ack(MS).unwrap();
+    assert_eq!(b.ack + b.rwnd as u64, 1 << 20);
+    r.on_segment(MS, &seg(5));
+    let c = r.poll_ack(MS).unwrap();
+    assert_eq!((c.ack, c.rwnd), (b.ack, b.rwnd));
+}
+
+// ---------------------------------------------------------------- configuration
+
+#[test]
+fn config_defaults_serde_and_validation() {
+    use schemars::_serde_json as json;
+    let c = TcpConfig::default();
+    assert_eq!((c.mss, c.initial_window, c.min_rto_ms, c.initial_rto_ms, c.max_rto_ms), (1448, 10, 200, 1000, 120_000));
+    assert_eq!((c.delayed_ack, c.delayed_ack_timeout_ms, c.delayed_ack_segments), (true, 40, 2));
+    assert_eq!(c.rwnd, RwndConfig::AutoTuning { rmem_max: 6_291_456, rmem_initial: 131_072 });
+    assert!(c.validate().is_ok());
+    let parsed: TcpConfig = json::from_str(r#"{"mss": 1000, "rwnd": {"kind": "fixed", "bytes": 65535}}"#).unwrap();
+    assert_eq!(parsed.mss, 1000);
+    assert_eq!(parsed.initial_window, 10);
+    assert_eq!(parsed.rwnd, RwndConfig::Fixed { bytes: 65_535 });
+    let parsed: TcpConfig = json::from_str(r#"{"rwnd": {"kind": "auto_tuning", "rmem_max": 1000000}}"#).unwrap();
+    assert_eq!(parsed.rwnd, RwndConfig::AutoTuning { rmem_max: 1_000_000, rmem_initial: 131_072 });
+    assert!(json::from_str::<TcpConfig>(r#"{"msss": 1}"#).is_err());
+    assert!(json::from_str::<TcpConfig>(r#"{"rwnd": {"kind": "fixed", "bytes": 1, "x": 2}}"#).is_err());
+    let back: TcpConfig = json::from_str(&json::to_string(&c).unwrap()).unwrap();
+    assert_eq!(back, c);
+    let e = TcpConfig { min_rto_ms: 500, initial_rto_ms: 300, ..Default::default() }.validate().unwrap_err();
+    assert!(e.contains("initial_rto_ms"), "{e}");
+    let e = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 0 }, ..Default::default() }.validate().unwrap_err();
+    assert!(e.contains("rwnd") && e.contains("bytes"), "{e}");
+    let e = TcpConfig { mss: 0, ..Default::default() }.validate().unwrap_err();
+    assert!(e.contains("mss"), "{e}");
+    let schema = json::to_string(&schemars::schema_for!(TcpConfig)).unwrap();
+    assert!(schema.contains("auto_tuning") && schema.contains("delayed_ack_timeout_ms"));
+}
+
+// ---------------------------------------------------------------- loopback harness
+
+/// A drop-tail bottleneck: FIFO of `capacity` packets served at `rate_bps`, followed by a
+/// fixed propagation delay.
+struct Link {
+    rate_bps: u64,
+    delay: Nanos,
+    capacity: usize,
+    busy_until: Nanos,
+    /// Departure times of the packets still in the queue (or being served).
+    queue: VecDeque<Nanos>,
+}
+
+impl Link {
+    fn new(rate_bps: u64, delay: Nanos, capacity: usize) -> Self {
+        Self { rate_bps, delay, capacity, busy_until: 0, queue: VecDeque::new() }
+    }
+
+    /// Arrival time at the far end, or `None` if the queue is full.
+    fn send(&mut self, now: Nanos, wire_bytes: u32) -> Option<Nanos> {
+        while self.queue.front().is_some_and(|&d| d <= now) {
+            self.queue.pop_front();
+        }
+        if self.queue.len() >= self.capacity {
+            return None;
+        }
+        let departure = self.busy_until.max(now) + serialization_time(wire_bytes as u64, self.rate_bps);
+        self.busy_until = departure;
+        self.queue.push_back(departure);
+        Some(departure + self.delay)
+    }
+}
+
+struct Outcome {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    finish: Nanos,
+    link_drops: u64,
+}
+
+/// Transfers `size` bytes over `link` (data direction) and a fixed-delay ACK path; `drop`
+/// decides which transmissions are lost before the link.
+fn transfer(
+    cc: Box<dyn CongestionControl>,
+    size: u64,
+    mut link: Link,
+    mut drop: impl FnMut(&Segment) -> bool,
+) -> Outcome {
+    let cfg = TcpConfig::default();
+    let mut sender = TcpSender::new(&cfg, cc, 0, 1_000);
+    let mut receiver = TcpReceiver::new(&cfg, 0, 77_000);
+    let ack_delay = link.delay;
+    sender.write(size);
+    let mut to_rx: VecDeque<(Nanos, Segment)> = VecDeque::new();
+    let mut to_tx: VecDeque<(Nanos, Ack)> = VecDeque::new();
+    let mut now = 0;
+    let mut link_drops = 0;
+    for _ in 0..10_000_000 {
+        while let Some(seg) = sender.poll_transmit(now) {
+            if drop(&seg) {
+                continue;
+            }
+            match link.send(now, seg.len + TCP_HEADER_BYTES) {
+                Some(at) => to_rx.push_back((at, seg)),
+                None => link_drops += 1,
+            }
+        }
+        if sender.all_acked() {
+            return Outcome { sender, receiver, finish: now, link_drops };
+        }
+        let next =
+            [to_rx.front().map(|x| x.0), to_tx.front().map(|x| x.0), sender.poll_timeout(), receiver.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min()
+                .expect("a stalled connection");
+        assert!(next >= now, "time went backwards");
+        now = next;
+        while to_rx.front().is_some_and(|x| x.0 <= now) {
+            let (_, seg) = to_rx.pop_front().unwrap();
+            receiver.on_segment(now, &seg);
+            if let Some(a) = receiver.poll_ack(now) {
+                to_tx.push_back((now + ack_delay, a));
+            }
+        }
+        if receiver.poll_timeout().is_some_and(|t| t <= now) {
+            receiver.on_timeout(now);
+            if let Some(a) = receiver.poll_ack(now) {
+                to_tx.push_back((now + ack_delay, a));
+            }
+        }
+        while to_tx.front().is_some_and(|x| x.0 <= now) {
+            let (_, a) = to_tx.pop_front().unwrap();
+            sender.on_ack(now, &a);
+        }
+        if sender.poll_timeout().is_some_and(|t| t <= now) {
+            sender.on_timeout(now);
+        }
+    }
+    panic!("transfer did not finish");
+}
+
+fn reno_cc() -> Box<dyn CongestionControl> {
+    Box::new(Reno::new(&RenoConfig::default(), MSS, 10 * M))
+}
+
+const MB: u64 = 1_000_000;
+
+#[test]
+fn loopback_transfers_one_megabyte_exactly() {
+    // 20 Mbit/s, 20 ms each way, a queue deep enough for slow start's overshoot.
+    let out = transfer(reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |_| false);
+    assert_eq!(out.receiver.delivered(), MB);
+    assert!(out.sender.all_acked());
+    let st = out.sender.stats();
+    assert_eq!((st.retransmits, st.timeouts, out.link_drops), (0, 0, 0));
+    assert_eq!(st.bytes_sent, MB);
+    assert_eq!(out.receiver.stats().bytes_received, MB);
+    // Serialization alone takes 8·(1e6 + 691·52)/20e6 ≈ 0.414 s; plus a few RTTs of slow start.
+    assert!(out.finish > 414 * MS && out.finish < 1200 * MS, "finish {} ms", out.finish / MS);
+    assert!(st.min_rtt >= 40 * MS && st.min_rtt < 45 * MS, "min_rtt {}", st.min_rtt);
+}
+
+#[test]
+fn loopback_single_loss_recovers_by_fast_retransmit() {
+    let mut dropped = false;
+    let out = transfer(reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |g| {
+        let hit = g.seq == 200 * M && !g.retransmit && !dropped;
+        dropped |= hit;
+        hit
+    });
+    assert!(dropped);
+    assert_eq!(out.receiver.delivered(), MB);
+    let st = out.sender.stats();
+    assert_eq!((st.fast_retransmits, st.timeouts, st.retransmits), (1, 0, 1));
+    assert_eq!(out.receiver.stats().duplicate_segments, 0);
+}
+
+#[test]
+fn loopback_survives_drop_tail_overflow() {
+    for cc in [reno_cc(), Box::new(Cubic::new(&CubicConfig::default(), MSS, 10 * M)) as Box<dyn CongestionControl>] {
+        let name = cc.name();
+        let out = transfer(cc, 2 * MB, Link::new(10_000_000, 10 * MS, 20), |_| false);
+        assert_eq!(out.receiver.delivered(), 2 * MB, "{name}");
+        assert!(out.link_drops > 0, "{name}: the small queue must overflow");
+        assert!(out.sender.stats().fast_retransmits > 0, "{name}");
+    }
+}
+
+#[test]
+fn loopback_recovers_from_a_lost_retransmission_by_timeout() {
+    // Segment 50 and its first retransmission are lost: NewReno needs the RTO.
+    let mut drops = 0;
+    let out = transfer(reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
+        let hit = g.seq == 50 * M && drops < 2;
+        drops += hit as u32;
+        hit
+    });
+    assert_eq!(out.receiver.delivered(), MB / 2);
+    let st = out.sender.stats();
+    assert_eq!((st.fast_retransmits, st.timeouts), (1, 1));
+}

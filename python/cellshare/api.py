@@ -1,0 +1,172 @@
+"""Running scenarios from Python: the same runs the CLI does, as objects and tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping, Union
+
+import pyarrow as pa
+import tomli_w
+
+from . import _core
+
+ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
+
+#: Keys of summary.json that depend on the wall clock (excluded from determinism checks).
+WALL_CLOCK_KEYS = ("sim_speed", "wall_s")
+
+
+def default_scenario() -> str:
+    """The embedded default scenario (TOML text): the main job of `cellshare run`."""
+    return resources.files("cellshare").joinpath("data/default.toml").read_text()
+
+
+def embedded(name: str) -> str:
+    """An embedded scenario by file name (e.g. ``"bench.toml"``)."""
+    return resources.files("cellshare").joinpath("data", name).read_text()
+
+
+def load_scenario(source: ScenarioSource | None) -> tuple[str, str]:
+    """Returns (TOML text, base folder for relative trace paths) for a path, a mapping
+    (converted to TOML) or ``None`` (the embedded default scenario)."""
+    if source is None:
+        return default_scenario(), os.getcwd()
+    if isinstance(source, Mapping):
+        return tomli_w.dumps(dict(source)), os.getcwd()
+    path = Path(source)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise _core.ScenarioInvalid(f"cannot read scenario file {str(path)!r}: {e.strerror}", "", str(e)) from None
+    return text, str(path.resolve().parent)
+
+
+@dataclass
+class Result:
+    """Results of one run: the summary (what summary.json holds) and tables."""
+
+    raw: dict
+    wall_s: float
+    summary: dict = field(init=False)
+
+    def __post_init__(self) -> None:
+        r = self.raw
+        self.summary = {
+            "scenario": r["scenario"],
+            "seed": r["seed"],
+            "duration_s": r["duration_s"],
+            "access": r["access"],
+            "sim_speed": r["duration_s"] / self.wall_s if self.wall_s > 0 else float("inf"),
+            "wall_s": self.wall_s,
+            "prb_utilization": r["prb_utilization"],
+            "delivered_mbps": r["delivered_mbps"],
+            "queue_delay_ms": r["queue_delay_ms"],
+            "drops": r["drops"],
+            "jain_index": r["jain_index"],
+            "events": r["events"],
+            "ttis": r["ttis"],
+            "peak_packets": r["peak_packets"],
+            "flows": [{k: v for k, v in f.items() if k != "per_second_mbps"} for f in r["flows"]],
+            "ues": [{k: v for k, v in u.items() if k != "per_second_mbps"} for u in r["ues"]],
+        }
+
+    # -- tables -----------------------------------------------------------------------
+    def flows(self) -> pa.Table:
+        """One row per flow."""
+        rows = []
+        for f in self.summary["flows"]:
+            row = {k: v for k, v in f.items() if k != "queue_delay_ms"}
+            for k, v in f["queue_delay_ms"].items():
+                row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
+            rows.append(row)
+        return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
+
+    def flow_series(self) -> pa.Table:
+        """Per-second goodput of every flow: columns flow, name, class, second, mbps."""
+        cols: dict[str, list] = {"flow": [], "name": [], "class": [], "second": [], "mbps": []}
+        for f in self.raw["flows"]:
+            for s, v in enumerate(f["per_second_mbps"]):
+                cols["flow"].append(f["id"])
+                cols["name"].append(f["name"])
+                cols["class"].append(f["class"])
+                cols["second"].append(s)
+                cols["mbps"].append(v)
+        return pa.table(cols)
+
+    def ue_series(self) -> pa.Table:
+        """Per-second received Mbps of every UE: columns ue, second, mbps."""
+        cols: dict[str, list] = {"ue": [], "second": [], "mbps": []}
+        for u in self.raw["ues"]:
+            for s, v in enumerate(u["per_second_mbps"]):
+                cols["ue"].append(u["id"])
+                cols["second"].append(s)
+                cols["mbps"].append(v)
+        return pa.table(cols)
+
+    def cell_series(self) -> pa.Table:
+        """Per-second cell series: second, delivered_mbps, prb_utilization (LTE only)."""
+        s = self.raw["series"]
+        n = len(s["delivered_mbps"])
+        prb = s["prb_utilization"] or [None] * n
+        return pa.table({"second": list(range(n)), "delivered_mbps": s["delivered_mbps"], "prb_utilization": prb})
+
+    def queue_delay_cdf(self) -> pa.Table:
+        """CDF of all packets' base-station sojourn: delay_ms, fraction."""
+        pts = self.raw["series"]["queue_delay_cdf"]
+        return pa.table({"delay_ms": [p[0] for p in pts], "fraction": [p[1] for p in pts]})
+
+    def flow(self, name: str) -> dict:
+        """The summary of the flow called `name`."""
+        for f in self.raw["flows"]:
+            if f["name"] == name:
+                return f
+        raise KeyError(name)
+
+
+def _interactive() -> bool:
+    return sys.stderr.isatty() and os.environ.get("CI") is None
+
+
+def run(scenario: ScenarioSource | None = None, *, base_dir: str | None = None, progress: bool = False,
+        label: str = "simulating") -> Result:
+    """Runs a scenario (a TOML path, a mapping, or ``None`` for the embedded default) and
+    returns its :class:`Result`. With ``progress=True`` a progress bar appears on an
+    interactive terminal once the run has taken more than a second."""
+    text, found_dir = load_scenario(scenario)
+    return run_text(text, base_dir or found_dir, progress=progress, label=label)
+
+
+def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "simulating") -> Result:
+    """Runs a scenario given as TOML text; relative trace paths resolve against `base_dir`."""
+    sim = _core.Sim(text, base_dir)
+    t0 = time.perf_counter()
+    end = sim.end_s
+    if not (progress and _interactive()):
+        sim.advance(end)
+    else:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        step = max(end / 200.0, 0.01)
+        bar = None
+        try:
+            while not sim.finished:
+                sim.advance(min(sim.now_s + step, end))
+                if bar is None and time.perf_counter() - t0 > 1.0:
+                    bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                   TextColumn("{task.completed:.1f}/{task.total:.1f} sim-s"), TimeRemainingColumn(),
+                                   transient=True)
+                    bar.start()
+                    task = bar.add_task(label, total=end)
+                if bar is not None:
+                    bar.update(task, completed=sim.now_s)
+        finally:
+            if bar is not None:
+                bar.stop()
+    wall = time.perf_counter() - t0
+    return Result(json.loads(sim.results_json()), wall)

@@ -1,0 +1,196 @@
+"""The `cellshare` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import _core
+from .api import load_scenario, run_text
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+import tomli_w
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="cellshare: a fast TTI-level LTE cell simulator for sharing a cell between "
+                       "foreground and background traffic.")
+out_console = Console()
+err_console = Console(stderr=True)
+
+
+def _fail(msg: str, code: int = 2) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
+    return typer.Exit(code)
+
+
+def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:
+    if seed is None and duration is None:
+        return text
+    doc = tomllib.loads(text)
+    sim = doc.setdefault("simulation", {})
+    if seed is not None:
+        sim["seed"] = seed
+    if duration is not None:
+        sim["duration_s"] = duration
+    return tomli_w.dumps(doc)
+
+
+def _print_summary(summary: dict) -> None:
+    t = Table(title=f"{summary['scenario'] or 'scenario'}: {summary['duration_s']:g} s simulated "
+                    f"at {summary['sim_speed']:.0f}x real time")
+    for col in ("flow", "UE", "class", "transport", "Mbps", "FCT s", "delay p50 ms", "delay p99 ms", "drops", "rtx"):
+        t.add_column(col, justify="left" if col in ("flow", "class", "transport") else "right")
+    flows = summary["flows"]
+    for f in flows[:40]:
+        q = f["queue_delay_ms"]
+        t.add_row(f["name"], str(f["ue"]), f["class"], f["transport"], f"{f['throughput_mbps']:.2f}",
+                  "-" if f["fct_s"] is None else f"{f['fct_s']:.3f}", f"{q['p50']:.1f}", f"{q['p99']:.1f}",
+                  str(f["drops"]), str(f["retransmits"]))
+    if len(flows) > 40:
+        t.caption = f"(first 40 of {len(flows)} flows; all are in summary.json)"
+    out_console.print(t)
+    q = summary["queue_delay_ms"]
+    access = f"PRB utilization {summary['prb_utilization']:.1%}, " if summary["access"] == "lte_cell" else ""
+    out_console.print(f"cell: {access}delivered {summary['delivered_mbps']:.2f} Mbps, "
+                      f"queue delay p50 {q['p50']:.1f} ms / p99 {q['p99']:.1f} ms / max {q['max']:.1f} ms, "
+                      f"Jain {summary['jain_index']:.3f}", highlight=False)
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file. Default: the embedded default scenario."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for summary.json and the Parquet tables."),
+    as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
+    seed: Optional[int] = typer.Option(None, min=0, help="Override simulation.seed."),
+    duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+) -> None:
+    """Run a scenario; print its results and optionally save them."""
+    from .output import atomic_dir, write_result
+
+    where = str(scenario) if scenario else "default scenario"
+    try:
+        text, base = load_scenario(scenario)
+        text = _with_overrides(text, seed, duration)
+        result = run_text(text, base, progress=not as_json, label=where)
+    except _core.ScenarioInvalid as e:
+        raise _fail(f"{where}: {e.args[0]}")
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(f"{where}: not valid TOML: {e}")
+    if out is not None:
+        with atomic_dir(out) as tmp:
+            write_result(result, tmp, scenario_text=text)
+    if as_json:
+        sys.stdout.write(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
+    else:
+        _print_summary(result.summary)
+        if out is not None:
+            out_console.print(f"results written to {out}/", highlight=False)
+
+
+@app.command("validate")
+def validate_cmd(scenarios: list[Path] = typer.Argument(..., help="Scenario TOML files.")) -> None:
+    """Check scenarios (keys, types, ranges, trace files) without running them."""
+    bad = 0
+    for s in scenarios:
+        try:
+            text, base = load_scenario(s)
+            _core.validate(text, base)
+            out_console.print(f"[green]ok[/] {s}", highlight=False)
+        except _core.ScenarioInvalid as e:
+            err_console.print(f"[bold red]error:[/] {s}: {e.args[0]}", highlight=False, soft_wrap=True)
+            bad += 1
+    if bad:
+        raise typer.Exit(2)
+
+
+@app.command("bench")
+def bench_cmd(
+    as_json: bool = typer.Option(False, "--json", help='Print only {"sim_speed": ..., "peak_rss_mb": ...}.'),
+    duration: float = typer.Option(60.0, min=0.1, max=3600, help="Simulated seconds."),
+) -> None:
+    """Run the fixed 100-UE benchmark; report simulated seconds per wall second and peak memory."""
+    from .bench import run_bench
+
+    r = run_bench(duration)
+    if as_json:
+        sys.stdout.write(json.dumps({"sim_speed": r["sim_speed"], "peak_rss_mb": r["peak_rss_mb"]}) + "\n")
+    else:
+        out_console.print(f"100 UEs, 10 MHz PF cell, {r['transport']}, {duration:g} simulated s: "
+                          f"[bold]{r['sim_speed']:.0f}x[/] real time "
+                          f"({r['wall_s']:.2f} s wall), peak RSS {r['peak_rss_mb']:.0f} MB, "
+                          f"{r['events']:,} events, cell {r['delivered_mbps']:.1f} Mbps", highlight=False)
+
+
+@app.command("reproduce")
+def reproduce_cmd(
+    name: Optional[str] = typer.Argument(None, help="Experiment name (see --list)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: results/NAME."),
+    list_: bool = typer.Option(False, "--list", help="List the experiments."),
+    full: bool = typer.Option(False, "--full", help="The paper's full durations (slower)."),
+) -> None:
+    """Reproduce a named experiment from the papers: runs, figures, claims.json and claims.md.
+    Exits 1 when a claim does not hold."""
+    from . import reproduce as rp
+    from .output import atomic_dir
+
+    rp.load_all()
+    if list_ or name is None:
+        t = Table(title="reproductions")
+        t.add_column("name")
+        t.add_column("what")
+        t.add_column("paper")
+        for e in rp.REGISTRY.values():
+            t.add_row(e.name, e.title, e.paper)
+        out_console.print(t)
+        return
+    exp = rp.REGISTRY.get(name)
+    if exp is None:
+        raise _fail(f"unknown experiment {name!r}; expected one of: {', '.join(rp.REGISTRY)}")
+    target = out or Path("results") / name
+    with atomic_dir(target) as tmp:
+        ctx = rp.Context(out=tmp, full=full, progress=True)
+        exp.func(ctx)
+        rp.write_claims(exp, ctx)
+    t = Table(title=exp.title)
+    for col in ("claim", "paper", "ours", "target", "holds"):
+        t.add_column(col)
+    for c in ctx.claims:
+        ours = f"{c.ours:.4g}" if isinstance(c.ours, float) else str(c.ours)
+        t.add_row(c.description, c.paper, ours, c.target, "[green]yes[/]" if c.holds else "[bold red]no[/]")
+    out_console.print(t)
+    out_console.print(f"written to {target}/", highlight=False)
+    if not all(c.holds for c in ctx.claims):
+        raise typer.Exit(1)
+
+
+@app.command("scenario-reference")
+def scenario_reference_cmd(
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the markdown here instead of stdout."),
+) -> None:
+    """Print the scenario reference (every key, its unit and default), generated from the schema."""
+    from .docs import scenario_reference
+
+    md = scenario_reference()
+    if out is None:
+        sys.stdout.write(md)
+    else:
+        out.write_text(md)
+
+
+def main() -> None:
+    """Entry point of the `cellshare` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
