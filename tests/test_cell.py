@@ -33,13 +33,13 @@ def test_pf_fairness_reproduction(run_cli, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     claims = json.loads((out / "claims.json").read_text())
     ids = {c["id"] for c in claims}
-    assert {"equal-split", "pf-diversity", "pf-serves-weak", "mt-starves-weak"} <= ids
+    assert {"equal-split", "pf-diversity", "diversity-needs-fast-fading", "pf-serves-weak", "mt-starves-weak"} <= ids
     for c in claims:
         assert set(c) == {"id", "description", "paper", "ours", "target", "holds"}
         assert isinstance(c["ours"], (int, float))
     assert (out / "claims.md").read_text().startswith("# ")
     assert (out / "pf-fairness.png").stat().st_size > 10_000
-    assert (out / "runs" / "radio-pf" / "summary.json").exists()
+    assert (out / "runs" / "radio-pf-30kmh" / "summary.json").exists()
 
 
 def test_python_api_tables_and_progress_free_run():
@@ -62,3 +62,14 @@ def test_scenario_invalid_carries_key_path():
         assert "expected" in e.args[2]
     else:
         raise AssertionError("accepted a 2 MHz cell")
+
+
+def test_lpt_fifo_vs_cell_reproduction(run_cli, tmp_path):
+    out = tmp_path / "lpt"
+    p = run_cli("reproduce", "lpt-fifo-vs-cell", "--out", out)
+    claims = {c["id"]: c for c in json.loads((out / "claims.json").read_text())}
+    assert p.returncode == 0, p.stdout + p.stderr
+    for cc in ("ledbat", "tcp_lp"):
+        assert claims[f"{cc}-fifo-yields"]["holds"]
+        assert claims[f"{cc}-cell-does-not-yield"]["holds"]
+    assert (out / "lpt-fifo-vs-cell.png").stat().st_size > 10_000

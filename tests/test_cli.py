@@ -28,12 +28,15 @@ def test_default_run_writes_summary_and_tables(run_cli, tmp_path):
     assert max(series["second"]) == 4
 
 
-def test_json_output_is_the_summary(run_cli):
-    p = run_cli("run", "scenarios/two-ues-pf.toml", "--json", "--duration", "2")
+def test_shipped_two_ue_pf_scenario_splits_the_cell_evenly(run_cli):
+    p = run_cli("run", "scenarios/two-ues-pf.toml", "--json")
     assert p.returncode == 0, p.stderr
     s = json.loads(p.stdout)
     assert s["scenario"] == "two-ues-pf"
-    assert len(s["flows"]) == 2
+    cell = sum(u["throughput_mbps"] for u in s["ues"])
+    assert abs(cell - 20.0) / 20.0 < 0.01
+    for u in s["ues"]:
+        assert abs(u["throughput_mbps"] / (cell / 2) - 1) <= 0.02
 
 
 def test_same_seed_gives_identical_outputs(run_cli, tmp_path):

@@ -77,6 +77,9 @@ pub struct Cell {
     /// ranking UEs cost one multiply per UE instead of a power.
     decay: f64,
     decay_tti: u64,
+    /// Bytes of a transport block over all PRBs, by layers − 1 and I_TBS: the achievable
+    /// rate of a radio UE, looked up once per UE per TTI.
+    full_tbs_bytes: [[u32; 27]; 2],
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -91,7 +94,23 @@ struct Candidate {
 impl Cell {
     /// A cell with `n_prb` PRBs per TTI and the given scheduler.
     pub fn new(n_prb: u32, scheduler: SchedulerConfig) -> Self {
-        Self { ues: Vec::new(), n_prb, scheduler, backlogged: Vec::new(), rr_next: 0, scratch: Vec::new(), decay: 1.0, decay_tti: 0 }
+        let mut full_tbs_bytes = [[0; 27]; 2];
+        for (l, row) in full_tbs_bytes.iter_mut().enumerate() {
+            for (i, b) in row.iter_mut().enumerate() {
+                *b = LinkQuality::Tbs { itbs: Some(i as u8), layers: l as u8 + 1 }.full_bytes(n_prb);
+            }
+        }
+        Self {
+            ues: Vec::new(),
+            n_prb,
+            scheduler,
+            backlogged: Vec::new(),
+            rr_next: 0,
+            scratch: Vec::new(),
+            decay: 1.0,
+            decay_tti: 0,
+            full_tbs_bytes,
+        }
     }
 
     /// Adds a UE; returns its index.
@@ -204,21 +223,36 @@ impl Cell {
         self.advance_decay(tti);
         let decay = self.decay;
         self.scratch.clear();
+        // One pass computes every backlogged UE's metric and remembers the best, so the
+        // common TTI (one winner fills all PRBs) needs no second scan.
+        let priority = self.scheduler.kind == SchedulerKind::Priority;
+        let mut first: Option<usize> = None;
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
             let quality = u.channel.quality(tti);
-            let full = quality.full_bytes(n_prb);
+            let full = match quality {
+                LinkQuality::Tbs { itbs: Some(i), layers } => self.full_tbs_bytes[(layers - 1) as usize][i as usize],
+                q => q.full_bytes(n_prb),
+            };
             if full == 0 {
                 continue;
             }
             let avg = (u.scaled_avg * decay).max(AVG_FLOOR);
-            let tier = if self.scheduler.kind == SchedulerKind::Priority && u.queue.foreground_bytes() > 0 { 1 } else { 0 };
+            let tier = u8::from(priority && u.queue.foreground_bytes() > 0);
             let metric = self.scheduler.kind.metric(full as f64, avg);
-            self.scratch.push(Candidate { ue, quality, tier, metric, taken: false });
+            let c = Candidate { ue, quality, tier, metric, taken: false };
+            if first.is_none_or(|b| better(&c, &self.scratch[b])) {
+                first = Some(self.scratch.len());
+            }
+            self.scratch.push(c);
+        }
+        if self.scheduler.kind == SchedulerKind::RoundRobin {
+            first = self.pick();
         }
         let mut prbs_left = n_prb;
+        let mut next = first;
         while prbs_left > 0 {
-            let Some(pick) = self.pick() else { break };
+            let Some(pick) = next.take().or_else(|| self.pick()) else { break };
             let c = self.scratch[pick];
             self.scratch[pick].taken = true;
             let u = &mut self.ues[c.ue as usize];
@@ -270,19 +304,19 @@ impl Cell {
             if c.taken {
                 continue;
             }
-            best = match best {
-                None => Some(i),
-                Some(b) => {
-                    let o = &self.scratch[b];
-                    // Higher tier first, then higher metric, then lower UE index.
-                    let better = (c.tier, c.metric) > (o.tier, o.metric)
-                        || ((c.tier, c.metric) == (o.tier, o.metric) && c.ue < o.ue);
-                    Some(if better { i } else { b })
-                }
-            };
+            if best.is_none_or(|b| better(c, &self.scratch[b])) {
+                best = Some(i);
+            }
         }
         best
     }
+}
+
+/// Whether candidate `c` ranks above `o`: higher tier first, then higher metric, then lower
+/// UE index.
+#[inline]
+fn better(c: &Candidate, o: &Candidate) -> bool {
+    (c.tier, c.metric) > (o.tier, o.metric) || ((c.tier, c.metric) == (o.tier, o.metric) && c.ue < o.ue)
 }
 
 /// The fewest PRBs (at most `prbs_left`) that carry `pending` bytes.

@@ -318,7 +318,16 @@ pub struct RadioChannel {
     layers: u8,
     shadowing: Option<Shadowing>,
     fading: FadingState,
+    /// CQIs of TTIs `cqi_block_start .. cqi_block_start + CQI_BLOCK`, computed in one
+    /// sequential sweep of the fading tables. The scheduler asks every backlogged UE every
+    /// TTI; answering from this block turns scattered table reads into streaming ones. The
+    /// CQI is a pure function of the TTI, so the block changes speed, never answers.
+    cqi_block: [u8; CQI_BLOCK],
+    cqi_block_start: u64,
 }
+
+/// TTIs per block of precomputed CQIs.
+const CQI_BLOCK: usize = 64;
 
 impl RadioChannel {
     /// Builds the channel of a UE in a cell of `n_prb` PRBs, drawing its placement, shadowing
@@ -375,6 +384,8 @@ impl RadioChannel {
             layers: cfg.layers,
             shadowing,
             fading,
+            cqi_block: [0; CQI_BLOCK],
+            cqi_block_start: u64::MAX,
         }
     }
 
@@ -413,7 +424,20 @@ impl RadioChannel {
     /// Link quality in TTI `tti`: the I_TBS for the UE's CQI (`None` at CQI 0) and its layers.
     #[inline]
     pub fn quality(&mut self, tti: u64) -> LinkQuality {
-        let cqi = self.cqi(tti);
+        let cqi = if tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64 {
+            self.cqi_block[(tti - self.cqi_block_start) as usize]
+        } else {
+            // Consecutive TTIs' SINRs are close: walk from the previous CQI instead of
+            // comparing against all 15 thresholds.
+            let mut cqi = self.cqi(tti);
+            self.cqi_block[0] = cqi;
+            for k in 1..CQI_BLOCK {
+                cqi = lte_tables::sinr_linear_to_cqi_near(self.sinr_linear(tti + k as u64), cqi);
+                self.cqi_block[k] = cqi;
+            }
+            self.cqi_block_start = tti;
+            self.cqi_block[0]
+        };
         LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(cqi), layers: self.layers }
     }
 
@@ -961,6 +985,25 @@ mod tests {
                 best = best.min(start.elapsed().as_nanos() as f64 / (1000 * ues.len()) as f64);
             }
             println!("{name:>22}: 100 UEs built in {built:?}, quality() {best:.1} ns per call (checksum {sum})");
+        }
+    }
+}
+
+#[cfg(test)]
+mod block_tests {
+    use super::*;
+
+    #[test]
+    fn cqi_block_answers_exactly_like_direct_computation() {
+        let cfg = RadioConfig { shadowing_std_db: 6.0, ..RadioConfig::in_range(100.0, 1200.0) };
+        for ue in 0..8 {
+            let mut direct = RadioChannel::new(&cfg, 50, &mut cellshare_core::stream_rng(3, "block", ue));
+            let mut cached = direct.clone();
+            // Irregular, sometimes backwards, query pattern.
+            for tti in (0..3000u64).step_by(7).chain([5, 64, 63, 2999, 0]) {
+                let want = LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(direct.cqi(tti)), layers: 1 };
+                assert_eq!(cached.quality(tti), want, "ue {ue} tti {tti}");
+            }
         }
     }
 }

@@ -67,7 +67,15 @@ pub struct Packet {
     pub enqueued_at: u64,
     /// Application-level identifier (e.g. request number of an interactive app).
     pub app_tag: u64,
+    /// TCP SACK blocks `[start, end)` carried by an ACK (RFC 2018); the first `sack_len`
+    /// entries are meaningful.
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// Number of valid SACK blocks (0 = no SACK option).
+    pub sack_len: u8,
 }
+
+/// SACK blocks that fit in a TCP header next to the timestamp option (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 3;
 
 /// A slab of packets with a free list. Allocation after warm-up reuses freed slots.
 #[derive(Debug, Default)]

@@ -96,9 +96,11 @@ impl Sim {
     }
 
     /// Results so far as a JSON string.
-    fn results_json(&self, py: Python<'_>) -> String {
-        let inner = &self.inner;
-        py.allow_threads(|| serde_json::to_string(&inner.results()).expect("results serialize"))
+    fn results_json(&mut self, py: Python<'_>) -> String {
+        // `&mut` because the simulation is `Send` but not `Sync` (endpoints are boxed trait
+        // objects); exclusive access lets the GIL go while the JSON is built.
+        let inner = &mut self.inner;
+        py.allow_threads(move || serde_json::to_string(&inner.results()).expect("results serialize"))
     }
 }
 

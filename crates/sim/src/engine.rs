@@ -23,6 +23,8 @@ use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
 use crate::transport::{header_bytes, Receiver, Sender};
 
+const _: () = assert!(cellshare_core::packet::MAX_SACK_BLOCKS == cellshare_transport::wire::MAX_SACK_BLOCKS);
+
 /// Parsed trace files by the file string written in the scenario.
 pub type TraceSet = BTreeMap<String, Arc<MahimahiTrace>>;
 
@@ -53,6 +55,21 @@ impl Link {
         }
         self.free_at = start + serialization_time(size as u64, self.rate_bps);
         Some(self.free_at + self.delay)
+    }
+}
+
+/// Timer bookkeeping shared by every endpoint: `armed` is the time of the wake-up event
+/// already queued, `want` the time the endpoint asks for now. Returns the time of a new
+/// event to queue, if the endpoint wants to be woken earlier than what is armed. A later
+/// request needs no new event: the armed one fires, finds nothing due, and re-arms.
+#[inline]
+fn rearm(armed: &mut Option<Nanos>, want: Option<Nanos>, now: Nanos) -> Option<Nanos> {
+    let t = want?.max(now);
+    if armed.is_none_or(|a| t < a) {
+        *armed = Some(t);
+        Some(t)
+    } else {
+        None
     }
 }
 
@@ -307,7 +324,6 @@ impl Simulation {
                 }
             }
         }
-        debug_assert!(TCP_HEADER_BYTES > 0);
         Ok(sim)
     }
 
@@ -448,7 +464,14 @@ impl Simulation {
                 let p = *self.arena.get(id);
                 self.arena.free(id);
                 let f = p.flow;
-                let ack = cellshare_transport::wire::Ack { ack: p.seq, rwnd: p.rwnd, ts_val: p.ts_val, ts_ecr: p.ts_ecr };
+                let ack = cellshare_transport::wire::Ack {
+                    ack: p.seq,
+                    rwnd: p.rwnd,
+                    ts_val: p.ts_val,
+                    ts_ecr: p.ts_ecr,
+                    sack: p.sack,
+                    sack_len: p.sack_len,
+                };
                 self.flows[f as usize].sender.on_ack(self.now, &ack);
                 self.service_sender(f);
             }
@@ -522,12 +545,8 @@ impl Simulation {
                 }
             }
         }
-        if let Some(t) = fl.sender.poll_timeout() {
-            let t = t.max(now);
-            if fl.sender_timer.is_none_or(|s| t < s) {
-                fl.sender_timer = Some(t);
-                self.push(t, Ev::SenderWake(f));
-            }
+        if let Some(t) = rearm(&mut fl.sender_timer, fl.sender.poll_timeout(), now) {
+            self.push(t, Ev::SenderWake(f));
         }
     }
 
@@ -536,10 +555,14 @@ impl Simulation {
         let now = self.now;
         let fl = &mut self.flows[f as usize];
         while let Some(ack) = fl.receiver.poll_ack(now) {
+            // With SACK blocks the TCP options grow by 2 + 8 bytes per block (+2 padding).
+            let sack_bytes = if ack.sack_len > 0 { 4 + 8 * ack.sack_len as u32 } else { 0 };
             let p = Packet {
                 flow: f,
                 ue: fl.ue,
-                size: TCP_HEADER_BYTES,
+                size: TCP_HEADER_BYTES + sack_bytes,
+                sack: ack.sack,
+                sack_len: ack.sack_len,
                 kind: PacketKind::Ack,
                 class: fl.class,
                 seq: ack.ack,
@@ -553,12 +576,8 @@ impl Simulation {
             self.seq += 1;
             self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
         }
-        if let Some(t) = fl.receiver.poll_timeout() {
-            let t = t.max(now);
-            if fl.receiver_timer.is_none_or(|s| t < s) {
-                fl.receiver_timer = Some(t);
-                self.push(t, Ev::ReceiverWake(f));
-            }
+        if let Some(t) = rearm(&mut fl.receiver_timer, fl.receiver.poll_timeout(), now) {
+            self.push(t, Ev::ReceiverWake(f));
         }
     }
 

@@ -27,7 +27,14 @@ impl Segment {
     }
 }
 
+/// Most SACK blocks one ACK carries: with the timestamp option (10 bytes + 2 NOPs), three
+/// 8-byte blocks fill the 40 bytes of TCP options (RFC 2018 §3).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
 /// A pure TCP acknowledgement.
+///
+/// `Copy` and fixed-size: the SACK option is an inline array, so building, copying and
+/// carrying an ACK never allocates. `Ack::default()` has no SACK blocks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ack {
     /// Cumulative acknowledgement: next byte the receiver expects.
@@ -38,4 +45,40 @@ pub struct Ack {
     pub ts_val: u32,
     /// Echo of the sender TSval of the segment this ACK answers (TSecr, RFC 7323 rules).
     pub ts_ecr: u32,
+    /// SACK option blocks (RFC 2018 §3), `[start, end)` in sequence bytes; only the first
+    /// `sack_len` entries are meaningful (the rest are `(0, 0)`). The first block contains
+    /// the segment that triggered the ACK (RFC 2018 §4). Use [`Ack::sack_blocks`].
+    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
+    /// Number of valid entries in `sack` (0 = no SACK option).
+    pub sack_len: u8,
+}
+
+impl Ack {
+    /// The SACK blocks this ACK carries, most recent first (a count above
+    /// [`MAX_SACK_BLOCKS`] is clamped).
+    pub fn sack_blocks(&self) -> &[(u64, u64)] {
+        &self.sack[..(self.sack_len as usize).min(MAX_SACK_BLOCKS)]
+    }
+
+    /// Appends a SACK block; returns false (and changes nothing) when all
+    /// [`MAX_SACK_BLOCKS`] slots are taken.
+    pub fn push_sack(&mut self, start: u64, end: u64) -> bool {
+        let n = self.sack_len as usize;
+        if n >= MAX_SACK_BLOCKS {
+            return false;
+        }
+        self.sack[n] = (start, end);
+        self.sack_len += 1;
+        true
+    }
+
+    /// Bytes the SACK option adds to the TCP header: kind + length + 8 per block, padded
+    /// to a 4-byte multiple with NOPs (12, 20 or 28 bytes; 0 without blocks). The ACK's
+    /// wire size is [`TCP_HEADER_BYTES`] plus this.
+    pub fn sack_option_bytes(&self) -> u32 {
+        match self.sack_blocks().len() {
+            0 => 0,
+            n => (2 + 8 * n as u32).div_ceil(4) * 4,
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! BBR v1: N. Cardwell, Y. Cheng, C. S. Gunn, S. Hassas Yeganeh, V. Jacobson, "BBR:
-//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016 (cited as *[BBR16]*), and
+//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016 (cited as *\[BBR16\]*), and
 //! draft-cardwell-iccrg-bbr-congestion-control-00 (cited as *[draft §x]*), following Linux
 //! `net/ipv4/tcp_bbr.c` (BBR v1, cited as *Linux*) where the two leave details open.
 //!
@@ -309,6 +309,8 @@ pub struct Bbr {
     /// After a timeout: the sequence number whose cumulative ACK ends the loss episode.
     rto_recovery_point: Option<u64>,
     last_ack_seq: u64,
+    /// The sender's `snd_nxt` at the last ACK.
+    last_snd_nxt: u64,
     last_delivered: u64,
     /// ACK-aggregation maxima of the two alternating windows, in bytes.
     extra_acked: [f64; 2],
@@ -361,6 +363,7 @@ impl Bbr {
             loss_pending: false,
             rto_recovery_point: None,
             last_ack_seq: 0,
+            last_snd_nxt: 0,
             last_delivered: 0,
             extra_acked: [0.0; 2],
             extra_acked_win_idx: 0,
@@ -692,6 +695,7 @@ impl CongestionControl for Bbr {
         let acked = ev.delivered.saturating_sub(self.last_delivered);
         self.last_delivered = self.last_delivered.max(ev.delivered);
         self.last_ack_seq = ev.ack_seq;
+        self.last_snd_nxt = ev.snd_nxt;
         if let Some(point) = self.rto_recovery_point {
             if ev.ack_seq >= point {
                 // Leaving the timeout's loss episode: restore the saved cwnd (Linux).
@@ -739,7 +743,9 @@ impl CongestionControl for Bbr {
         // Linux `tcp_enter_loss` + `bbr_set_state(TCP_CA_Loss)`.
         self.save_cwnd();
         self.in_recovery = false;
-        self.rto_recovery_point = Some(self.last_ack_seq + bytes_in_flight);
+        // Everything sent before the timeout: with SACK `bytes_in_flight` is the pipe, which
+        // leaves out SACKed and lost bytes, so `snd_nxt` is the reliable bound.
+        self.rto_recovery_point = Some(self.last_snd_nxt.max(self.last_ack_seq + bytes_in_flight));
         self.cwnd = self.mss;
         self.full_bw = 0.0;
         self.loss_pending = true;

@@ -47,7 +47,7 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 §4.3, Linux `tcp_friendliness`). Default true.
     pub reno_friendly: bool,
-    /// HyStart++ (RFC 9406) in the initial slow start. Default false.
+    /// HyStart++ (RFC 9406) in the initial slow start. Default true (Linux enables HyStart).
     pub hystart: bool,
     /// Appropriate Byte Counting limit L in segments for slow start (RFC 3465). Default 2.
     pub abc_limit: u32,
@@ -134,7 +134,7 @@ impl HyStart {
 
     fn on_ack(&mut self, ev: &AckEvent) -> HyStartAction {
         // A round ends when the ACK covers what was SND.NXT when it began.
-        let snd_nxt = ev.ack_seq + ev.bytes_in_flight;
+        let snd_nxt = ev.snd_nxt;
         match self.window_end {
             Some(end) if ev.ack_seq < end => {}
             _ => {
@@ -483,6 +483,7 @@ mod tests {
                     now: arrival,
                     acked_bytes: M,
                     ack_seq: end,
+                    snd_nxt: self.nxt,
                     prior_in_flight: prior,
                     bytes_in_flight: self.nxt - end,
                     rtt_sample: Some(arrival - sent),
@@ -666,7 +667,7 @@ mod tests {
         // ssthresh = cwnd at the exit; congestion avoidance has barely added to it since.
         assert!(c.ssthresh() <= c.cwnd() && c.cwnd() - c.ssthresh() < 2 * M);
         // Standard slow start keeps doubling instead.
-        let mut c = cubic(CubicConfig::default(), 10);
+        let mut c = cubic(CubicConfig { hystart: false, ..Default::default() }, 10);
         let mut f = Flow::new();
         f.run(&mut c, 1500 * MS, rtt);
         assert_eq!(c.ssthresh(), u64::MAX);

@@ -17,7 +17,11 @@
 //! `TSval − TSecr` of an ACK is the receiver's clock when it acknowledged minus the sender's
 //! clock when it sent the echoed segment, i.e. the OWD plus an unknown constant clock offset
 //! (which cancels in `queuing_delay`). Differences are taken in wrapping `u32` arithmetic and
-//! kept relative to the first sample, so the filters work whatever the offset.
+//! kept relative to the first sample, so the filters work whatever the offset. With delayed
+//! ACKs `TSecr` echoes the earliest segment an ACK covers (RFC 7323 §4.3), so some samples
+//! also contain the receiver's ACK hold time; the MIN filter over `CURRENT_FILTER` samples
+//! removes those upward outliers (on a 10 Mbit/s, 50 ms path the estimate follows the true
+//! bottleneck queue within a few ms).
 //!
 //! Choices where RFC 6817 leaves room (each documented at the code):
 //! - **Slow start.** RFC 6817 starts in congestion avoidance; Linux LEDBAT modules start with
@@ -25,11 +29,17 @@
 //!   5681 §3.1) runs until the first of: queuing delay above
 //!   `slow_start_exit_fraction · TARGET` (then `ssthresh = cwnd`), a loss, or `cwnd ≥
 //!   ssthresh`. It resumes after a retransmission timeout (with `ssthresh = max(FlightSize/2,
-//!   2·MSS)`) under the same exit rules. `slow_start = false` gives plain RFC 6817.
+//!   2·MSS)`) under the same exit rules. `slow_start = false` gives plain RFC 6817. The delay
+//!   signal lags the doubling window by about one RTT, so slow start overshoots: the queue
+//!   peaks above the exit threshold and the RFC 6817 controller then walks it down.
 //! - **FILTER** is the minimum of the last `CURRENT_FILTER` samples (RFC 6817 §3.1.2 suggests
 //!   MIN over a short window).
 //! - **flightsize** is the flight *before* this ACK (RFC 6817's pseudo-code subtracts
 //!   `bytes_newly_acked` only after the cap), i.e. `AckEvent::prior_in_flight`.
+//! - **Decrease GAIN.** `decrease_gain` (default 1, i.e. the RFC's single GAIN) replaces
+//!   GAIN while `off_target < 0`, as RFC 6817 §2.5 permits. With GAIN = 1 the window shrinks
+//!   by at most `|off_target|` segments per RTT, so a large window takes many RTTs to yield
+//!   to loss-based traffic that fills the buffer.
 //! - **Loss** (§2.4.2): `cwnd = min(cwnd, max(cwnd/2, MIN_CWND·MSS))`, at most once per
 //!   smoothed RTT; it also ends slow start (`ssthresh = cwnd`).
 //! - **Timeout**: RFC 6817's congestion timeout is the sender's RTO here; `cwnd = 1·MSS`
@@ -54,6 +64,10 @@ pub struct LedbatConfig {
     /// GAIN: how fast `cwnd` reacts to being off target (dimensionless). Default 1 (RFC 6817
     /// §2.5: GAIN MUST NOT exceed 1, so LEDBAT never ramps up faster than TCP).
     pub gain: f64,
+    /// GAIN used instead of `gain` while the queuing delay is above TARGET (negative
+    /// off_target), dimensionless. Default 1 (RFC 6817 §2.5: the same GAIN for increase and
+    /// decrease, though implementations MAY use a higher one for decrease, to yield faster).
+    pub decrease_gain: f64,
     /// BASE_HISTORY: number of base-delay buckets whose minimum is the base delay. Default 10
     /// (RFC 6817 §2.5 recommends 10).
     pub base_history: usize,
@@ -82,6 +96,7 @@ impl Default for LedbatConfig {
         Self {
             target_ms: 100.0,
             gain: 1.0,
+            decrease_gain: 1.0,
             base_history: 10,
             base_interval_s: 60.0,
             current_filter: 4,
@@ -108,6 +123,7 @@ impl LedbatConfig {
         };
         positive("target_ms", self.target_ms)?;
         positive("gain", self.gain)?;
+        positive("decrease_gain", self.decrease_gain)?;
         positive("base_interval_s", self.base_interval_s)?;
         positive("allowed_increase", self.allowed_increase)?;
         positive("slow_start_exit_fraction", self.slow_start_exit_fraction)?;
@@ -283,7 +299,8 @@ impl CongestionControl for Ledbat {
         }
         // RFC 6817 §2.4.2: proportional controller on the queuing delay.
         let off_target = (self.target - queuing_delay) / self.target;
-        self.cwnd += self.cfg.gain * off_target * acked * mss / self.cwnd;
+        let gain = if off_target < 0.0 { self.cfg.decrease_gain } else { self.cfg.gain };
+        self.cwnd += gain * off_target * acked * mss / self.cwnd;
         // RFC 6817 §2.4.2: max_allowed_cwnd = flightsize + ALLOWED_INCREASE·MSS.
         let max_allowed = ev.prior_in_flight as f64 + self.cfg.allowed_increase * mss;
         self.cwnd = self.cwnd.min(max_allowed);
@@ -415,6 +432,15 @@ mod tests {
         assert!(l.cwnd < before);
         assert!(l.trace().flag);
         assert_eq!(l.trace().estimate, 150.0);
+        // With a decrease GAIN of 4 (RFC 6817 §2.5 allows a higher one) the cut is 4× larger.
+        let cfg = LedbatConfig { slow_start: false, decrease_gain: 4.0, ..Default::default() };
+        let mut f = Ledbat::new(&cfg, MSS, 20 * MSS as u64);
+        f.on_ack(&ack(SEC, 20, MSS as u64, big));
+        for i in 1..=4 {
+            before = f.cwnd;
+            f.on_ack(&ack(SEC + i * MS, 170, MSS as u64, big));
+        }
+        assert!((f.cwnd - (before - 4.0 * 0.5 * M * M / before)).abs() < 1e-9);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! | [`CongestionControl::pacing_rate`] | `sk_pacing_rate` | before each send |
 //! | [`CongestionControl::poll_timeout`] / [`CongestionControl::on_timer`] | a CC-owned hrtimer | when a controller needs to wake up without an ACK (e.g. Legilimens' GAP wait) |
 //!
-//! The TCP sender owns loss *recovery* mechanics (NewReno window inflation, retransmission);
+//! The TCP sender owns loss *recovery* mechanics (with SACK: the RFC 6675 scoreboard and PRR;
+//! without: NewReno window inflation; and retransmission);
 //! a controller owns the window (`cwnd`, `ssthresh`) and the pacing rate.
 //! Controllers must not grow `cwnd` while `AckEvent::in_recovery` is true.
 
@@ -50,6 +51,9 @@ pub struct AckEvent {
     pub acked_bytes: u64,
     /// The cumulative ACK number (bytes).
     pub ack_seq: u64,
+    /// The sender's `snd_nxt` after this ACK: one past the highest byte sent (Linux
+    /// `tp->snd_nxt`), for controllers that count round trips by sequence number.
+    pub snd_nxt: u64,
     /// Whether this is a duplicate ACK.
     pub is_dup: bool,
     /// RTT sample from this ACK (Karn's rule applied), if any.
@@ -62,13 +66,15 @@ pub struct AckEvent {
     pub ts_val: u32,
     /// Sender timestamp echoed by the ACK (TSecr, sender's 1 ms clock).
     pub ts_ecr: u32,
-    /// Bytes in flight after this ACK was processed.
+    /// Bytes in flight after this ACK was processed: with SACK the RFC 6675 `pipe`
+    /// (outstanding minus SACKed and lost, plus retransmissions in flight), else FlightSize.
     pub bytes_in_flight: u64,
     /// Bytes in flight before this ACK was processed.
     pub prior_in_flight: u64,
-    /// Total bytes delivered over the connection's life: cumulatively acknowledged bytes,
-    /// plus one MSS per duplicate ACK not yet covered by the cumulative ACK (without SACK a
-    /// duplicate ACK is the only evidence of delivery; Linux counts it the same way).
+    /// Total bytes delivered over the connection's life: cumulatively acknowledged bytes plus
+    /// SACKed bytes (each counted once); without SACK, one MSS per duplicate ACK not yet
+    /// covered by the cumulative ACK (a duplicate ACK is then the only evidence of delivery;
+    /// Linux counts it the same way).
     pub delivered: u64,
     /// Delivery-rate sample, when this ACK delivered new data.
     pub rate_sample: Option<RateSample>,

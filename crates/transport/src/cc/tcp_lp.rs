@@ -1,5 +1,5 @@
 //! TCP-LP, a low-priority TCP: A. Kuzmanovic and E. W. Knightly, "TCP-LP: A Distributed
-//! Algorithm for Low Priority Data Transfer", IEEE INFOCOM 2003 (cited as *[KK03]*), with the
+//! Algorithm for Low Priority Data Transfer", IEEE INFOCOM 2003 (cited as *\[KK03\]*), with the
 //! details the paper leaves open taken from Linux `net/ipv4/tcp_lp.c` (cited as *Linux*).
 //!
 //! TCP-LP is Reno (slow start, additive increase, halving on loss) plus an *early congestion
@@ -151,7 +151,9 @@ pub struct TcpLp {
     min_rtt_ms: f64,
     /// EWMA of the share of (non-recovery) ACKs acknowledging at least two segments.
     multi_ack_share: f64,
+    dbg_last: f64,
 }
+fn dbg_on() -> bool { static O: std::sync::OnceLock<bool> = std::sync::OnceLock::new(); *O.get_or_init(|| std::env::var("LP_DEBUG").is_ok()) }
 
 impl TcpLp {
     /// A TCP-LP controller for segments of `mss` bytes starting with `initial_window_bytes`.
@@ -176,6 +178,7 @@ impl TcpLp {
             owd_floor: f64::INFINITY,
             min_rtt_ms: 0.0,
             multi_ack_share: 0.0,
+            dbg_last: f64::NAN,
         }
     }
 
@@ -269,6 +272,7 @@ impl CongestionControl for TcpLp {
         let sampled = sampled && {
             match self.owd_sample(ev) {
                 Some(owd) => {
+                    self.dbg_last = owd;
                     self.update_owd(owd);
                     true
                 }
@@ -284,6 +288,10 @@ impl CongestionControl for TcpLp {
         // [KK03 §III-A eq. (1)] early congestion indication, on each new delay sample.
         self.early = sampled && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
 
+        if dbg_on() {
+            eprintln!("LPDBG t={:.3} acked={} samp={} owd_raw={:.3} sowd={:.3} min={:.3} max={:.3} rsv={:.3} thr={:.3} early={} inf={} cwnd={} ss={} rec={} appl={} flight={} rtt={:?} srtt={}",
+                ev.now as f64/1e9, ev.acked_bytes/self.mss, sampled, self.dbg_last, self.sowd, self.owd_min, self.owd_max, self.owd_max_rsv, self.threshold_ms(), self.early, within_inference, self.cwnd/self.mss, if self.ssthresh==u64::MAX {0} else {self.ssthresh/self.mss}, ev.in_recovery, ev.app_limited, ev.prior_in_flight/self.mss, ev.rtt_sample.map(|r| r as f64/1e6), self.srtt as f64/1e6);
+        }
         if self.early && !ev.in_recovery {
             // Linux: re-centre the range on the current smoothed delay: min = sowd,
             // max = sowd + (absolute smoothed OWD, estimated offset-free).

@@ -1,5 +1,5 @@
 //! TCP Vegas: L. S. Brakmo and L. L. Peterson, "TCP Vegas: End to End Congestion Avoidance
-//! on a Global Internet", IEEE JSAC 13(8), 1995 (cited as *[BP95]*), with the details the
+//! on a Global Internet", IEEE JSAC 13(8), 1995 (cited as *\[BP95\]*), with the details the
 //! paper leaves open taken from Linux `net/ipv4/tcp_vegas.c` (cited as *Linux*).
 //!
 //! Vegas keeps a small, bounded backlog in the bottleneck queue. Once per round trip it
@@ -27,8 +27,8 @@
 //! - On leaving slow start `cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1 segment)`, the window that
 //!   matches the actual rate (Linux), and `ssthresh = cwnd`.
 //! - A round trip ends with the first ACK that acknowledges data sent after the previous
-//!   round ended (Linux `after(ack, beg_snd_nxt)`). The sender does not report `snd_nxt`, so
-//!   it is reconstructed as `ack_seq + bytes_in_flight` of the ACK that ends a round.
+//!   round ended (Linux `after(ack, beg_snd_nxt)`), with `snd_nxt` as the sender reports it
+//!   in the ACK event.
 //! - During fast recovery and after a timeout Vegas is switched off (Linux disables it outside
 //!   the `Open` state) and restarts with a fresh round on the first ACK outside recovery.
 //! - Window growth (slow start, Reno and Vegas increases) is skipped on application-limited
@@ -150,7 +150,7 @@ impl Vegas {
     /// Starts Vegas with a fresh round (Linux `vegas_enable`).
     fn enable(&mut self, ev: &AckEvent) {
         self.enabled = true;
-        self.beg_snd_nxt = ev.ack_seq + ev.bytes_in_flight;
+        self.beg_snd_nxt = ev.snd_nxt;
         self.round_samples = 0;
         self.round_min_rtt = Nanos::MAX;
         self.ss_grow_round = true;
@@ -251,7 +251,7 @@ impl CongestionControl for Vegas {
         let may_grow = !ev.app_limited;
         if ev.ack_seq > self.beg_snd_nxt {
             // End of a round trip: the next round ends after what is in flight now.
-            self.beg_snd_nxt = ev.ack_seq + ev.bytes_in_flight;
+            self.beg_snd_nxt = ev.snd_nxt;
             self.rounds += 1;
             if self.round_samples < MIN_SAMPLES_PER_ROUND {
                 // Linux: too few samples (likely delayed ACKs only): behave like Reno.
@@ -327,6 +327,7 @@ mod tests {
                 now: *now,
                 acked_bytes: MSS as u64,
                 ack_seq: *seq,
+                snd_nxt: *seq + v.cwnd,
                 rtt_sample: Some(rtt),
                 srtt: rtt,
                 bytes_in_flight: v.cwnd,
@@ -356,7 +357,7 @@ mod tests {
         // cwnd 20, BaseRTT 100 ms, RTT 105 ms: diff = 20·5/105 ≈ 0.95 < α = 2.
         let mut v = in_ca(20, 100 * MS);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
         assert_eq!(run_round(&mut v, &mut seq, &mut now, 105 * MS), 1);
         assert!((v.diff() - 20.0 * 5.0 / 105.0).abs() < 1e-9);
         // cwnd 21 with RTT = BaseRTT: diff 0: +1 again.
@@ -373,7 +374,7 @@ mod tests {
         for (base, expect) in [(90, 2.0), (85, 3.0), (80, 4.0)] {
             let mut v = in_ca(20, base * MS);
             let (mut seq, mut now) = (0, 0);
-            v.on_ack(&AckEvent { ack_seq: 0, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+            v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
             for _ in 0..3 {
                 assert_eq!(run_round(&mut v, &mut seq, &mut now, 100 * MS), 0, "base {base}");
                 assert_eq!(v.cwnd, 20 * MSS as u64);
@@ -387,7 +388,7 @@ mod tests {
         // cwnd 20, BaseRTT 70 ms, RTT 100 ms: diff = 6 > β = 4.
         let mut v = in_ca(20, 70 * MS);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
         assert_eq!(run_round(&mut v, &mut seq, &mut now, 100 * MS), -1);
         assert!((v.diff() - 6.0).abs() < 1e-12);
         // cwnd 19: diff = 19·30/100 = 5.7 > 4: again −1.
@@ -400,7 +401,7 @@ mod tests {
     fn slow_start_doubles_every_other_rtt_and_exits_above_gamma() {
         let mut v = Vegas::new(&VegasConfig::default(), MSS, 4 * MSS as u64);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
         // No queueing (RTT = BaseRTT): diff = 0 ≤ γ. Growth rounds alternate with hold rounds.
         let mut growth = Vec::new();
         for _ in 0..4 {
@@ -431,6 +432,7 @@ mod tests {
         for i in 1..50u64 {
             v.on_ack(&AckEvent {
                 ack_seq: i * MSS as u64,
+                snd_nxt: i * MSS as u64 + v.cwnd,
                 acked_bytes: MSS as u64,
                 rtt_sample: Some(100 * MS),
                 in_recovery: true,

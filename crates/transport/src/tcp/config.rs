@@ -41,6 +41,19 @@ pub struct TcpConfig {
     /// Whether the sender uses Limited Transmit (RFC 3042): one new segment beyond `cwnd`
     /// on each of the first two duplicate ACKs. Default true (as Linux).
     pub limited_transmit: bool,
+    /// Selective acknowledgements (RFC 2018) with SACK-based loss recovery (RFC 6675).
+    /// Default true (Linux `net.ipv4.tcp_sack = 1`). The receiver then reports up to three
+    /// out-of-order blocks per ACK; the sender keeps a scoreboard and repairs every hole of
+    /// a window within about one RTT. The option is "negotiated" as in a handshake: the
+    /// sender uses SACK recovery only while its own `sack` is on **and** the peer has sent
+    /// at least one SACK block; otherwise (`false`, or a peer that never SACKs) it recovers
+    /// with NewReno (RFC 6582) exactly as without the option.
+    pub sack: bool,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) paces (re)transmissions during
+    /// SACK recovery so that the flight shrinks smoothly to the controller's window.
+    /// Default true (as Linux since 3.2). With false, SACK recovery sends whenever
+    /// `cwnd − pipe ≥ segment` (RFC 6675 §5 plain rule). Ignored without SACK.
+    pub prr: bool,
     /// Receive-window policy of the receiver. Default: Linux-like auto-tuning.
     pub rwnd: RwndConfig,
 }
@@ -58,6 +71,8 @@ impl Default for TcpConfig {
             delayed_ack_segments: 2,
             dupack_threshold: 3,
             limited_transmit: true,
+            sack: true,
+            prr: true,
             rwnd: RwndConfig::default(),
         }
     }

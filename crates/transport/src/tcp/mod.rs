@@ -20,18 +20,48 @@
 //!   and `ssthresh`, i.e. slow start and congestion avoidance; the sender never has more
 //!   than `min(effective cwnd, rwnd)` bytes outstanding, except that one segment may
 //!   always be in flight. Initial window 10·MSS (RFC 6928), MSS 1448 by default.
-//! - **Loss recovery**: RFC 5681 duplicate-ACK counting, fast retransmit on the third
-//!   duplicate ACK, Limited Transmit (RFC 3042), and **NewReno** fast recovery (RFC 6582):
-//!   `recover` point, window inflation by one MSS per duplicate ACK (done by the sender:
-//!   effective window = `cc.cwnd()` + inflation, so controllers only set `ssthresh`/`cwnd`
-//!   in `on_congestion_event`), partial ACKs retransmit the next hole and deflate the
-//!   window, the full ACK ends recovery with `cwnd = ssthresh` (`cc.on_recovery_end`).
+//! - **SACK** (RFC 2018), on by default ([`TcpConfig::sack`], Linux `tcp_sack = 1`): the
+//!   receiver reports up to three out-of-order blocks per ACK (the one holding the segment
+//!   that triggered the ACK first, then the most recently reported ones), carried in the
+//!   fixed-size [`Ack::sack`](crate::wire::Ack::sack) array. "Negotiation": the sender uses
+//!   SACK recovery once its `sack` is on and the peer has sent a SACK block; until then
+//!   (and with `sack = false`) it behaves exactly as the NewReno sender below.
+//! - **SACK loss recovery** (RFC 6675) on a per-segment scoreboard (see the `sender`
+//!   module): IsLost (DupThresh SACKed segments, or more than `(DupThresh − 1)·MSS` SACKed
+//!   bytes, above a hole), `pipe`, recovery entered on the DupThresh-th duplicate ACK that
+//!   SACKs new data or as soon as IsLost(`snd_una`) holds (not before the cumulative ACK
+//!   reaches the previous `recover`), the first hole retransmitted at once, then NextSeg
+//!   rules 1–4 (lost holes, new data, other holes below the highest SACK, one rescue of the
+//!   tail per episode), exit when the cumulative ACK reaches `recover` (`cc.on_recovery_end`).
+//!   No window inflation: the controller sets `cwnd = ssthresh` in `on_congestion_event`;
+//!   during recovery **PRR** (RFC 6937, PRR-SSRB, [`TcpConfig::prr`], default on as in
+//!   Linux) meters (re)transmissions so the flight falls smoothly to that `cwnd`; with
+//!   `prr = false` the sender uses RFC 6675's rule, sending while `pipe + len ≤ cwnd`.
+//!   `LossEvent::bytes_in_flight` is `pipe` just before the ACK that revealed the loss
+//!   (for a window-limited flow, the cwnd), not the RFC's FlightSize, which SACKed data
+//!   held behind holes can inflate far beyond what the path holds. Beyond RFC 6675, a
+//!   retransmission is deemed lost once data sent after it is SACKed (Linux's pre-RACK
+//!   `tcp_mark_lost_retrans`) and is resent without waiting for the RTO. With SACK in use
+//!   [`TcpSender::bytes_in_flight`] (and `AckEvent::{bytes_in_flight, prior_in_flight}`) is
+//!   `pipe`, and SACKed bytes count as delivered (`AckEvent::delivered`, rate samples); a
+//!   later cumulative ACK does not count them again. `AckEvent::acked_bytes` stays the
+//!   cumulatively acknowledged bytes.
+//! - **NewReno loss recovery** (without SACK): RFC 5681 duplicate-ACK counting, fast
+//!   retransmit on the third duplicate ACK, Limited Transmit (RFC 3042), and NewReno fast
+//!   recovery (RFC 6582): `recover` point, window inflation by one MSS per duplicate ACK
+//!   (done by the sender: effective window = `cc.cwnd()` + inflation, so controllers only
+//!   set `ssthresh`/`cwnd` in `on_congestion_event`), partial ACKs retransmit the next hole
+//!   and deflate the window, the full ACK ends recovery with `cwnd = ssthresh`
+//!   (`cc.on_recovery_end`).
 //! - **Retransmission timer** (RFC 6298): SRTT/RTTVAR with K = 4 and G = 1 ms, Linux's
 //!   200 ms minimum, exponential back-off, Karn's rule (no RTT sample from a retransmitted
-//!   segment). After a timeout the sender goes back to `snd_una` and resends everything
-//!   (go-back-N) as the controller's post-timeout window allows. RTT samples are taken
-//!   with nanosecond precision from per-segment send times, kept in a ring buffer that is
-//!   reused (no per-segment allocation in steady state).
+//!   segment). After a timeout without SACK the sender goes back to `snd_una` and resends
+//!   everything (go-back-N) as the controller's post-timeout window allows; with SACK
+//!   (RFC 6675 §5.1) every unSACKed segment is marked lost and resent in order, SACKed ones
+//!   never, and the controller's `on_timeout` gets `pipe`. RTT samples are taken with
+//!   nanosecond precision from per-segment send times (cumulatively acknowledged or newly
+//!   SACKed segments, never previously SACKed ones), kept in a ring buffer that is reused
+//!   (no per-segment allocation in steady state).
 //! - **Timestamps** (RFC 7323): both ends' clocks tick every millisecond,
 //!   `ts = now / MS + ts_offset_ms` ([`ts_clock`]); data carries the sender clock and the
 //!   newest receiver TSval; ACKs carry the receiver clock and TS.Recent, updated by the
@@ -41,7 +71,8 @@
 //!   segment or after 40 ms; immediate ACK for out-of-order segments (duplicate ACKs),
 //!   hole-filling segments and duplicate segments.
 //! - **Delivery-rate samples** (draft-cheng-iccrg-delivery-rate-estimation) with
-//!   application-limited marking, for BBR-like controllers.
+//!   application-limited marking, for BBR-like controllers; SACKed segments are delivered
+//!   when first SACKed.
 //! - **Pacing**: when `cc.pacing_rate()` is `Some(r)` (bytes/s), consecutive segments are
 //!   released `len / r` apart (payload bytes); the timeout retransmission is not delayed.
 //! - **Receive window**: a pluggable [`ReceiveWindowPolicy`]; [`AutoTuning`] models Linux's
@@ -49,11 +80,13 @@
 //!
 //! # Not implemented
 //!
-//! - **SACK** (RFC 2018/6675), D-SACK, RACK-TLP (RFC 8985), F-RTO and any undo of
-//!   spurious retransmissions or timeouts: loss recovery is NewReno with cumulative ACKs
-//!   only. Consequently the delivery-rate estimator credits one MSS per duplicate ACK, as
-//!   Linux does for non-SACK connections.
-//! - Proportional Rate Reduction (Linux uses PRR instead of window inflation).
+//! - D-SACK (RFC 2883), RACK-TLP (RFC 8985; lost retransmissions are detected only by the
+//!   SACK rule above, tail losses wait for the RTO), F-RTO (RFC 5682) and any undo of
+//!   spurious retransmissions or timeouts, SACK reneging (the receiver never discards
+//!   out-of-order data, so the sender keeps SACK marks across a timeout), adaptive
+//!   reordering thresholds (DupThresh stays `dupack_threshold`). Without SACK the
+//!   delivery-rate estimator credits one MSS per duplicate ACK, as Linux does for non-SACK
+//!   connections.
 //! - Nagle's algorithm (segments are sent as soon as the windows allow, like
 //!   `TCP_NODELAY`), zero-window probing (the policies never advertise zero), Linux's
 //!   quick-ACK mode at connection start, congestion-window restart after idle (RFC 5681

@@ -5,6 +5,12 @@
 //! segment ([`PacketRateState`]); when ACKs deliver segments, the most recently *sent* of
 //! them yields a sample `delivered / max(send_elapsed, ack_elapsed)`.
 //!
+//! With SACK, a segment counts as delivered when it is first SACKed or, if it never was,
+//! when the cumulative ACK covers it (draft §3.3, Linux `tcp_rate_skb_delivered`): the
+//! sender feeds each newly SACKed and each newly cumulatively acknowledged, not previously
+//! SACKed segment to [`RateEstimator::on_segment_delivered`] and their bytes to
+//! [`RateEstimator::on_sack_delivery`], so a SACKed segment is counted exactly once.
+//!
 //! Without SACK, a duplicate ACK is taken as evidence that one segment left the network
 //! (Linux's `tcp_add_reno_sack`), so `delivered` is credited one MSS per duplicate ACK and
 //! the credit is consumed when the cumulative ACK later covers those bytes
@@ -41,7 +47,8 @@ pub(crate) struct SampleBuilder {
 /// Connection-level delivery state (the draft's `C.*`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RateEstimator {
-    /// Bytes delivered so far (cumulative ACKs plus duplicate-ACK credit).
+    /// Bytes delivered so far (cumulative ACKs plus SACKed bytes, or duplicate-ACK credit
+    /// without SACK).
     delivered: u64,
     /// When `delivered` last grew.
     delivered_time: Nanos,
@@ -114,6 +121,19 @@ impl RateEstimator {
         self.dup_credit -= consumed;
         self.delivered += hole + (rest - consumed);
         self.delivered_time = now;
+    }
+
+    /// An ACK on a SACK connection delivered `cum_bytes` newly cumulatively acknowledged
+    /// bytes that had not been SACKed, and `sacked_bytes` newly SACKed bytes. Duplicate-ACK
+    /// credit left from before SACK was in use is consumed first (those bytes were counted).
+    pub fn on_sack_delivery(&mut self, now: Nanos, cum_bytes: u64, sacked_bytes: u64) {
+        let consumed = cum_bytes.min(self.dup_credit);
+        self.dup_credit -= consumed;
+        let d = cum_bytes - consumed + sacked_bytes;
+        if d > 0 {
+            self.delivered += d;
+            self.delivered_time = now;
+        }
     }
 
     /// Forgets duplicate-ACK credit (on a retransmission timeout, like Linux's
@@ -207,5 +227,31 @@ mod tests {
         // The hole plus the two segments the dupacks reported plus two more.
         r.on_cumulative_ack(2 * MS, 5000, 1000);
         assert_eq!(r.delivered(), 5000);
+    }
+
+    #[test]
+    fn sacked_segments_count_once_and_drive_the_sample() {
+        let mut r = RateEstimator::new(0);
+        // Four 1000-byte segments sent at 0..3 ms; #0 lost, #1..#3 SACKed at 50..52 ms.
+        let snaps: Vec<_> = (0..4u64).map(|i| r.on_send(i * MS, i == 0)).collect();
+        let mut last = None;
+        for i in 1..4u64 {
+            let mut rs = SampleBuilder::default();
+            r.on_sack_delivery((49 + i) * MS, 0, 1000);
+            r.on_segment_delivered(&mut rs, snaps[i as usize], i * MS, (i + 1) * 1000);
+            last = r.generate(&rs, (49 + i) * MS, 10 * MS);
+        }
+        assert_eq!(r.delivered(), 3000);
+        let s = last.unwrap();
+        // Segment 3 was sent when nothing had been delivered; 3000 bytes over 52 − 0 ms.
+        assert_eq!((s.delivered, s.prior_delivered, s.interval), (3000, 0, 52 * MS));
+        // The retransmission of #0 is cumulatively acked with #1..#3: only #0 is new.
+        let p = r.on_send(60 * MS, false);
+        let mut rs = SampleBuilder::default();
+        r.on_sack_delivery(110 * MS, 1000, 0);
+        r.on_segment_delivered(&mut rs, p, 60 * MS, 1000);
+        assert_eq!(r.delivered(), 4000);
+        let s = r.generate(&rs, 110 * MS, 10 * MS).unwrap();
+        assert_eq!((s.delivered, s.prior_delivered), (1000, 3000));
     }
 }

@@ -3,7 +3,7 @@
 use cellshare_core::Nanos;
 
 use crate::tcp::{ts_clock, ts_not_older, ReceiveWindowPolicy, TcpConfig};
-use crate::wire::{Ack, Segment};
+use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
 
 /// Counters kept by a [`TcpReceiver`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,13 @@ pub struct ReceiverStats {
 ///   TSecr is TS.Recent, which is updated only from a segment covering `Last.ACK.sent`
 ///   (§4.3) and never moves backwards (PAWS, §5.3);
 /// - the advertised window comes from a [`ReceiveWindowPolicy`]; its right edge never moves
-///   left, and it only changes when `rcv_nxt` advances.
+///   left, and it only changes when `rcv_nxt` advances;
+/// - SACK (RFC 2018 §4, when [`TcpConfig::sack`] is on): every ACK carries up to
+///   [`MAX_SACK_BLOCKS`] out-of-order ranges. The first is the range containing the segment
+///   that triggered the ACK (unless that segment advanced `rcv_nxt`), then the most recently
+///   reported other ranges, then (if slots remain) further buffered ranges, lowest first.
+///   A range leaves the list once `rcv_nxt` covers it. No D-SACK (RFC 2883). The recency
+///   list is a fixed array: no per-ACK allocation.
 ///
 /// The application reads instantly: in-order bytes count as delivered at once.
 #[derive(Debug)]
@@ -53,6 +59,12 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Out-of-order ranges `[start, end)` above `rcv_nxt`, sorted, disjoint, non-adjacent.
     ooo: Vec<(u64, u64)>,
+    /// Whether ACKs carry SACK blocks.
+    sack: bool,
+    /// The most recently reported SACK blocks, newest first (each an exact `ooo` range);
+    /// the first `sack_recent_len` entries are valid.
+    sack_recent: [(u64, u64); MAX_SACK_BLOCKS],
+    sack_recent_len: usize,
     /// RFC 7323 TS.Recent, once a segment has set it.
     ts_recent: Option<u32>,
     /// RFC 7323 Last.ACK.sent: the cumulative ACK of the last ACK emitted.
@@ -89,6 +101,9 @@ impl TcpReceiver {
             policy,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
+            sack: cfg.sack,
+            sack_recent: [(0, 0); MAX_SACK_BLOCKS],
+            sack_recent_len: 0,
             ts_recent: None,
             last_ack_sent: 0,
             right_edge,
@@ -134,11 +149,13 @@ impl TcpReceiver {
             }
         } else {
             // RFC 5681 §4.2: an out-of-order segment SHOULD trigger an immediate duplicate ACK.
-            if self.insert_ooo(seq, end) {
+            let (new_bytes, block) = self.insert_ooo(seq, end);
+            if new_bytes {
                 self.stats.out_of_order_segments += 1;
             } else {
                 self.stats.duplicate_segments += 1;
             }
+            self.note_sack_block(block);
             self.ack_now = true;
         }
         self.policy.on_segment(now, seg, self.rcv_nxt);
@@ -164,11 +181,44 @@ impl TcpReceiver {
             n += 1;
         }
         self.ooo.drain(..n);
+        if n > 0 {
+            // RFC 2018 §4: blocks covered by the cumulative ACK are no longer reported.
+            let rcv_nxt = self.rcv_nxt;
+            self.retain_recent(|(_, e)| e > rcv_nxt);
+        }
+    }
+
+    /// Keeps the recency-list entries for which `keep` holds, in order.
+    fn retain_recent(&mut self, keep: impl Fn((u64, u64)) -> bool) {
+        let mut k = 0;
+        for i in 0..self.sack_recent_len {
+            let b = self.sack_recent[i];
+            if keep(b) {
+                self.sack_recent[k] = b;
+                k += 1;
+            }
+        }
+        self.sack_recent_len = k;
+    }
+
+    /// The segment that triggers the next ACK lies in the buffered range `block`: it becomes
+    /// the first SACK block, replacing the ranges it absorbed (RFC 2018 §4).
+    fn note_sack_block(&mut self, block: (u64, u64)) {
+        if !self.sack {
+            return;
+        }
+        // Ranges merged into `block` are contained in it; drop them (and `block` itself).
+        self.retain_recent(|(s, e)| !(s >= block.0 && e <= block.1));
+        let n = self.sack_recent_len.min(MAX_SACK_BLOCKS - 1);
+        self.sack_recent.copy_within(0..n, 1);
+        self.sack_recent[0] = block;
+        self.sack_recent_len = n + 1;
     }
 
     /// Inserts `[s0, e0)` into the out-of-order list, coalescing overlapping and adjacent
-    /// ranges; returns whether any of its bytes was not buffered already.
-    fn insert_ooo(&mut self, s0: u64, e0: u64) -> bool {
+    /// ranges; returns whether any of its bytes was not buffered already, and the buffered
+    /// range that now contains it.
+    fn insert_ooo(&mut self, s0: u64, e0: u64) -> (bool, (u64, u64)) {
         let i = self.ooo.partition_point(|r| r.1 < s0);
         let (mut s, mut e) = (s0, e0);
         let mut covered = 0;
@@ -186,7 +236,7 @@ impl TcpReceiver {
             self.ooo[i] = (s, e);
             self.ooo.drain(i + 1..j);
         }
-        covered < e0 - s0
+        (covered < e0 - s0, (s, e))
     }
 
     /// The pending ACK, if one is due (at most one: the simulator calls this after every
@@ -204,12 +254,16 @@ impl TcpReceiver {
             self.stats.dup_acks_sent += 1;
         }
         let rwnd = (self.right_edge.saturating_sub(self.rcv_nxt)).min(u32::MAX as u64) as u32;
-        let ack = Ack {
+        let mut ack = Ack {
             ack: self.rcv_nxt,
             rwnd,
             ts_val: ts_clock(now, self.ts_offset_ms),
             ts_ecr: self.ts_recent.unwrap_or(0),
+            ..Ack::default()
         };
+        if self.sack {
+            self.fill_sack(&mut ack);
+        }
         self.last_ack_sent = self.rcv_nxt;
         self.unacked_bytes = 0;
         self.ack_now = false;
@@ -219,6 +273,23 @@ impl TcpReceiver {
             self.stats.delayed_acks += 1;
         }
         Some(ack)
+    }
+
+    /// Writes the SACK blocks: the recency list, then other buffered ranges (RFC 2018 §4:
+    /// "as many distinct SACK blocks as possible"), lowest first.
+    fn fill_sack(&self, ack: &mut Ack) {
+        let recent = &self.sack_recent[..self.sack_recent_len];
+        for &(s, e) in recent {
+            ack.push_sack(s, e);
+        }
+        for &r in &self.ooo {
+            if ack.sack_blocks().len() >= MAX_SACK_BLOCKS {
+                break;
+            }
+            if !recent.contains(&r) {
+                ack.push_sack(r.0, r.1);
+            }
+        }
     }
 
     /// When the delayed-ACK timer fires, if armed.

@@ -19,6 +19,11 @@ const M: u64 = MSS as u64;
 /// duplicate-ACK condition (e) holds from the first ACK on).
 const WND: u32 = DEFAULT_RMEM_INITIAL;
 
+/// The configuration for tests of NewReno specifics (RFC 5681/6582): SACK off.
+fn newreno() -> TcpConfig {
+    TcpConfig { sack: false, ..Default::default() }
+}
+
 fn reno_sender(cfg: &TcpConfig) -> TcpSender {
     let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
     TcpSender::new(cfg, Box::new(cc), 0, 0)
@@ -29,7 +34,7 @@ fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
 }
 
 fn ack(n: u64) -> Ack {
-    Ack { ack: n, rwnd: WND, ts_val: 0, ts_ecr: 0 }
+    Ack { ack: n, rwnd: WND, ts_val: 0, ts_ecr: 0, ..Default::default() }
 }
 
 fn seg(i: u64) -> Segment {
@@ -166,7 +171,7 @@ fn receive_window_limits_outstanding_bytes() {
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     assert_eq!(drain(&mut s, 0).len(), 3, "4·1448 > 5000");
-    s.on_ack(100 * MS, &Ack { ack: M, rwnd: 5000, ts_val: 0, ts_ecr: 0 });
+    s.on_ack(100 * MS, &Ack { ack: M, rwnd: 5000, ts_val: 0, ts_ecr: 0, ..Default::default() });
     assert_eq!(drain(&mut s, 100 * MS).len(), 1);
     assert!(s.snd_max() - s.snd_una() <= 5000);
     // A window below one MSS still lets one partial segment out when nothing is in flight.
@@ -293,8 +298,8 @@ fn timestamps_follow_rfc7323() {
     s.write(u64::MAX);
     let g = drain(&mut s, 3 * MS + 500_000);
     assert_eq!((g[0].ts_val, g[0].ts_ecr), (1003, 0));
-    s.on_ack(50 * MS, &Ack { ack: M, rwnd: WND, ts_val: 7000, ts_ecr: 1003 });
-    s.on_ack(51 * MS, &Ack { ack: M, rwnd: WND, ts_val: 6999, ts_ecr: 1003 });
+    s.on_ack(50 * MS, &Ack { ack: M, rwnd: WND, ts_val: 7000, ts_ecr: 1003, ..Default::default() });
+    s.on_ack(51 * MS, &Ack { ack: M, rwnd: WND, ts_val: 6999, ts_ecr: 1003, ..Default::default() });
     let g = drain(&mut s, 52 * MS);
     assert_eq!((g[0].ts_val, g[0].ts_ecr), (1052, 7000));
 }
@@ -305,7 +310,7 @@ fn ack_event_carries_timestamps_rates_and_flight() {
     let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
-    s.on_ack(100 * MS, &Ack { ack: 10 * M, rwnd: WND, ts_val: 777, ts_ecr: 0 });
+    s.on_ack(100 * MS, &Ack { ack: 10 * M, rwnd: WND, ts_val: 777, ts_ecr: 0, ..Default::default() });
     let ev = log.lock().unwrap().acks[0];
     assert_eq!((ev.acked_bytes, ev.ack_seq, ev.is_dup), (10 * M, 10 * M, false));
     assert_eq!((ev.ts_val, ev.ts_ecr, ev.mss), (777, 0, MSS));
@@ -334,7 +339,7 @@ fn application_limited_sends_are_flagged() {
 
 #[test]
 fn three_dupacks_fast_retransmit_exactly_the_lost_segment() {
-    let mut s = reno_sender(&TcpConfig::default());
+    let mut s = reno_sender(&newreno());
     s.write(u64::MAX);
     drain(&mut s, 0);
     // Segment 0 lost; segments 1, 2 produce duplicate ACKs. Limited Transmit (RFC 3042)
@@ -358,7 +363,7 @@ fn three_dupacks_fast_retransmit_exactly_the_lost_segment() {
 
 #[test]
 fn limited_transmit_can_be_disabled() {
-    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -369,7 +374,7 @@ fn limited_transmit_can_be_disabled() {
 
 #[test]
 fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
-    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -404,7 +409,7 @@ fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
 #[test]
 fn full_ack_is_seen_in_recovery_then_recovery_ends() {
     let (cc, log) = MockCc::new(10 * M);
-    let cfg = TcpConfig { limited_transmit: false, ..Default::default() };
+    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
     let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -454,7 +459,7 @@ fn rto_has_a_200ms_floor() {
 
 #[test]
 fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
-    let mut s = reno_sender(&TcpConfig::default());
+    let mut s = reno_sender(&newreno());
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &ack(M)); // RTO 300 ms, deadline 400 ms
@@ -481,7 +486,7 @@ fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
 
 #[test]
 fn go_back_n_after_timeout() {
-    let mut s = reno_sender(&TcpConfig::default());
+    let mut s = reno_sender(&newreno());
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_timeout(1000 * MS);
@@ -504,7 +509,7 @@ fn go_back_n_after_timeout() {
 
 #[test]
 fn dupacks_after_timeout_do_not_start_fast_recovery() {
-    let mut s = reno_sender(&TcpConfig::default());
+    let mut s = reno_sender(&newreno());
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_timeout(1000 * MS);
@@ -590,6 +595,9 @@ fn config_defaults_serde_and_validation() {
     let c = TcpConfig::default();
     assert_eq!((c.mss, c.initial_window, c.min_rto_ms, c.initial_rto_ms, c.max_rto_ms), (1448, 10, 200, 1000, 120_000));
     assert_eq!((c.delayed_ack, c.delayed_ack_timeout_ms, c.delayed_ack_segments), (true, 40, 2));
+    assert_eq!((c.sack, c.prr), (true, true), "Linux: tcp_sack = 1, PRR");
+    let parsed: TcpConfig = json::from_str(r#"{"sack": false}"#).unwrap();
+    assert_eq!((parsed.sack, parsed.prr), (false, true));
     assert_eq!(c.rwnd, RwndConfig::AutoTuning { rmem_max: 6_291_456, rmem_initial: 131_072 });
     assert!(c.validate().is_ok());
     let parsed: TcpConfig = json::from_str(r#"{"mss": 1000, "rwnd": {"kind": "fixed", "bytes": 65535}}"#).unwrap();
@@ -650,27 +658,42 @@ struct Outcome {
     receiver: TcpReceiver,
     finish: Nanos,
     link_drops: u64,
+    /// Every retransmission: (time, sequence number).
+    retx: Vec<(Nanos, u64)>,
+    /// Recovery episodes: (start, end) as seen after each ACK.
+    recoveries: Vec<(Nanos, Nanos)>,
 }
 
 /// Transfers `size` bytes over `link` (data direction) and a fixed-delay ACK path; `drop`
 /// decides which transmissions are lost before the link.
-fn transfer(
+fn transfer(cc: Box<dyn CongestionControl>, size: u64, link: Link, drop: impl FnMut(&Segment) -> bool) -> Outcome {
+    transfer_cfg(&TcpConfig::default(), cc, size, link, drop)
+}
+
+/// [`transfer`] with both endpoints built from `cfg`.
+fn transfer_cfg(
+    cfg: &TcpConfig,
     cc: Box<dyn CongestionControl>,
     size: u64,
     mut link: Link,
     mut drop: impl FnMut(&Segment) -> bool,
 ) -> Outcome {
-    let cfg = TcpConfig::default();
-    let mut sender = TcpSender::new(&cfg, cc, 0, 1_000);
-    let mut receiver = TcpReceiver::new(&cfg, 0, 77_000);
+    let mut sender = TcpSender::new(cfg, cc, 0, 1_000);
+    let mut receiver = TcpReceiver::new(cfg, 0, 77_000);
     let ack_delay = link.delay;
     sender.write(size);
     let mut to_rx: VecDeque<(Nanos, Segment)> = VecDeque::new();
     let mut to_tx: VecDeque<(Nanos, Ack)> = VecDeque::new();
     let mut now = 0;
     let mut link_drops = 0;
+    let mut retx = Vec::new();
+    let mut recoveries: Vec<(Nanos, Nanos)> = Vec::new();
+    let mut recovery_start = None;
     for _ in 0..10_000_000 {
         while let Some(seg) = sender.poll_transmit(now) {
+            if seg.retransmit {
+                retx.push((now, seg.seq));
+            }
             if drop(&seg) {
                 continue;
             }
@@ -680,7 +703,7 @@ fn transfer(
             }
         }
         if sender.all_acked() {
-            return Outcome { sender, receiver, finish: now, link_drops };
+            return Outcome { sender, receiver, finish: now, link_drops, retx, recoveries };
         }
         let next =
             [to_rx.front().map(|x| x.0), to_tx.front().map(|x| x.0), sender.poll_timeout(), receiver.poll_timeout()]
@@ -706,6 +729,14 @@ fn transfer(
         while to_tx.front().is_some_and(|x| x.0 <= now) {
             let (_, a) = to_tx.pop_front().unwrap();
             sender.on_ack(now, &a);
+            match (recovery_start, sender.in_recovery()) {
+                (None, true) => recovery_start = Some(now),
+                (Some(t), false) => {
+                    recoveries.push((t, now));
+                    recovery_start = None;
+                }
+                _ => {}
+            }
         }
         if sender.poll_timeout().is_some_and(|t| t <= now) {
             sender.on_timeout(now);
@@ -765,7 +796,7 @@ fn loopback_survives_drop_tail_overflow() {
 fn loopback_recovers_from_a_lost_retransmission_by_timeout() {
     // Segment 50 and its first retransmission are lost: NewReno needs the RTO.
     let mut drops = 0;
-    let out = transfer(reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
+    let out = transfer_cfg(&newreno(), reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
         let hit = g.seq == 50 * M && drops < 2;
         drops += hit as u32;
         hit
@@ -773,4 +804,318 @@ fn loopback_recovers_from_a_lost_retransmission_by_timeout() {
     assert_eq!(out.receiver.delivered(), MB / 2);
     let st = out.sender.stats();
     assert_eq!((st.fast_retransmits, st.timeouts), (1, 1));
+}
+
+#[test]
+fn loopback_sack_detects_a_lost_retransmission_without_timeout() {
+    // As above with SACK: new data sent after the first retransmission of segment 50 is
+    // SACKed, so that retransmission is known lost and resent at once, without the RTO.
+    let mut drops = 0;
+    let out = transfer(reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
+        let hit = g.seq == 50 * M && drops < 2;
+        drops += hit as u32;
+        hit
+    });
+    assert_eq!(out.receiver.delivered(), MB / 2);
+    let st = out.sender.stats();
+    assert_eq!((st.fast_retransmits, st.timeouts, st.lost_retransmits), (1, 0, 1));
+    assert_eq!(out.retx.iter().map(|r| r.1 / M).collect::<Vec<_>>(), vec![50, 50]);
+    assert_eq!(out.receiver.stats().duplicate_segments, 0);
+}
+
+// ---------------------------------------------------------------- SACK
+
+/// An ACK of `cum` segments carrying SACK blocks given in segment numbers.
+fn sack_ack(cum: u64, blocks: &[(u64, u64)]) -> Ack {
+    let mut a = ack(cum * M);
+    for &(s, e) in blocks {
+        assert!(a.push_sack(s * M, e * M));
+    }
+    a
+}
+
+/// Sequence numbers in segments.
+fn seqs(segs: &[Segment]) -> Vec<u64> {
+    segs.iter().map(|g| g.seq / M).collect()
+}
+
+/// SACK blocks in segments.
+fn blocks(a: &Ack) -> Vec<(u64, u64)> {
+    a.sack_blocks().iter().map(|&(s, e)| (s / M, e / M)).collect()
+}
+
+#[test]
+fn ack_sack_option_is_fixed_size() {
+    let mut a = Ack::default();
+    assert_eq!((a.sack_blocks().len(), a.sack_option_bytes()), (0, 0));
+    for (i, bytes) in [(0u64, 12), (1, 20), (2, 28)] {
+        assert!(a.push_sack(i * 10, i * 10 + 5));
+        assert_eq!(a.sack_option_bytes(), bytes);
+    }
+    assert!(!a.push_sack(100, 200), "three blocks fill the options next to timestamps");
+    assert_eq!(a.sack_blocks(), &[(0, 5), (10, 15), (20, 25)]);
+    assert_eq!(TCP_HEADER_BYTES + a.sack_option_bytes(), 80, "20 IP + 20 TCP + 40 option bytes");
+}
+
+#[test]
+fn receiver_reports_sack_blocks_most_recent_first() {
+    fn rx(r: &mut TcpReceiver, i: u64) -> Option<Ack> {
+        r.on_segment(MS, &seg(i));
+        r.poll_ack(MS)
+    }
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    assert_eq!(rx(&mut r, 0), None, "in order: delayed, nothing to SACK");
+    let a = rx(&mut r, 2).unwrap();
+    assert_eq!((a.ack, blocks(&a)), (M, vec![(2, 3)]));
+    assert_eq!(blocks(&rx(&mut r, 4).unwrap()), vec![(4, 5), (2, 3)]);
+    assert_eq!(blocks(&rx(&mut r, 6).unwrap()), vec![(6, 7), (4, 5), (2, 3)]);
+    // At most three blocks: the least recently reported one drops out.
+    assert_eq!(blocks(&rx(&mut r, 8).unwrap()), vec![(8, 9), (6, 7), (4, 5)]);
+    // A segment joining two blocks: the coalesced block comes first, the blocks it absorbed
+    // go, and the free slot is refilled from the buffered ranges.
+    assert_eq!(blocks(&rx(&mut r, 7).unwrap()), vec![(6, 9), (4, 5), (2, 3)]);
+    assert_eq!(blocks(&rx(&mut r, 3).unwrap()), vec![(2, 5), (6, 9)]);
+    // A duplicate of buffered data moves its block to the front (no D-SACK).
+    assert_eq!(blocks(&rx(&mut r, 8).unwrap()), vec![(6, 9), (2, 5)]);
+    assert_eq!(blocks(&rx(&mut r, 10).unwrap()), vec![(10, 11), (6, 9), (2, 5)]);
+    // Hole-filling segments: blocks below the cumulative ACK are no longer reported.
+    let a = rx(&mut r, 1).unwrap();
+    assert_eq!((a.ack, blocks(&a)), (5 * M, vec![(10, 11), (6, 9)]));
+    let a = rx(&mut r, 5).unwrap();
+    assert_eq!((a.ack, blocks(&a)), (9 * M, vec![(10, 11)]));
+    let a = rx(&mut r, 9).unwrap();
+    assert_eq!((a.ack, a.sack_len, a.sack_option_bytes()), (11 * M, 0, 0));
+    assert_eq!(r.stats().duplicate_segments, 1);
+    // Without SACK the same arrival carries no block.
+    let mut r = TcpReceiver::new(&newreno(), 0, 0);
+    rx(&mut r, 0);
+    let a = rx(&mut r, 2).unwrap();
+    assert_eq!((a.ack, a.sack_len), (M, 0));
+}
+
+#[test]
+fn sacked_bytes_count_as_delivered_and_leave_the_pipe() {
+    let (cc, log) = MockCc::new(10 * M);
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    assert!(!s.sack_active(), "not before the peer has sent a SACK block");
+    // Segment 0 is delayed; segment 1 is SACKed at 100 ms.
+    s.on_ack(100 * MS, &sack_ack(0, &[(1, 2)]));
+    assert!(s.sack_active());
+    let ev = log.lock().unwrap().acks[0];
+    assert_eq!((ev.acked_bytes, ev.is_dup, ev.delivered), (0, true, M));
+    assert_eq!((ev.prior_in_flight, ev.bytes_in_flight), (10 * M, 9 * M), "pipe excludes SACKed bytes");
+    let rs = ev.rate_sample.unwrap();
+    assert_eq!((rs.delivered, rs.interval), (M, 100 * MS));
+    assert_eq!(ev.rtt_sample, Some(100 * MS), "a SACKed, never retransmitted segment is an RTT sample");
+    // Limited Transmit through pipe (RFC 6675 §5 step 1): one new segment.
+    assert_eq!(seqs(&drain(&mut s, 100 * MS)), vec![10]);
+    // Segment 0 arrives (reordering): the cumulative ACK of ten segments delivers nine new
+    // ones; the SACKed one is not counted twice.
+    s.on_ack(110 * MS, &ack(10 * M));
+    let ev = log.lock().unwrap().acks[1];
+    assert_eq!((ev.acked_bytes, ev.delivered, ev.bytes_in_flight), (10 * M, 10 * M, M));
+    assert_eq!(s.delivered(), 10 * M);
+    assert_eq!(s.stats().bytes_sacked, M);
+    assert_eq!((s.stats().fast_retransmits, s.stats().retransmits), (0, 0));
+}
+
+#[test]
+fn sack_recovery_starts_when_three_segments_are_sacked_above_the_hole() {
+    // One ACK (the two before it were lost) SACKs three segments: IsLost(snd_una) holds
+    // although this is the first duplicate ACK (RFC 6675 §5).
+    let (cc, log) = MockCc::new(10 * M);
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &sack_ack(0, &[(1, 4)]));
+    assert!(s.in_recovery());
+    assert_eq!((s.stats().fast_retransmits, s.stats().sack_recoveries, s.stats().dup_acks), (1, 1, 1));
+    assert_eq!(log.lock().unwrap().losses[0].bytes_in_flight, 10 * M, "pipe before the ACK");
+    // PRR: cwnd = ssthresh = 5 segments, pipe = 10 − 3 SACKed − 1 lost: only the hole goes.
+    let segs = drain(&mut s, 100 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    // Two SACKed segments are not enough (DupThresh = 3).
+    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(MockCc::new(10 * M).0), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(100 * MS, &sack_ack(0, &[(1, 3)]));
+    assert!(!s.in_recovery());
+    assert_eq!(seqs(&drain(&mut s, 100 * MS)), vec![10, 11], "Limited Transmit: pipe fell by two");
+}
+
+#[test]
+fn prr_spreads_sending_over_recovery_and_plain_rule_waits_for_half_a_window() {
+    // 20 segments out, segment 0 lost; SACKs for 1..19 arrive one by one.
+    let run = |prr: bool| {
+        let (cc, _log) = MockCc::new(20 * M);
+        let cfg = TcpConfig { prr, ..Default::default() };
+        let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+        s.write(u64::MAX);
+        drain(&mut s, 0);
+        let mut per_ack = Vec::new();
+        for i in 1..20 {
+            s.on_ack((100 + i) * MS, &sack_ack(0, &[(1, i + 1)]));
+            per_ack.push(seqs(&drain(&mut s, (100 + i) * MS)));
+        }
+        (s, per_ack)
+    };
+    let e: Vec<u64> = Vec::new();
+    // Limited Transmit sends 20 and 21; the third SACK starts recovery with ssthresh =
+    // 20/2 (pipe before that ACK), RecoverFS = 22 segments. PRR (RFC 6937): about one
+    // segment per 22/10 delivered, then (pipe ≤ ssthresh) one per ACK.
+    let (s, per_ack) = run(true);
+    let want = [
+        vec![20],
+        vec![21],
+        vec![0],
+        e.clone(),
+        e.clone(),
+        e.clone(),
+        vec![22],
+        e.clone(),
+        vec![23],
+        e.clone(),
+        vec![24],
+        e.clone(),
+        vec![25],
+        e.clone(),
+        e.clone(),
+        e.clone(),
+        vec![26],
+        vec![27],
+        vec![28],
+    ];
+    assert_eq!(per_ack, want);
+    assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (10 * M, 10 * M));
+    assert_eq!(s.cwnd(), s.bytes_in_flight(), "PRR's window is pipe + the unused quota");
+    // RFC 6675's plain rule: silence until pipe has fallen below cwnd (half a window of
+    // ACKs), then one segment per ACK.
+    let (_, per_ack) = run(false);
+    let mut want = vec![vec![20], vec![21], vec![0]];
+    want.extend(std::iter::repeat_n(e.clone(), 9));
+    want.extend((22..=28).map(|i| vec![i]));
+    assert_eq!(per_ack, want);
+}
+
+#[test]
+fn after_a_timeout_sacked_segments_are_not_resent() {
+    // Ten segments: only 2 and 5 arrive (two duplicate ACKs, no fast retransmit), then the
+    // RTO. Afterwards every transmission arrives and is acknowledged at once.
+    let run = |cfg: &TcpConfig| {
+        let cfg = TcpConfig { delayed_ack: false, ..cfg.clone() };
+        let mut s = reno_sender(&cfg);
+        let mut r = TcpReceiver::new(&cfg, 0, 0);
+        s.write(10 * M);
+        for g in drain(&mut s, 0) {
+            if g.seq == 2 * M || g.seq == 5 * M {
+                r.on_segment(10 * MS, &g);
+                s.on_ack(20 * MS, &r.poll_ack(10 * MS).unwrap());
+            }
+        }
+        assert!(!s.in_recovery());
+        s.on_timeout(1000 * MS);
+        assert_eq!(s.stats().timeouts, 1);
+        let mut resent = Vec::new();
+        let mut now = 1000 * MS;
+        while !s.all_acked() {
+            let segs = drain(&mut s, now);
+            assert!(!segs.is_empty(), "stalled");
+            now += 50 * MS;
+            for g in segs {
+                assert!(g.retransmit);
+                resent.push(g.seq / M);
+                r.on_segment(now, &g);
+                s.on_ack(now, &r.poll_ack(now).unwrap());
+            }
+        }
+        (resent, r.stats().duplicate_segments)
+    };
+    // RFC 6675 §5.1: everything unSACKed is lost and resent in order, SACKed data never.
+    let (resent, dups) = run(&TcpConfig::default());
+    assert_eq!((resent, dups), (vec![0, 1, 3, 4, 6, 7, 8, 9], 0));
+    // Go-back-N resends the flights [1, 2] and [3, 4, 5, 6] whole.
+    let (resent, dups) = run(&newreno());
+    assert_eq!((resent, dups), ((0..10).collect(), 2));
+}
+
+#[test]
+fn sack_repairs_three_holes_within_one_rtt_newreno_needs_three() {
+    // Segments 100, 105 and 110 are lost once, in one window (20 Mbit/s, 40 ms RTT).
+    let drops = [100 * M, 105 * M, 110 * M];
+    let run = |cfg: &TcpConfig| {
+        let mut done = Vec::new();
+        transfer_cfg(cfg, reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |g| {
+            let hit = drops.contains(&g.seq) && !done.contains(&g.seq);
+            if hit {
+                done.push(g.seq);
+            }
+            hit
+        })
+    };
+    for cfg in [TcpConfig::default(), TcpConfig { prr: false, ..Default::default() }] {
+        let out = run(&cfg);
+        let st = out.sender.stats();
+        let rtt = st.min_rtt;
+        assert_eq!(out.receiver.delivered(), MB);
+        assert_eq!((st.fast_retransmits, st.sack_recoveries, st.timeouts), (1, 1, 0), "prr {}", cfg.prr);
+        let retx: Vec<u64> = out.retx.iter().map(|r| r.1).collect();
+        assert_eq!(retx, drops, "exactly the three holes, once each");
+        assert_eq!(out.receiver.stats().duplicate_segments, 0, "no SACKed data resent");
+        let (first, last) = (out.retx[0].0, out.retx[2].0);
+        let (start, end) = out.recoveries[0];
+        assert_eq!(start, first, "the first hole goes at recovery entry");
+        assert!(last - first < rtt, "prr {}: all holes within one RTT: {} ms", cfg.prr, (last - first) / MS);
+        assert!(end - start < 2 * rtt, "prr {}: recovery took {} ms", cfg.prr, (end - start) / MS);
+    }
+    // NewReno learns of one hole per partial ACK: one RTT per hole.
+    let out = run(&newreno());
+    let st = out.sender.stats();
+    let rtt = st.min_rtt;
+    assert_eq!((st.fast_retransmits, st.sack_recoveries, st.timeouts), (1, 0, 0));
+    assert_eq!(out.retx.iter().map(|r| r.1).collect::<Vec<_>>(), drops);
+    assert!(out.retx[2].0 - out.retx[0].0 >= 2 * rtt);
+    let (start, end) = out.recoveries[0];
+    assert!(end - start >= 3 * rtt, "NewReno recovery took {} ms", (end - start) / MS);
+}
+
+#[test]
+fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() {
+    // Slow start overshoots a 40-packet queue (50 Mbit/s, 40 ms RTT): dozens of losses
+    // in one window.
+    for cubic in [false, true] {
+        let cc = || -> Box<dyn CongestionControl> {
+            if cubic {
+                Box::new(Cubic::new(&CubicConfig { hystart: false, ..Default::default() }, MSS, 10 * M))
+            } else {
+                reno_cc()
+            }
+        };
+        let link = || Link::new(50_000_000, 20 * MS, 40);
+        let name = if cubic { "cubic" } else { "reno" };
+        let slow = transfer_cfg(&newreno(), cc(), MB, link(), |_| false);
+        assert_eq!(slow.receiver.delivered(), MB, "{name}");
+        for cfg in [TcpConfig::default(), TcpConfig { prr: false, ..Default::default() }] {
+            let out = transfer_cfg(&cfg, cc(), MB, link(), |_| false);
+            let st = out.sender.stats();
+            let tag = format!("{name}, prr {}", cfg.prr);
+            assert_eq!(out.receiver.delivered(), MB, "{tag}");
+            assert!(out.link_drops >= 20, "{tag}: {} drops", out.link_drops);
+            assert!(st.sack_recoveries >= 1, "{tag}");
+            assert_eq!(st.timeouts, 0, "{tag}");
+            assert!(
+                st.retransmits <= out.link_drops + 2,
+                "{tag}: {} retransmits, {} drops",
+                st.retransmits,
+                out.link_drops
+            );
+            assert!(
+                slow.finish >= 2 * out.finish,
+                "{tag}: SACK {} ms vs NewReno {} ms",
+                out.finish / MS,
+                slow.finish / MS
+            );
+        }
+    }
 }
