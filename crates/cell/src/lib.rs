@@ -33,6 +33,14 @@ pub struct UeState {
     scaled_avg: f64,
     /// Position in the backlogged list, if backlogged.
     backlog_slot: Option<u32>,
+    /// The channel's quality, valid for TTIs `quality_from ..= quality_until`.
+    quality: LinkQuality,
+    quality_from: u64,
+    quality_until: u64,
+    /// Bytes deliverable with every PRB under `quality`: the achievable rate of the metric.
+    full: u32,
+    /// The last TTI in which the UE was granted PRBs (excluded from further picks then).
+    served_tti: u64,
 }
 
 /// A packet that finished transmission over the air in a TTI.
@@ -69,8 +77,6 @@ pub struct Cell {
     backlogged: Vec<u32>,
     /// Round-robin pointer: the next UE index to consider.
     rr_next: u32,
-    /// Scratch per TTI (reused, no allocation after warm-up): (ue, quality, metric, tier).
-    scratch: Vec<Candidate>,
     /// Common decay factor (1 − α)^(TTIs since the last renormalization), valid at the start
     /// of TTI `decay_tti`. Every UE not served in a TTI has its average multiplied by
     /// 1 − α; keeping that factor once for the whole cell makes skipping idle TTIs and
@@ -80,15 +86,6 @@ pub struct Cell {
     /// Bytes of a transport block over all PRBs, by layers − 1 and I_TBS: the achievable
     /// rate of a radio UE, looked up once per UE per TTI.
     full_tbs_bytes: [[u32; 27]; 2],
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Candidate {
-    ue: u32,
-    quality: LinkQuality,
-    tier: u8,
-    metric: f64,
-    taken: bool,
 }
 
 impl Cell {
@@ -106,7 +103,6 @@ impl Cell {
             scheduler,
             backlogged: Vec::new(),
             rr_next: 0,
-            scratch: Vec::new(),
             decay: 1.0,
             decay_tti: 0,
             full_tbs_bytes,
@@ -116,7 +112,17 @@ impl Cell {
     /// Adds a UE; returns its index.
     pub fn add_ue(&mut self, channel: Channel, aqm: Aqm) -> u32 {
         let scaled_avg = AVG_FLOOR / self.decay;
-        self.ues.push(UeState { queue: RlcQueue::new(aqm), channel, scaled_avg, backlog_slot: None });
+        self.ues.push(UeState {
+            queue: RlcQueue::new(aqm),
+            channel,
+            scaled_avg,
+            backlog_slot: None,
+            quality: LinkQuality::Linear { full_bytes: 0 },
+            quality_from: 1,
+            quality_until: 0,
+            full: 0,
+            served_tti: u64::MAX,
+        });
         (self.ues.len() - 1) as u32
     }
 
@@ -221,102 +227,86 @@ impl Cell {
         let alpha = self.scheduler.alpha();
         let n_prb = self.n_prb;
         self.advance_decay(tti);
-        let decay = self.decay;
-        self.scratch.clear();
-        // One pass computes every backlogged UE's metric and remembers the best, so the
-        // common TTI (one winner fills all PRBs) needs no second scan.
-        let priority = self.scheduler.kind == SchedulerKind::Priority;
-        let mut first: Option<usize> = None;
-        for &ue in &self.backlogged {
-            let u = &mut self.ues[ue as usize];
-            let quality = u.channel.quality(tti);
-            let full = match quality {
-                LinkQuality::Tbs { itbs: Some(i), layers } => self.full_tbs_bytes[(layers - 1) as usize][i as usize],
-                q => q.full_bytes(n_prb),
-            };
-            if full == 0 {
-                continue;
-            }
-            let avg = (u.scaled_avg * decay).max(AVG_FLOOR);
-            let tier = u8::from(priority && u.queue.foreground_bytes() > 0);
-            let metric = self.scheduler.kind.metric(full as f64, avg);
-            let c = Candidate { ue, quality, tier, metric, taken: false };
-            if first.is_none_or(|b| better(&c, &self.scratch[b])) {
-                first = Some(self.scratch.len());
-            }
-            self.scratch.push(c);
-        }
-        if self.scheduler.kind == SchedulerKind::RoundRobin {
-            first = self.pick();
-        }
+        self.refresh_qualities(tti);
         let mut prbs_left = n_prb;
-        let mut next = first;
         while prbs_left > 0 {
-            let Some(pick) = next.take().or_else(|| self.pick()) else { break };
-            let c = self.scratch[pick];
-            self.scratch[pick].taken = true;
-            let u = &mut self.ues[c.ue as usize];
-            let pending = u.queue.pending_bytes();
-            let n = prbs_needed(&c.quality, pending, prbs_left, n_prb);
-            let grant = c.quality.bytes_for_prbs(n, n_prb);
+            let Some(ue) = self.pick(tti) else { break };
+            let decay = self.decay;
+            let u = &mut self.ues[ue as usize];
+            u.served_tti = tti;
+            let n = prbs_needed(&u.quality, u.queue.pending_bytes(), prbs_left, n_prb);
+            let grant = u.quality.bytes_for_prbs(n, n_prb);
             if grant == 0 {
                 continue;
             }
-            let sent = u.queue.transmit(now, grant as u64, c.ue, arena, delivered, dropped);
-            // PF bookkeeping: R ← (1 − α)·R + α·served, with what was actually served. The
-            // common factor moves to (1 − α)·decay at the next TTI, so the scaled value is
-            // R_new / ((1 − α)·decay).
-            let start = (u.scaled_avg * decay).max(AVG_FLOOR);
-            let next = ((1.0 - alpha) * start + alpha * sent as f64).max(AVG_FLOOR);
-            u.scaled_avg = next / ((1.0 - alpha) * decay);
+            let sent = u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped);
+            // PF bookkeeping, R ← (1 − α)·R + α·served with what was actually served. With
+            // R = scaled·decay and the common factor moving to (1 − α)·decay at the next TTI,
+            // the scaled value grows by α·served / ((1 − α)·decay).
+            u.scaled_avg += alpha * sent as f64 / ((1.0 - alpha) * decay);
             if sent == 0 {
                 // Everything left was dropped at dequeue: the PRBs were not used.
-                self.unmark_if_empty(c.ue);
+                self.unmark_if_empty(ue);
                 continue;
             }
             report.prbs_used += n;
             report.bytes_sent += sent;
             report.ues_served += 1;
             prbs_left -= n;
-            self.unmark_if_empty(c.ue);
+            self.unmark_if_empty(ue);
             if self.scheduler.kind == SchedulerKind::RoundRobin {
-                self.rr_next = (c.ue + 1) % self.ues.len() as u32;
+                self.rr_next = (ue + 1) % self.ues.len() as u32;
             }
         }
         report
     }
 
-    /// The best remaining candidate under the configured scheduler.
-    fn pick(&self) -> Option<usize> {
-        if self.scheduler.kind == SchedulerKind::RoundRobin {
-            // The first candidate at or after the round-robin pointer, in index order.
-            let n = self.ues.len() as u32;
-            return self
-                .scratch
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| !c.taken)
-                .min_by_key(|(_, c)| (c.ue + n - self.rr_next) % n)
-                .map(|(i, _)| i);
+    /// Asks the channel of every backlogged UE whose cached quality has expired.
+    #[inline]
+    fn refresh_qualities(&mut self, tti: u64) {
+        for &ue in &self.backlogged {
+            let u = &mut self.ues[ue as usize];
+            if tti < u.quality_from || tti > u.quality_until {
+                let (quality, until) = u.channel.quality_span(tti);
+                u.quality = quality;
+                u.quality_from = tti;
+                u.quality_until = until;
+                u.full = match quality {
+                    LinkQuality::Tbs { itbs: Some(i), layers } => self.full_tbs_bytes[(layers - 1) as usize][i as usize],
+                    q => q.full_bytes(self.n_prb),
+                };
+            }
         }
-        let mut best: Option<usize> = None;
-        for (i, c) in self.scratch.iter().enumerate() {
-            if c.taken {
+    }
+
+    /// The best backlogged UE not yet served in TTI `tti` under the configured scheduler.
+    ///
+    /// PF compares r_i / R̄_i = full_i / (scaled_i · decay): the common decay factor cancels,
+    /// so the ranking uses full_i / scaled_i. Ties go to the lower UE index.
+    #[inline]
+    fn pick(&self, tti: u64) -> Option<u32> {
+        let kind = self.scheduler.kind;
+        let n = self.ues.len() as u32;
+        let mut best: Option<(u8, f64, u32)> = None;
+        for &ue in &self.backlogged {
+            let u = &self.ues[ue as usize];
+            if u.full == 0 || u.served_tti == tti {
                 continue;
             }
-            if best.is_none_or(|b| better(c, &self.scratch[b])) {
-                best = Some(i);
+            let (tier, key) = match kind {
+                SchedulerKind::ProportionalFair => (0, u.full as f64 / u.scaled_avg),
+                SchedulerKind::Priority => (u8::from(u.queue.foreground_bytes() > 0), u.full as f64 / u.scaled_avg),
+                SchedulerKind::MaxThroughput => (0, u.full as f64),
+                SchedulerKind::BlindEqualThroughput => (0, 1.0 / u.scaled_avg),
+                // Cyclic order starting at the round-robin pointer: nearer is better.
+                SchedulerKind::RoundRobin => (0, -(((ue + n - self.rr_next) % n) as f64)),
+            };
+            if best.is_none_or(|(bt, bk, bu)| (tier, key) > (bt, bk) || ((tier, key) == (bt, bk) && ue < bu)) {
+                best = Some((tier, key, ue));
             }
         }
-        best
+        best.map(|(_, _, ue)| ue)
     }
-}
-
-/// Whether candidate `c` ranks above `o`: higher tier first, then higher metric, then lower
-/// UE index.
-#[inline]
-fn better(c: &Candidate, o: &Candidate) -> bool {
-    (c.tier, c.metric) > (o.tier, o.metric) || ((c.tier, c.metric) == (o.tier, o.metric) && c.ue < o.ue)
 }
 
 /// The fewest PRBs (at most `prbs_left`) that carry `pending` bytes.

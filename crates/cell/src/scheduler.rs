@@ -37,19 +37,6 @@ pub enum SchedulerKind {
     Priority,
 }
 
-impl SchedulerKind {
-    /// Metric of a UE with achievable bytes `full` and averaged served bytes `avg`.
-    #[inline]
-    pub fn metric(self, full: f64, avg: f64) -> f64 {
-        match self {
-            SchedulerKind::ProportionalFair | SchedulerKind::Priority => full / avg,
-            SchedulerKind::MaxThroughput => full,
-            SchedulerKind::BlindEqualThroughput => 1.0 / avg,
-            SchedulerKind::RoundRobin => 0.0,
-        }
-    }
-}
-
 /// Scheduler configuration (`[cell.scheduler]`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]

@@ -19,6 +19,11 @@ impl FixedChannel {
         Self { rate_bps }
     }
 
+    /// Whether every TTI offers the same whole number of bytes.
+    pub fn is_constant(&self) -> bool {
+        self.rate_bps % 8000 == 0
+    }
+
     /// Bytes offered in TTI `tti` with every PRB.
     #[inline]
     pub fn quality(&self, tti: u64) -> LinkQuality {

@@ -100,6 +100,17 @@ impl Channel {
             Channel::Radio(c) => c.quality(tti),
         }
     }
+
+    /// The link quality in TTI `tti` and the last TTI (inclusive, ≥ `tti`) up to which it
+    /// is known to stay the same, so a caller can reuse it without asking again.
+    #[inline]
+    pub fn quality_span(&mut self, tti: u64) -> (LinkQuality, u64) {
+        match self {
+            Channel::Fixed(c) => (c.quality(tti), if c.is_constant() { u64::MAX } else { tti }),
+            Channel::Trace(c) => (c.quality(tti), tti),
+            Channel::Radio(c) => c.quality_span(tti),
+        }
+    }
 }
 
 #[cfg(test)]

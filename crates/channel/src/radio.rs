@@ -424,21 +424,41 @@ impl RadioChannel {
     /// Link quality in TTI `tti`: the I_TBS for the UE's CQI (`None` at CQI 0) and its layers.
     #[inline]
     pub fn quality(&mut self, tti: u64) -> LinkQuality {
-        let cqi = if tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64 {
-            self.cqi_block[(tti - self.cqi_block_start) as usize]
-        } else {
+        self.quality_span(tti).0
+    }
+
+    /// Link quality in TTI `tti` and the last TTI (inclusive) of the current CQI block up to
+    /// which the CQI, hence the quality, stays the same.
+    #[inline]
+    pub fn quality_span(&mut self, tti: u64) -> (LinkQuality, u64) {
+        if !(tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64) {
             // Consecutive TTIs' SINRs are close: walk from the previous CQI instead of
             // comparing against all 15 thresholds.
             let mut cqi = self.cqi(tti);
             self.cqi_block[0] = cqi;
-            for k in 1..CQI_BLOCK {
-                cqi = lte_tables::sinr_linear_to_cqi_near(self.sinr_linear(tti + k as u64), cqi);
-                self.cqi_block[k] = cqi;
+            match (&self.shadowing, &self.fading) {
+                // The common case, without the per-TTI dispatch: no shadowing, table fading.
+                (None, FadingState::Table { tables, offset_a, offset_b }) => {
+                    for k in 1..CQI_BLOCK {
+                        let t = tti + k as u64;
+                        let g = tables.power_gain(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
+                        cqi = lte_tables::sinr_linear_to_cqi_near(self.base_sinr * g, cqi);
+                        self.cqi_block[k] = cqi;
+                    }
+                }
+                _ => {
+                    for k in 1..CQI_BLOCK {
+                        cqi = lte_tables::sinr_linear_to_cqi_near(self.sinr_linear(tti + k as u64), cqi);
+                        self.cqi_block[k] = cqi;
+                    }
+                }
             }
             self.cqi_block_start = tti;
-            self.cqi_block[0]
-        };
-        LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(cqi), layers: self.layers }
+        }
+        let i = (tti - self.cqi_block_start) as usize;
+        let cqi = self.cqi_block[i];
+        let run = self.cqi_block[i + 1..].iter().take_while(|&&c| c == cqi).count();
+        (LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(cqi), layers: self.layers }, tti + run as u64)
     }
 
     /// Linear SINR in TTI `tti`.
@@ -1003,6 +1023,11 @@ mod block_tests {
             for tti in (0..3000u64).step_by(7).chain([5, 64, 63, 2999, 0]) {
                 let want = LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(direct.cqi(tti)), layers: 1 };
                 assert_eq!(cached.quality(tti), want, "ue {ue} tti {tti}");
+                let (q, until) = cached.quality_span(tti);
+                assert_eq!(q, want);
+                for later in tti..=until.min(tti + 70) {
+                    assert_eq!(direct.cqi(later), direct.cqi(tti), "span of ue {ue} from {tti} to {until}");
+                }
             }
         }
     }

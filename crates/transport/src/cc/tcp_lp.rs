@@ -104,6 +104,13 @@ impl TcpLpConfig {
 /// Gain of the one-way-delay EWMA (Linux: `sowd = 7/8·sowd + 1/8·owd`).
 const SOWD_GAIN: f64 = 1.0 / 8.0;
 
+/// Resolution of a one-way-delay sample in ms: two ticks of the 1 ms timestamp clock.
+/// With no queue at all, samples spread over this much (the receiver's `TSval` is its
+/// clock floored to the tick, and arrivals are slotted by the link, e.g. the 1 ms LTE
+/// TTI), so a smoothed delay within this distance of the minimum is no evidence of queuing
+/// (see the module documentation).
+pub const OWD_RESOLUTION_MS: f64 = 2.0;
+
 /// Gain of the EWMA of the share of ACKs that acknowledge two or more segments.
 const MULTI_ACK_GAIN: f64 = 1.0 / 8.0;
 /// Above this share of multi-segment ACKs the receiver is taken to delay its ACKs.
@@ -125,35 +132,40 @@ pub struct TcpLp {
     ssthresh: u64,
     /// Bytes acknowledged since the last additive increase (RFC 3465 byte counting).
     ca_acked: u64,
-    /// Raw `TSval − TSecr` of the first sample: the origin of the relative delay frame.
+    /// `(TSval, send time)` of the first sample: the origin of the relative delay frame.
     owd_origin: Option<(u32, Nanos)>,
     /// Smoothed one-way delay in ms, relative to the first sample (NaN before it).
     sowd: f64,
-    /// Minimum one-way delay in ms since the last reset.
+    /// Minimum one-way delay in ms over the connection's lifetime.
     owd_min: f64,
-    /// Maximum one-way delay in ms since the last reset (outlier-filtered).
+    /// Maximum one-way delay in ms over the connection's lifetime (outlier-filtered).
     owd_max: f64,
     /// Largest sample not yet confirmed as maximum (NaN when unset).
     owd_max_rsv: f64,
     /// Time of the last early-congestion reduction (start of the inference phase).
     last_drop: Option<Nanos>,
+    /// Time of the last window reduction of any kind (early indication, loss, timeout):
+    /// only segments sent after it show the effect of that reduction.
+    last_cut: Option<Nanos>,
+    /// Whether no sample of a segment sent after `last_cut` has arrived yet.
+    awaiting_fresh_sample: bool,
+    /// Whether early indications are acted upon: once the range has measured the
+    /// bottleneck's queue (a loss or timeout, or `δ·(owd_max − owd_min) ≥ min_rtt`).
+    armed: bool,
     /// Whether the last reduction set the window to one segment.
     reduced_to_min: bool,
     /// Latest smoothed RTT.
     srtt: Nanos,
     /// Mode at the last ACK (`MODE_*`).
     mode: u8,
-    /// Whether the last delay sample was above the threshold.
+    /// Whether the last ACK carried an early congestion indication.
     early: bool,
-    /// Minimum one-way delay ever seen in ms (never reset; the offset-free reference).
-    owd_floor: f64,
     /// Connection minimum RTT in ms (0 before known).
     min_rtt_ms: f64,
-    /// EWMA of the share of (non-recovery) ACKs acknowledging at least two segments.
+    /// EWMA of the share of ACKs acknowledging at least two segments, among the
+    /// (non-recovery) ACKs sent while at least two segments were in flight.
     multi_ack_share: f64,
-    dbg_last: f64,
 }
-fn dbg_on() -> bool { static O: std::sync::OnceLock<bool> = std::sync::OnceLock::new(); *O.get_or_init(|| std::env::var("LP_DEBUG").is_ok()) }
 
 impl TcpLp {
     /// A TCP-LP controller for segments of `mss` bytes starting with `initial_window_bytes`.
@@ -171,43 +183,47 @@ impl TcpLp {
             owd_max: f64::NEG_INFINITY,
             owd_max_rsv: f64::NAN,
             last_drop: None,
+            last_cut: None,
+            awaiting_fresh_sample: false,
+            armed: false,
             reduced_to_min: false,
             srtt: 0,
             mode: MODE_NORMAL,
             early: false,
-            owd_floor: f64::INFINITY,
             min_rtt_ms: 0.0,
             multi_ack_share: 0.0,
-            dbg_last: f64::NAN,
         }
     }
 
-    /// Smoothed one-way delay in ms with the clock offset removed: `sowd − (minimum OWD ever)
-    /// + min_rtt/2` (NaN before the first sample).
+    /// Smoothed one-way delay in ms with the clock offset removed: `sowd − owd_min +
+    /// min_rtt/2` (queuing part plus half the base RTT; NaN before the first sample).
     pub fn sowd_ms(&self) -> f64 {
-        self.sowd - self.owd_floor + self.min_rtt_ms / 2.0
+        self.sowd - self.owd_min + self.min_rtt_ms / 2.0
     }
 
-    /// Current early-congestion threshold `owd_min + δ·(owd_max − owd_min)` in ms.
+    /// Current early-congestion threshold in ms (relative frame):
+    /// `owd_min + max(δ·(owd_max − owd_min), OWD_RESOLUTION_MS)`.
     pub fn threshold_ms(&self) -> f64 {
-        self.owd_min + self.cfg.delta * (self.owd_max - self.owd_min)
+        self.owd_min + (self.cfg.delta * (self.owd_max - self.owd_min)).max(OWD_RESOLUTION_MS)
     }
 
-    /// One-way delay sample in ms of the newest segment this ACK acknowledges: the ACK's
-    /// `TSval` (receiver clock when it acknowledged) minus that segment's send time (sender
-    /// clock, `now − rtt_sample`), both relative to the first sample so the clock offset drops
-    /// out. `None` without an RTT sample (Karn: a retransmission was acknowledged).
-    fn owd_sample(&mut self, ev: &AckEvent) -> Option<f64> {
+    /// One-way delay sample in ms of the newest segment this ACK acknowledges, with that
+    /// segment's send time: the ACK's `TSval` (receiver clock when it acknowledged) minus
+    /// the send time (sender clock, `now − rtt_sample`), both relative to the first sample so
+    /// the clock offset drops out. `None` without an RTT sample (Karn: a retransmission was
+    /// acknowledged).
+    fn owd_sample(&mut self, ev: &AckEvent) -> Option<(f64, Nanos)> {
         let sent = ev.now.checked_sub(ev.rtt_sample?)?;
         let (ts0, sent0) = *self.owd_origin.get_or_insert((ev.ts_val, sent));
         let recv_ms = ev.ts_val.wrapping_sub(ts0) as i32 as f64;
         let sent_ms = (sent as f64 - sent0 as f64) / MS as f64;
-        Some(recv_ms - sent_ms)
+        Some((recv_ms - sent_ms, sent))
     }
 
-    /// Linux `tcp_lp_rtt_sample`: min/max tracking and the EWMA.
-    fn update_owd(&mut self, owd: f64) {
-        self.owd_floor = self.owd_floor.min(owd);
+    /// Linux `tcp_lp_rtt_sample`: min/max tracking (lifetime, [KK03 §III-A]) and the EWMA.
+    /// `fresh`: the first sample of a segment sent after a window reduction, which replaces
+    /// a higher smoothed delay instead of being averaged into it.
+    fn update_owd(&mut self, owd: f64, fresh: bool) {
         self.owd_min = self.owd_min.min(owd);
         if owd > self.owd_max {
             if self.owd_max_rsv.is_nan() || owd > self.owd_max_rsv {
@@ -218,7 +234,18 @@ impl TcpLp {
                 self.owd_max = owd;
             }
         }
-        self.sowd = if self.sowd.is_nan() { owd } else { self.sowd + SOWD_GAIN * (owd - self.sowd) };
+        self.sowd = if self.sowd.is_nan() || (fresh && owd < self.sowd) {
+            owd
+        } else {
+            self.sowd + SOWD_GAIN * (owd - self.sowd)
+        };
+    }
+
+    /// A window reduction happened at `now`: delay samples of segments sent before it no
+    /// longer describe the window in use.
+    fn note_cut(&mut self, now: Nanos) {
+        self.last_cut = Some(now);
+        self.awaiting_fresh_sample = true;
     }
 
     /// Reno growth: slow start below `ssthresh`, then one segment per window of acknowledged
@@ -261,43 +288,46 @@ impl CongestionControl for TcpLp {
         }
         // Delayed-ACK filter: learn whether the receiver delays ACKs (a good share of ACKs
         // cover two or more segments); if it does, an ACK of a single segment was most likely
-        // sent by the delayed-ACK timer, and its TSval − TSecr includes the time the receiver
-        // held it, not queuing. Such samples are skipped.
+        // sent by the delayed-ACK timer, and its TSval includes the time the receiver held
+        // it, not queuing. Such samples are skipped. Only ACKs sent while two or more
+        // segments were in flight teach the filter: with one segment in flight any receiver
+        // acknowledges one segment, so a small window must not make the filter forget.
         let multi = ev.acked_bytes >= 2 * self.mss;
-        if !ev.in_recovery {
+        if !ev.in_recovery && ev.prior_in_flight >= 2 * self.mss {
             let x = if multi { 1.0 } else { 0.0 };
             self.multi_ack_share += MULTI_ACK_GAIN * (x - self.multi_ack_share);
         }
-        let sampled = multi || self.multi_ack_share < DELAYED_ACK_SHARE;
-        let sampled = sampled && {
-            match self.owd_sample(ev) {
-                Some(owd) => {
-                    self.dbg_last = owd;
-                    self.update_owd(owd);
-                    true
-                }
-                None => false,
+        let eligible = multi || self.multi_ack_share < DELAYED_ACK_SHARE;
+        // A sample is "current" when its segment was sent after the last window reduction.
+        let mut current = false;
+        let mut dbg_raw = f64::NAN;
+        if let Some((owd, sent)) = if eligible { self.owd_sample(ev) } else { None } {
+            dbg_raw = owd;
+            current = self.last_cut.map_or(true, |t| sent >= t);
+            let fresh = current && self.awaiting_fresh_sample;
+            if current {
+                self.awaiting_fresh_sample = false;
             }
-        };
+            self.update_owd(owd, fresh);
+        }
 
         // [KK03 §III-B] inference phase: itt after the last early reduction (Linux computes
         // this before testing the threshold).
         let itt = (self.cfg.inference_factor * self.srtt as f64) as Nanos;
         let within_inference = self.last_drop.is_some_and(|t| ev.now.saturating_sub(t) < itt);
 
-        // [KK03 §III-A eq. (1)] early congestion indication, on each new delay sample.
-        self.early = sampled && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
+        // [KK03 §III-A eq. (1)] early congestion indication, on each current delay sample,
+        // with the threshold floored at the sample resolution (`threshold_ms`).
+        if self.cfg.delta * (self.owd_max - self.owd_min) >= self.min_rtt_ms && self.min_rtt_ms > 0.0 {
+            self.armed = true;
+        }
+        self.early = self.armed && current && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
 
-        if dbg_on() {
-            eprintln!("LPDBG t={:.3} acked={} samp={} owd_raw={:.3} sowd={:.3} min={:.3} max={:.3} rsv={:.3} thr={:.3} early={} inf={} cwnd={} ss={} rec={} appl={} flight={} rtt={:?} srtt={}",
-                ev.now as f64/1e9, ev.acked_bytes/self.mss, sampled, self.dbg_last, self.sowd, self.owd_min, self.owd_max, self.owd_max_rsv, self.threshold_ms(), self.early, within_inference, self.cwnd/self.mss, if self.ssthresh==u64::MAX {0} else {self.ssthresh/self.mss}, ev.in_recovery, ev.app_limited, ev.prior_in_flight/self.mss, ev.rtt_sample.map(|r| r as f64/1e6), self.srtt as f64/1e6);
+        if std::env::var_os("LP_DEBUG").is_some() {
+            eprintln!("LPDBG t={:.3} raw={:.1} acked={} cur={} sowd={:.3} min={:.3} max={:.3} thr={:.3} early={} inf={} cwnd={} ss={} rec={} appl={} flight={} rtt={:?} srtt={:.1} share={:.2}",
+                ev.now as f64/1e9, dbg_raw, ev.acked_bytes/self.mss, current, self.sowd, self.owd_min, self.owd_max, self.threshold_ms(), self.early, within_inference, self.cwnd/self.mss, if self.ssthresh==u64::MAX {0} else {self.ssthresh/self.mss}, ev.in_recovery, ev.app_limited, ev.prior_in_flight/self.mss, ev.rtt_sample.map(|r| r as f64/1e6), self.srtt as f64/1e6, self.multi_ack_share);
         }
         if self.early && !ev.in_recovery {
-            // Linux: re-centre the range on the current smoothed delay: min = sowd,
-            // max = sowd + (absolute smoothed OWD, estimated offset-free).
-            self.owd_min = self.sowd;
-            self.owd_max = self.sowd + self.sowd_ms().max(0.0);
-            self.owd_max_rsv = self.owd_max;
             let prior = self.cwnd;
             if within_inference {
                 // [KK03 §III-B]: a second indication within itt: cwnd = 1 segment.
@@ -311,6 +341,7 @@ impl CongestionControl for TcpLp {
             self.ssthresh = (prior / 2).max(2 * self.mss);
             self.ca_acked = 0;
             self.last_drop = Some(ev.now);
+            self.note_cut(ev.now);
             self.mode = if self.reduced_to_min { MODE_MIN } else { MODE_INFERENCE };
             return;
         }
@@ -332,13 +363,17 @@ impl CongestionControl for TcpLp {
         self.ssthresh = (ev.bytes_in_flight / 2).max(2 * self.mss);
         self.cwnd = self.ssthresh;
         self.ca_acked = 0;
+        self.armed = true;
+        self.note_cut(ev.now);
     }
 
-    fn on_timeout(&mut self, _now: Nanos, bytes_in_flight: u64, _mss: u32) {
+    fn on_timeout(&mut self, now: Nanos, bytes_in_flight: u64, _mss: u32) {
         // RFC 5681 §3.1: ssthresh = max(FlightSize/2, 2·MSS), cwnd = 1·MSS.
         self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
         self.cwnd = self.mss;
         self.ca_acked = 0;
+        self.armed = true;
+        self.note_cut(now);
     }
 
     fn cwnd(&self) -> u64 {
@@ -351,7 +386,7 @@ impl CongestionControl for TcpLp {
 
     /// `mode`: [`MODE_NORMAL`], [`MODE_INFERENCE`] or [`MODE_MIN`]; `estimate`: smoothed
     /// one-way delay in ms, offset removed ([`TcpLp::sowd_ms`]); `flag`: early congestion
-    /// indicated by the last sample.
+    /// indicated by the last ACK.
     fn trace(&self) -> CcTrace {
         CcTrace { mode: self.mode, estimate: self.sowd_ms(), flag: self.early }
     }
