@@ -101,7 +101,7 @@ def test_shipped_scenarios_validate(run_cli):
 
 
 def test_bench_json_prints_only_speed_and_memory(run_cli):
-    p = run_cli("bench", "--json", "--duration", "1")
+    p = run_cli("bench", "--json", "--duration", "1", "--repeat", "1")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert set(d) == {"sim_speed", "peak_rss_mb"}

