@@ -147,6 +147,17 @@ pub(crate) struct UeRt {
     pub mean_snr_db: Option<f64>,
 }
 
+/// Where a packet was dropped.
+#[derive(Clone, Copy, Debug)]
+enum DropSite {
+    /// At a base-station RLC queue.
+    Bs(DropCause),
+    /// At a full wired-link buffer.
+    Wired,
+    /// At the full shared FIFO.
+    SharedFifo,
+}
+
 /// Drop counters by cause.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, PartialEq, Eq)]
 pub struct DropCounts {
@@ -411,17 +422,24 @@ impl Simulation {
         }
         for i in 0..self.dropped_scratch.len() {
             let (id, cause) = self.dropped_scratch[i];
-            self.drop_packet(id, cause);
+            self.drop_packet(id, DropSite::Bs(cause));
         }
     }
 
-    fn drop_packet(&mut self, id: PacketId, cause: DropCause) {
-        let flow = self.arena.get(id).flow;
+    /// Counts a drop of a packet of `flow` at `site`.
+    fn count_drop(&mut self, flow: u32, site: DropSite) {
         self.flows[flow as usize].drops += 1;
-        match cause {
-            DropCause::Enqueue => self.drops.bs_enqueue += 1,
-            DropCause::Dequeue => self.drops.bs_dequeue += 1,
+        match site {
+            DropSite::Bs(DropCause::Enqueue) => self.drops.bs_enqueue += 1,
+            DropSite::Bs(DropCause::Dequeue) => self.drops.bs_dequeue += 1,
+            DropSite::Wired => self.drops.wired += 1,
+            DropSite::SharedFifo => self.drops.shared_fifo += 1,
         }
+    }
+
+    /// Drops packet `id` at `site`: counts it and frees it.
+    fn drop_packet(&mut self, id: PacketId, site: DropSite) {
+        self.count_drop(self.arena.get(id).flow, site);
         self.arena.free(id);
     }
 
@@ -455,7 +473,7 @@ impl Simulation {
                 let size = self.arena.get(id).size;
                 match self.backhaul.send(self.now, size) {
                     Some(at) => self.push(at, Ev::AtAccess(id)),
-                    None => self.wired_drop(id),
+                    None => self.drop_packet(id, DropSite::Wired),
                 }
             }
             Ev::AtAccess(id) => self.at_access(id),
@@ -477,13 +495,6 @@ impl Simulation {
             }
             Ev::FifoDepart => self.fifo_depart(),
         }
-    }
-
-    fn wired_drop(&mut self, id: PacketId) {
-        let flow = self.arena.get(id).flow;
-        self.flows[flow as usize].drops += 1;
-        self.drops.wired += 1;
-        self.arena.free(id);
     }
 
     fn flow_on(&mut self, f: u32) {
@@ -541,7 +552,7 @@ impl Simulation {
                 }
                 None => {
                     fl.drops += 1;
-                    self.drops.wired += 1;
+                    self.drops.wired += 1; // never allocated: counted here, not via drop_packet
                 }
             }
         }
@@ -589,16 +600,13 @@ impl Simulation {
                 cell.enqueue(now, id, &mut self.arena, &mut self.dropped_scratch);
                 for i in 0..self.dropped_scratch.len() {
                     let (d, cause) = self.dropped_scratch[i];
-                    self.drop_packet(d, cause);
+                    self.drop_packet(d, DropSite::Bs(cause));
                 }
             }
             Access::Fifo(q) => {
                 let size = self.arena.get(id).size as u64;
                 if q.bytes + size > q.limit {
-                    let flow = self.arena.get(id).flow;
-                    self.flows[flow as usize].drops += 1;
-                    self.drops.shared_fifo += 1;
-                    self.arena.free(id);
+                    self.drop_packet(id, DropSite::SharedFifo);
                     return;
                 }
                 self.arena.get_mut(id).enqueued_at = now;

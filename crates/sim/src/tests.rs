@@ -253,12 +253,3 @@ fn every_controller_runs_deterministically_on_a_radio_cell() {
         assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap(), "{cc}");
     }
 }
-
-#[test]
-#[ignore]
-fn debug_cubic() {
-    let toml = format!("[simulation]\nduration_s = 20\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 20 }}\n{}", tcp_flow(0, "cubic"));
-    let r = run(&toml);
-    eprintln!("{:#?}", r.flows[0]);
-    eprintln!("{:?} {:?}", r.drops, r.queue_delay_ms);
-}

@@ -31,16 +31,48 @@
 //!   RTT sample (Karn: they acknowledge a retransmission) give no delay sample.
 //! - `itt = inference_factor · srtt` with factor 3 (Linux: three times the RTT measured from
 //!   the timestamp echo of the latest ACK; the smoothed RTT here is steadier).
-//! - Outlier rejection of the maximum (Linux): a new largest sample first goes into a
-//!   *reserve* and becomes `owd_max` only when a later sample confirms it, so `owd_max` is
-//!   the second-largest sample since the last reset.
-//! - After each indication the range is reset around the current smoothed delay (Linux):
-//!   `owd_min = sowd`, `owd_max = 2·sowd`, so the next indication needs `sowd` to grow by
-//!   δ·sowd. `2·sowd` needs the absolute OWD, which the timestamps do not give when the two
-//!   clocks are offset (the simulator offsets them, as Linux does since 4.10). The absolute
-//!   smoothed OWD is therefore estimated offset-free as `sowd − (minimum OWD ever) +
-//!   min_rtt/2` (queuing part plus half the base RTT), and the reset is `owd_max = sowd +
-//!   that estimate`, which is Linux's `2·sowd` for unoffset clocks on a symmetric path.
+//! - **Range over the connection's lifetime** [KK03 §III-A: "d_min and d_max … experienced
+//!   throughout the connection's lifetime", so d_max − d_min estimates the bottleneck's
+//!   maximum queuing delay], with Linux's outlier rejection of the maximum: a new largest
+//!   sample first goes into a *reserve* and becomes `owd_max` only when a later sample
+//!   confirms it, so `owd_max` is the second-largest sample. Linux instead re-centres the
+//!   range after every indication (`owd_min = sowd`, `owd_max = 2·sowd`, marked FIXME
+//!   there, to keep the lagging `sowd` from re-triggering during the inference phase). That
+//!   reset locked a lone flow at one segment: the next sample below `sowd` (the queue drains
+//!   once the window is cut) pulled `owd_min` straight back down while `sowd`, an EWMA that
+//!   moves 1/8 per sample and gets about one sample per RTT at a small window, still carried
+//!   the old queue, so every sample re-triggered (≈ 0.3 Mbit/s on an idle 30 Mbit/s cell);
+//!   and when no lower sample came, a persistent queue of cross traffic looked like an empty
+//!   one. The lag is handled by the next rule instead.
+//! - **One reaction per window** (the paper's "with persistent congestion, it takes two
+//!   round-trip times for a TCP-LP flow to decrease its window to 1" [KK03 §III-B]; Reno's
+//!   one reduction per window of data, RFC 6582): only a sample of a segment sent after the
+//!   last window reduction (early, loss or timeout; the send time is `now − rtt_sample`) can
+//!   indicate congestion, since the segments sent before it show the queue the flow has
+//!   already reacted to. The first such sample replaces a higher `sowd` rather than being
+//!   averaged into it, so the second indication — the paper's evidence that cross traffic
+//!   persists although the window was halved — is about the queue *after* the halving and
+//!   not the EWMA's memory of the flow's own queue before it.
+//! - **Sample resolution** (in the spirit of Linux's finer `LP_RESOL` time base and ×8
+//!   fixed-point `sowd`, which keep a one-tick step from looking like a queue): the
+//!   threshold is `owd_min + max(δ·(owd_max − owd_min), OWD_RESOLUTION_MS)` with a 2 ms
+//!   floor. `TSval` counts whole 1 ms ticks and the cell delivers in 1 ms TTIs, so with no
+//!   queue at all the samples spread over up to 2 ms; with a range that small δ·range is
+//!   0.15–0.3 ms and pure quantization noise crossed it (a 0/1/2 ms jitter moves `sowd` by
+//!   1/8 ms per sample). No smoothed delay within 2 ms of the minimum can be told from that
+//!   noise, so none is an indication.
+//! - **Indications need a measured range.** Until the flow has seen the bottleneck's queue,
+//!   d_max − d_min is not the "maximum queuing delay" eq. (1) scales δ by: at start-up it is
+//!   just the flow's own slow-start burstiness, and reacting to it cut slow start at a few
+//!   ms of queue and left δ·range at 2–4 ms for good — an AIMD flow that halves at a queue
+//!   that small leaves the link idle after every cut (48 % of CUBIC alone on the idle cell).
+//!   So early indications are acted upon only once the range has been measured: after the
+//!   first loss or timeout (the queue reached the buffer, so d_max is its delay), or once
+//!   δ·(owd_max − owd_min) reaches the base RTT (`min_rtt`; the threshold then allows a
+//!   bandwidth-delay product of queue, enough for Reno's halving to keep the link busy, so
+//!   there is no need to fill a larger buffer). Until then — the first slow start — TCP-LP
+//!   is Reno, as the paper describes it in the absence of early indications; delay samples
+//!   are still collected.
 //! - No indication while `owd_max == owd_min` (no delay variation seen yet): Linux would
 //!   signal on the very first sample, where the threshold collapses to `owd_min`.
 //! - `ssthresh` on an early reduction becomes `max(cwnd/2, 2·MSS)` of the window before the
@@ -57,7 +89,10 @@
 //!   acknowledged late) and stays at one segment. So when the receiver is seen to delay ACKs
 //!   (an EWMA, gain 1/8, of the share of ACKs covering ≥ 2 segments exceeds 1/4), ACKs
 //!   covering a single segment give no delay sample; with a receiver that acknowledges every
-//!   segment all ACKs are sampled.
+//!   segment all ACKs are sampled. The share is learnt only from ACKs that arrive while two
+//!   or more segments were in flight: with one segment in flight every receiver acknowledges
+//!   one segment, and counting those ACKs made the filter forget the delaying receiver at
+//!   `cwnd = 1`, let the 40 ms timer samples through and kept the flow at one segment.
 //! - Loss and timeout: Reno (RFC 5681 §3.1–3.2): `ssthresh = max(FlightSize/2, 2·MSS)`, `cwnd
 //!   = ssthresh` after recovery, `cwnd = 1·MSS` after a timeout. Window growth is skipped on
 //!   application-limited ACKs (RFC 7661; Linux `tcp_is_cwnd_limited`).
@@ -225,7 +260,6 @@ impl TcpLp {
     /// a higher smoothed delay instead of being averaged into it.
     fn update_owd(&mut self, owd: f64, fresh: bool) {
         self.owd_min = self.owd_min.min(owd);
-        if owd > self.owd_max && std::env::var_os("LP_V2").is_some() { self.owd_max = owd; }
         if owd > self.owd_max {
             if self.owd_max_rsv.is_nan() || owd > self.owd_max_rsv {
                 // A new largest sample: keep it in reserve, promote the previous reserve.
@@ -301,9 +335,7 @@ impl CongestionControl for TcpLp {
         let eligible = multi || self.multi_ack_share < DELAYED_ACK_SHARE;
         // A sample is "current" when its segment was sent after the last window reduction.
         let mut current = false;
-        let mut dbg_raw = f64::NAN;
         if let Some((owd, sent)) = if eligible { self.owd_sample(ev) } else { None } {
-            dbg_raw = owd;
             current = self.last_cut.map_or(true, |t| sent >= t);
             let fresh = current && self.awaiting_fresh_sample;
             if current {
@@ -317,17 +349,15 @@ impl CongestionControl for TcpLp {
         let itt = (self.cfg.inference_factor * self.srtt as f64) as Nanos;
         let within_inference = self.last_drop.is_some_and(|t| ev.now.saturating_sub(t) < itt);
 
-        // [KK03 §III-A eq. (1)] early congestion indication, on each current delay sample,
-        // with the threshold floored at the sample resolution (`threshold_ms`).
-        if self.cfg.delta * (self.owd_max - self.owd_min) >= self.min_rtt_ms && self.min_rtt_ms > 0.0 {
+        // Indications are acted upon once the range has measured the bottleneck's queue: a
+        // loss or timeout (`armed` there), or a threshold of one base RTT.
+        if !self.armed && self.min_rtt_ms > 0.0 && self.cfg.delta * (self.owd_max - self.owd_min) >= self.min_rtt_ms {
             self.armed = true;
         }
+        // [KK03 §III-A eq. (1)] early congestion indication, on each current delay sample,
+        // with the threshold floored at the sample resolution (`threshold_ms`).
         self.early = self.armed && current && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
 
-        if std::env::var_os("LP_DEBUG").is_some() {
-            eprintln!("LPDBG t={:.3} raw={:.1} acked={} cur={} sowd={:.3} min={:.3} max={:.3} thr={:.3} early={} inf={} cwnd={} ss={} rec={} appl={} flight={} rtt={:?} srtt={:.1} share={:.2}",
-                ev.now as f64/1e9, dbg_raw, ev.acked_bytes/self.mss, current, self.sowd, self.owd_min, self.owd_max, self.threshold_ms(), self.early, within_inference, self.cwnd/self.mss, if self.ssthresh==u64::MAX {0} else {self.ssthresh/self.mss}, ev.in_recovery, ev.app_limited, ev.prior_in_flight/self.mss, ev.rtt_sample.map(|r| r as f64/1e6), self.srtt as f64/1e6, self.multi_ack_share);
-        }
         if self.early && !ev.in_recovery {
             let prior = self.cwnd;
             if within_inference {
@@ -339,8 +369,7 @@ impl CongestionControl for TcpLp {
                 self.cwnd = (self.cwnd / 2).max(self.mss);
                 self.reduced_to_min = false;
             }
-            if std::env::var_os("LP_V1").is_none() { self.ssthresh = (prior / 2).max(2 * self.mss); }
-            let _ = prior;
+            self.ssthresh = (prior / 2).max(2 * self.mss);
             self.ca_acked = 0;
             self.last_drop = Some(ev.now);
             self.note_cut(ev.now);
@@ -400,38 +429,47 @@ mod tests {
 
     const MSS: u32 = 1000;
     const MSS64: u64 = MSS as u64;
+    /// RTT of every sample in ms (also the smoothed RTT, so itt = 300 ms).
+    const RTT_MS: u64 = 100;
 
-    /// An ACK at `now` (ms) acknowledging one segment, with one-way delay `owd` ms and srtt
-    /// 100 ms (so itt = 300 ms).
+    /// An ACK at `now_ms` (≥ 100) acknowledging one segment sent `RTT_MS` earlier, with
+    /// one-way delay `owd` ms, while 20 segments were in flight. The receiver clock runs
+    /// 10 s ahead of the sender's; TSecr is not used.
     fn ack(now_ms: u64, owd: u32) -> AckEvent {
-        // The newest acknowledged segment left at now_ms (RTT sample 1 s); the receiver clock
-        // runs 10 s ahead of the sender's. TSecr is not used.
         AckEvent {
-            now: (now_ms + 1000) * MS,
+            now: now_ms * MS,
             acked_bytes: MSS64,
-            rtt_sample: Some(1000 * MS),
+            rtt_sample: Some(RTT_MS * MS),
             ts_ecr: 12345,
-            ts_val: (now_ms as u32 + 10_000).wrapping_add(owd),
-            srtt: 100 * MS,
+            ts_val: ((now_ms - RTT_MS) as u32 + 10_000).wrapping_add(owd),
+            srtt: RTT_MS * MS,
+            prior_in_flight: 20 * MSS64,
             mss: MSS,
             ..Default::default()
         }
     }
 
-    /// Drives a fresh controller (cwnd 20 segments) to its first early indication at t = 3 ms:
-    /// samples 0, 640, 80 ms. The reserve holds 640 back, so `owd_max` is 80 at the third
-    /// sample, where sowd = 80 > 0 + 0.15·80.
-    fn after_first_indication(cfg: &TcpLpConfig) -> TcpLp {
+    /// A controller (cwnd 20 segments) whose range counts as measured.
+    fn armed(cfg: &TcpLpConfig) -> TcpLp {
         let mut lp = TcpLp::new(cfg, MSS, 20 * MSS64);
-        lp.on_ack(&ack(1, 0));
+        lp.armed = true;
+        lp
+    }
+
+    /// Drives an armed controller to its first early indication at t = 103 ms: samples 0,
+    /// 640, 80 ms. The reserve holds 640 back, so `owd_max` is 80 at the third sample, where
+    /// sowd = 80 > 0 + 0.15·80.
+    fn after_first_indication(cfg: &TcpLpConfig) -> TcpLp {
+        let mut lp = armed(cfg);
+        lp.on_ack(&ack(101, 0));
         assert!(!lp.early, "no range yet");
-        lp.on_ack(&ack(2, 640));
+        lp.on_ack(&ack(102, 640));
         assert_eq!(lp.owd_max, 0.0, "640 only in reserve");
         assert!(!lp.early, "no range yet");
         // Slow start ran on the first two ACKs.
         assert_eq!(lp.cwnd, 22 * MSS64);
-        lp.on_ack(&ack(3, 80));
-        assert_eq!(lp.sowd_ms(), 80.0);
+        lp.on_ack(&ack(103, 80));
+        assert_eq!(lp.sowd, 80.0);
         assert!(lp.early);
         lp
     }
@@ -452,36 +490,76 @@ mod tests {
         assert_eq!(lp.ssthresh, 11 * MSS64);
         assert_eq!(lp.trace().mode, MODE_INFERENCE);
         assert!(lp.trace().flag);
-        // The range is re-centred: min = sowd, max = 2·sowd.
-        assert_eq!((lp.owd_min, lp.owd_max), (80.0, 160.0));
+        // The range is the connection's (not re-centred): min 0, max 80, 640 in reserve.
+        assert_eq!((lp.owd_min, lp.owd_max, lp.owd_max_rsv), (0.0, 80.0, 640.0));
     }
 
     #[test]
     fn threshold_is_exactly_delta_of_the_range() {
-        // After the reset min = 80, max = 160: threshold = 80 + 0.15·80 = 92.
-        // A 176 ms sample moves sowd to 80 + 96/8 = 92 = threshold (and 176 only enters the
-        // reserve, so max stays 160): not an indication.
-        let mut lp = after_first_indication(&TcpLpConfig::default());
-        lp.on_ack(&ack(10, 176));
-        assert_eq!(lp.sowd_ms(), 92.0);
-        assert_eq!(lp.threshold_ms(), 92.0);
+        // Samples 0, 80, 80: min 0, max 80 (the second 80 confirms the first), sowd = 18.75.
+        let run = |delta: f64| {
+            let mut lp = armed(&TcpLpConfig { delta, ..Default::default() });
+            for (t, owd) in [(101, 0), (102, 80), (103, 80)] {
+                lp.on_ack(&ack(t, owd));
+            }
+            assert_eq!((lp.owd_min, lp.owd_max, lp.sowd), (0.0, 80.0, 18.75));
+            lp
+        };
+        // δ = 15/64: threshold 18.75 = sowd: not an indication.
+        let lp = run(15.0 / 64.0);
+        assert_eq!(lp.threshold_ms(), 18.75);
         assert!(!lp.early);
-        assert_eq!(lp.cwnd, 11 * MSS64);
-        // 177 ms instead: sowd = 92.125 > 92: indication.
-        let mut lp = after_first_indication(&TcpLpConfig::default());
-        lp.on_ack(&ack(10, 177));
-        assert!(lp.early);
-        // With δ = 0.1 the same 176 ms sample is above the threshold 88.
-        let mut lp = after_first_indication(&TcpLpConfig { delta: 0.1, ..Default::default() });
-        lp.on_ack(&ack(10, 176));
-        assert!(lp.early);
+        assert_eq!(lp.cwnd, 23 * MSS64);
+        // Just below: threshold 18.4 < sowd: indication.
+        assert!(run(0.23).early);
+        assert!(run(0.15).early);
+    }
+
+    #[test]
+    fn threshold_never_falls_within_the_sample_resolution() {
+        // Range 8 ms: δ·range = 1.2 ms, but the threshold is min + 2 ms.
+        let mut lp = armed(&TcpLpConfig::default());
+        lp.on_ack(&ack(101, 0));
+        lp.on_ack(&ack(102, 8));
+        lp.on_ack(&ack(103, 8));
+        assert_eq!(lp.threshold_ms(), OWD_RESOLUTION_MS);
+        assert_eq!(lp.sowd, 1.875);
+        assert!(!lp.early, "1.875 > 1.2 but within the resolution");
+        lp.on_ack(&ack(104, 8));
+        assert!(lp.early, "sowd = 2.64 > 2");
+    }
+
+    #[test]
+    fn quantization_jitter_without_a_queue_is_no_congestion() {
+        // One ACK per ms for 20 s with a constant true OWD, as the cell delivers it: the
+        // sample is 1 ms ± 1 tick (TSval's 1 ms tick and the 1 ms TTI), a deterministic
+        // pseudo-random walk over {0, 1, 2}. Nothing above the minimum is queuing.
+        let mut lp = armed(&TcpLpConfig::default());
+        let mut x: u32 = 12345;
+        let mut above_delta_range = false;
+        for t in 0..20_000u64 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let owd = (x >> 16) % 3;
+            let mut a = ack(100 + t, owd);
+            a.min_rtt = 26 * MS;
+            lp.on_ack(&a);
+            above_delta_range |= lp.sowd > lp.owd_min + 0.15 * (lp.owd_max - lp.owd_min);
+            assert!(!lp.early, "t = {t} ms: sowd {} min {} max {}", lp.sowd, lp.owd_min, lp.owd_max);
+            assert_eq!(lp.trace().mode, MODE_NORMAL);
+        }
+        assert_eq!(lp.owd_max - lp.owd_min, 2.0);
+        // The unfloored threshold min + δ·(max − min) = 0.3 ms was crossed by the noise.
+        assert!(above_delta_range);
+        // Reno growth throughout: slow start, then one segment per window.
+        assert!(lp.cwnd > 150 * MSS64, "cwnd {}", lp.cwnd / MSS64);
     }
 
     #[test]
     fn second_indication_within_inference_cuts_to_one_segment() {
         let mut lp = after_first_indication(&TcpLpConfig::default());
-        // 100 ms after the first indication (itt = 300 ms).
-        lp.on_ack(&ack(103, 177));
+        // 147 ms after the first indication (itt = 300 ms), a segment sent after it (at
+        // 150 ms) still sees a high delay: sowd = 80 + (177 − 80)/8 > 12.
+        lp.on_ack(&ack(250, 177));
         assert!(lp.early);
         assert_eq!(lp.cwnd, MSS64);
         assert_eq!(lp.ssthresh, (11 * MSS64 / 2).max(2 * MSS64));
@@ -489,14 +567,39 @@ mod tests {
     }
 
     #[test]
+    fn samples_sent_before_the_cut_do_not_count_again() {
+        let mut lp = after_first_indication(&TcpLpConfig::default());
+        // Segments sent before the halving (at 103 ms) still arrive with the queue they were
+        // part of: statistics only, no second reduction.
+        for t in 104..203 {
+            lp.on_ack(&ack(t, 300));
+            assert!(!lp.early, "t = {t}");
+            assert_eq!(lp.cwnd, 11 * MSS64);
+        }
+        assert!(lp.sowd > 250.0);
+        // The first segment sent after the cut sees the drained queue: it replaces the
+        // smoothed delay instead of being averaged into the old queue, so no indication.
+        lp.on_ack(&ack(204, 1));
+        assert_eq!(lp.sowd, 1.0);
+        assert!(!lp.early);
+        assert_eq!(lp.cwnd, 11 * MSS64);
+        // Later samples are averaged again.
+        lp.on_ack(&ack(205, 9));
+        assert_eq!(lp.sowd, 2.0);
+    }
+
+    #[test]
     fn indication_after_inference_only_halves() {
         let mut lp = after_first_indication(&TcpLpConfig::default());
         // Quiet until the inference phase is over, then a rise: halving again, not 1 segment.
-        lp.on_ack(&ack(400, 80));
+        lp.on_ack(&ack(450, 0));
+        assert_eq!(lp.sowd, 0.0);
         assert_eq!(lp.trace().mode, MODE_NORMAL);
         let cwnd = lp.cwnd;
-        lp.on_ack(&ack(401, 177));
-        assert!(lp.early);
+        lp.on_ack(&ack(451, 80));
+        assert!(!lp.early, "sowd = 10 < 12");
+        lp.on_ack(&ack(452, 80));
+        assert!(lp.early, "sowd = 18.75 > 12");
         assert_eq!(lp.cwnd, cwnd / 2);
         assert_eq!(lp.trace().mode, MODE_INFERENCE);
     }
@@ -505,36 +608,112 @@ mod tests {
     fn no_growth_during_inference_then_reno_growth() {
         let mut lp = after_first_indication(&TcpLpConfig::default());
         let cwnd = lp.cwnd;
-        // Steady delays (sowd stays at 80 < 92) during the 300 ms inference phase.
-        for t in (10..300).step_by(10) {
-            lp.on_ack(&ack(3 + t, 80));
+        // Steady low delays during the 300 ms inference phase.
+        for t in (110..403).step_by(10) {
+            lp.on_ack(&ack(t, 5));
             assert!(!lp.early);
             assert_eq!(lp.cwnd, cwnd, "t = {t}");
             assert_eq!(lp.trace().mode, MODE_INFERENCE);
         }
         // After itt: congestion avoidance (cwnd = ssthresh): +1 segment per window acked.
-        for t in 303..314 {
-            lp.on_ack(&ack(t, 80));
+        for t in 403..414 {
+            lp.on_ack(&ack(t, 5));
             assert_eq!(lp.trace().mode, MODE_NORMAL);
         }
         assert_eq!(lp.cwnd, cwnd + MSS64);
     }
 
     #[test]
+    fn reduced_to_one_segment_grows_again_without_further_indications() {
+        // A lone flow's own queue: 30 ms above the minimum (range 0..40) until the window is
+        // cut; from then on one segment per RTT, each seeing the drained queue (0–1 ms).
+        // Re-centring the range on sowd after each cut (Linux) re-triggered here on every
+        // sample, as the lagging sowd stayed above the minimum that the next sample restored.
+        let mut lp = armed(&TcpLpConfig::default());
+        lp.on_ack(&ack(100, 0));
+        lp.on_ack(&ack(101, 40));
+        let mut t = 102;
+        while !lp.early {
+            lp.on_ack(&ack(t, 30));
+            t += 1;
+        }
+        assert_eq!(lp.trace().mode, MODE_INFERENCE);
+        let cut = t - 1;
+        // Within the RTT after the halving, another high sample of a segment sent after it
+        // (cross traffic would look the same): cwnd = 1.
+        lp.on_ack(&ack(cut + RTT_MS + 1, 30));
+        assert_eq!((lp.cwnd, lp.trace().mode), (MSS64, MODE_MIN));
+        let min_at = cut + RTT_MS + 1;
+        let mut grew_at = None;
+        for k in 1..40u64 {
+            let now = min_at + k * RTT_MS;
+            lp.on_ack(&ack(now, (k % 2) as u32));
+            assert!(!lp.early, "re-triggered at {now} ms: sowd {}", lp.sowd);
+            if lp.cwnd > MSS64 && grew_at.is_none() {
+                grew_at = Some(now);
+            }
+        }
+        // It left the inference phase after itt (300 ms) and grew back: slow start to
+        // ssthresh, then additive increase.
+        let grew_at = grew_at.expect("cwnd grew again");
+        assert!(grew_at >= min_at + 300 && grew_at <= min_at + 400, "{grew_at}");
+        assert_eq!(lp.trace().mode, MODE_NORMAL);
+        assert!(lp.cwnd > lp.ssthresh, "in congestion avoidance: {}", lp.cwnd / MSS64);
+    }
+
+    #[test]
+    fn indications_wait_for_a_measured_range() {
+        // Fresh connection, base RTT 20 ms: a 10 ms queue in slow start is not acted upon
+        // (δ·10 = 1.5 ms would be no estimate of the bottleneck's queue yet).
+        let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
+        let with_min_rtt = |mut a: AckEvent| {
+            a.min_rtt = 20 * MS;
+            a
+        };
+        lp.on_ack(&with_min_rtt(ack(100, 0)));
+        for t in 101..200 {
+            lp.on_ack(&with_min_rtt(ack(t, 10)));
+            assert!(!lp.early);
+        }
+        assert!(lp.sowd > lp.threshold_ms());
+        assert_eq!(lp.cwnd, 120 * MSS64, "slow start throughout");
+        // A loss arms the indications (the queue reached the buffer): Reno's halving, then
+        // the first sample of a segment sent after it that is still above the threshold.
+        lp.on_congestion_event(&LossEvent { now: 200 * MS, bytes_in_flight: 100 * MSS64, mss: MSS });
+        lp.on_recovery_end(250 * MS);
+        lp.on_ack(&with_min_rtt(ack(299, 10)));
+        assert!(!lp.early, "sent before the loss");
+        lp.on_ack(&with_min_rtt(ack(300, 10)));
+        assert!(lp.early);
+        assert_eq!(lp.cwnd, 25 * MSS64);
+
+        // Without a loss, a range whose δ-share reaches the base RTT arms them too:
+        // δ·(140 − 0) = 21 ≥ 20 ms.
+        let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
+        lp.on_ack(&with_min_rtt(ack(100, 0)));
+        lp.on_ack(&with_min_rtt(ack(101, 130)));
+        lp.on_ack(&with_min_rtt(ack(102, 130)));
+        assert!(!lp.armed, "δ·130 = 19.5 < 20");
+        lp.on_ack(&with_min_rtt(ack(103, 140)));
+        lp.on_ack(&with_min_rtt(ack(104, 140)));
+        assert!(lp.armed && lp.early);
+    }
+
+    #[test]
     fn owd_min_max_outlier_reserve() {
         let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
-        lp.update_owd(50.0);
-        lp.update_owd(40.0);
+        lp.update_owd(50.0, false);
+        lp.update_owd(40.0, false);
         assert_eq!((lp.owd_min, lp.owd_max), (40.0, 50.0));
         assert_eq!(lp.sowd, 50.0 - 10.0 / 8.0);
         assert_eq!(lp.sowd_ms(), 50.0 - 10.0 / 8.0 - 40.0);
         // A single spike is held in reserve; a second confirms the first spike as the maximum.
-        lp.update_owd(300.0);
+        lp.update_owd(300.0, false);
         assert_eq!(lp.owd_max, 50.0);
-        lp.update_owd(310.0);
+        lp.update_owd(310.0, false);
         assert_eq!(lp.owd_max, 300.0);
         // A sample between max and reserve becomes the maximum directly.
-        lp.update_owd(305.0);
+        lp.update_owd(305.0, false);
         assert_eq!(lp.owd_max, 305.0);
     }
 
@@ -545,9 +724,9 @@ mod tests {
             let owds = [20, 25, 22, 60, 90, 120, 120, 40, 30, 30, 150, 200, 30, 30, 30];
             let mut out = Vec::new();
             for (i, &owd) in owds.iter().cycle().take(300).enumerate() {
-                let mut a = ack(i as u64 * 7, owd);
+                let mut a = ack(100 + i as u64 * 7, owd);
                 a.ts_val = a.ts_val.wrapping_add(offset);
-                a.min_rtt = 40 * MS;
+                a.min_rtt = 20 * MS;
                 lp.on_ack(&a);
                 out.push((lp.cwnd, lp.trace().mode, lp.early, lp.sowd_ms()));
             }
@@ -561,30 +740,57 @@ mod tests {
 
     #[test]
     fn delayed_ack_timer_samples_and_karn_acks_are_not_delay_samples() {
-        let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
+        let mut lp = armed(&TcpLpConfig::default());
         // A receiver that acknowledges every second segment: two-segment ACKs at 30 ms.
-        for t in 0..20 {
+        for t in 100..120 {
             lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(t, 30) });
         }
         assert_eq!(lp.sowd, 0.0);
         // A lone segment acknowledged by the 40 ms delayed-ACK timer: TSval is 40 ms late.
         // Not a sample: sowd and the range are unchanged, no indication.
         let cwnd = lp.cwnd;
-        lp.on_ack(&ack(20, 70));
+        lp.on_ack(&ack(120, 70));
         assert_eq!((lp.sowd, lp.owd_max), (0.0, 0.0));
         assert!(!lp.early);
         // An ACK covering a retransmission has no RTT sample, hence no delay sample either.
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, rtt_sample: None, ..ack(21, 500) });
+        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, rtt_sample: None, ..ack(121, 500) });
         assert_eq!(lp.sowd, 0.0);
         assert!(lp.cwnd > cwnd, "Reno growth continued");
         // Two-segment ACKs still are: the second 70 ms sample confirms the maximum (40 ms
         // above the minimum) and sowd = 9.375 ms > 0.15·40 ms: early congestion.
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(22, 70) });
+        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(122, 70) });
         assert!(!lp.early);
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(23, 70) });
+        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(123, 70) });
         assert!(lp.early);
-        assert_eq!(lp.owd_min, 9.375, "range re-centred on sowd");
+        assert_eq!((lp.owd_min, lp.owd_max, lp.sowd), (0.0, 40.0, 9.375));
         assert_eq!(lp.trace().mode, MODE_INFERENCE);
+    }
+
+    #[test]
+    fn delayed_ack_filter_holds_at_one_segment_in_flight() {
+        let mut lp = armed(&TcpLpConfig::default());
+        for t in 100..120 {
+            lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(t, 0) });
+        }
+        let share = lp.multi_ack_share;
+        assert!(share > DELAYED_ACK_SHARE);
+        // cwnd = 1: every flight is one segment, acknowledged by the receiver's timer 40 ms
+        // after it arrived. These ACKs say nothing about the receiver's policy: the filter
+        // keeps skipping them however many there are.
+        for k in 0..100 {
+            let a = AckEvent { prior_in_flight: MSS64, ..ack(200 + k * 70, 40) };
+            lp.on_ack(&a);
+            assert!(!lp.early);
+        }
+        assert_eq!(lp.multi_ack_share, share);
+        assert_eq!((lp.sowd, lp.owd_max), (0.0, 0.0));
+        // A receiver that acknowledges every segment is learnt from windows of two or more.
+        let mut lp = armed(&TcpLpConfig::default());
+        for t in 100..140 {
+            lp.on_ack(&ack(t, 1));
+        }
+        assert!(lp.multi_ack_share < DELAYED_ACK_SHARE);
+        assert_eq!(lp.sowd, 0.0);
     }
 
     #[test]
@@ -592,7 +798,8 @@ mod tests {
         let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
         lp.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 20 * MSS64, mss: MSS });
         assert_eq!((lp.cwnd, lp.ssthresh), (10 * MSS64, 10 * MSS64));
-        let mut a = ack(5, 30);
+        assert!(lp.armed, "a loss measured the buffer");
+        let mut a = ack(105, 30);
         a.in_recovery = true;
         for _ in 0..30 {
             lp.on_ack(&a);
