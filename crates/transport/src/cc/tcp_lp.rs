@@ -336,7 +336,7 @@ impl CongestionControl for TcpLp {
         // A sample is "current" when its segment was sent after the last window reduction.
         let mut current = false;
         if let Some((owd, sent)) = if eligible { self.owd_sample(ev) } else { None } {
-            current = self.last_cut.map_or(true, |t| sent >= t);
+            current = !matches!(self.last_cut, Some(t) if sent < t);
             let fresh = current && self.awaiting_fresh_sample;
             if current {
                 self.awaiting_fresh_sample = false;
