@@ -24,8 +24,9 @@ import tomli_w
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="cellshare: a fast TTI-level LTE cell simulator for sharing a cell between "
                        "foreground and background traffic.")
-out_console = Console()
-err_console = Console(stderr=True)
+# Piped output is not cut to 80 columns: tables stay readable in logs and CI.
+out_console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:

@@ -57,6 +57,29 @@ impl RenoConfig {
     }
 }
 
+/// Linux `tcp_reno_cong_avoid` growth on `acked` newly acknowledged bytes: slow start below
+/// `ssthresh` (cwnd += acked, up to ssthresh; RFC 5681 §3.1, Linux `tcp_slow_start`), then one
+/// MSS per window of acknowledged bytes, with the remainder carried in `ca_acked` (RFC 3465
+/// byte counting; Linux `tcp_cong_avoid_ai`). Shared by the controllers that fall back to
+/// Reno behaviour (Vegas, TCP-LP).
+pub fn reno_cong_avoid(cwnd: &mut u64, ca_acked: &mut u64, ssthresh: u64, mss: u64, acked: u64) {
+    let mut acked = acked;
+    if *cwnd < ssthresh {
+        let used = acked.min(ssthresh - *cwnd);
+        *cwnd += used;
+        acked -= used;
+        if acked == 0 {
+            return;
+        }
+    }
+    *ca_acked += acked;
+    if *ca_acked >= *cwnd {
+        let segments = *ca_acked / *cwnd;
+        *ca_acked -= segments * *cwnd;
+        *cwnd += segments * mss;
+    }
+}
+
 /// Whether the window limited the sender when this ACK arrived (Linux
 /// `tcp_is_cwnd_limited`): in slow start, `cwnd < 2·prior_in_flight` (so `cwnd` may grow
 /// to twice what is in use); in congestion avoidance, the flight filled `cwnd` to within

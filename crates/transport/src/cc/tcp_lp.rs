@@ -284,23 +284,9 @@ impl TcpLp {
     }
 
     /// Reno growth: slow start below `ssthresh`, then one segment per window of acknowledged
-    /// bytes (RFC 5681 §3.1 with RFC 3465 byte counting; Linux `tcp_reno_cong_avoid`).
+    /// bytes ([`super::reno::reno_cong_avoid`]).
     fn reno_cong_avoid(&mut self, acked: u64) {
-        let mut acked = acked;
-        if self.cwnd < self.ssthresh {
-            let used = acked.min(self.ssthresh - self.cwnd);
-            self.cwnd += used;
-            acked -= used;
-            if acked == 0 {
-                return;
-            }
-        }
-        self.ca_acked += acked;
-        if self.ca_acked >= self.cwnd {
-            let segments = self.ca_acked / self.cwnd;
-            self.ca_acked -= segments * self.cwnd;
-            self.cwnd += segments * self.mss;
-        }
+        super::reno::reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, acked);
     }
 }
 

@@ -165,22 +165,9 @@ impl Vegas {
         acked - used
     }
 
-    /// Reno window growth (Linux `tcp_reno_cong_avoid`): slow start below `ssthresh`, then one
-    /// segment per window of acknowledged bytes (RFC 5681 §3.1 with RFC 3465 byte counting).
+    /// Reno window growth (Linux `tcp_reno_cong_avoid`, [`super::reno::reno_cong_avoid`]).
     fn reno_cong_avoid(&mut self, acked: u64) {
-        let mut acked = acked;
-        if self.in_slow_start() {
-            acked = self.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
-        self.ca_acked += acked;
-        if self.ca_acked >= self.cwnd {
-            let segments = self.ca_acked / self.cwnd;
-            self.ca_acked -= segments * self.cwnd;
-            self.cwnd += segments * self.mss;
-        }
+        super::reno::reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, acked);
     }
 
     /// The once-per-RTT Vegas decision (Linux `tcp_vegas_cong_avoid`, the `after(ack,
