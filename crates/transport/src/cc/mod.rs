@@ -22,6 +22,7 @@ use cellshare_core::Nanos;
 pub mod bbr;
 pub mod cubic;
 pub mod ledbat;
+pub mod legilimens;
 pub mod reno;
 pub mod tcp_lp;
 pub mod vegas;

@@ -1,0 +1,1153 @@
+//! Legilimens: a sender-only low-priority TCP for cellular downlinks. S. Chakraborty et al.,
+//! "A Low-Priority Transport for Cellular Networks" (cited as *\[L\]*, Section III), with the
+//! 80 % rate cap and the active / passive versions taken from the evaluation thesis (cited
+//! as *\[Th\]*).
+//!
+//! Legilimens reconstructs the eNodeB's per-TTI schedule of its own receiver from the
+//! receiver's TCP timestamps (TSval, 1 ms = 1 TTI): back-to-back TTIs mean "served every TTI",
+//! a gap means "someone else was served" ([L] §III-A, Algorithm 1, implemented by
+//! [`CapacityEstimator`]). It then runs the state machine of [L] Figure 6:
+//!
+//! ```text
+//!            not busy after T          not busy after T          not busy after T
+//!   GAP I ───────────────────▶ GAP II ───────────────▶ GAP III ─────────────────▶ NORMAL
+//!   ▲  │ busy                     │ busy                 │ busy                      │ busy
+//!   │  ▼                          └──────────┬───────────┴───────────────────────────┘
+//!   BACK-OFF (T·U{1..2^k})                   ▼
+//!   └─────────── expires ──────────▶       GAP I
+//! ```
+//!
+//! GAP k sends one burst of k·M bytes (M, 2M, 4M) as ordinary data and waits T for its ACKs;
+//! NORMAL runs Reno-style AIMD, capped at `capacity_cap` (80 %, [Th]) of the estimated
+//! capacity. Table I defaults: λ = 0.5, M = 50 KB, T = 250 ms.
+//!
+//! Choices where the sources are silent or ambiguous (each is repeated next to its code):
+//! - **Units**: the paper counts packets; this implementation counts **bytes** (slot volume
+//!   in bytes, rate and capacity in bytes per TTI).
+//! - **Initial capacity**: the first evaluated slot's rate (`n / duration`) initialises the
+//!   capacity and is not judged busy (there is nothing to compare it with).
+//! - **Start mode**: GAP I — a new flow has no capacity estimate and, being low priority,
+//!   must first find out whether the cell is busy ([L] Fig. 6 has no other entry point).
+//! - **Sender-caused gaps**: Algorithm 1 compares every slot with the previous one, so the
+//!   first ACK after an idle period (e.g. after a GAP wait of 250 ms) would report a
+//!   250-TTI "gap". When an ACK leaves nothing in flight the estimator is
+//!   [`CapacityEstimator::restart`]ed: the open slot is dropped and the next ACK opens a fresh
+//!   slot without a comparison (the capacity estimate is kept).
+//! - **Sender-caused gaps (TSecr)**: the sender releases one segment whenever its pipe is
+//!   empty, also during GAP waits; the next burst's first slot would be compared with that
+//!   lone segment's slot, a long "gap". The controller passes each ACK's TSecr and a gap
+//!   whose new data was sent at least `duration − 1` ms after the previous slot's data is
+//!   not counted ([`CapacityEstimator::observe_full`]).
+//! - **Queue gating in NORMAL**: a gap or a short slot only says something about the cell if
+//!   our data was queued at the eNodeB. In NORMAL (paced, possibly window-limited) the
+//!   estimator's verdict is therefore applied only when the flight before the ACK exceeds one
+//!   bandwidth-delay product, `capacity · min_rtt` (flight beyond it must sit in the
+//!   bottleneck queue); other slots are still reconstructed but do not change capacity or
+//!   busy. Without this a paced sender measures its own 0.8·capacity and the estimate (and
+//!   with it the pacing rate) collapses geometrically, and slow start from a small window
+//!   reads its own idle TTIs as competition. GAP bursts are sent at line rate and are always
+//!   evaluated.
+//! - **NORMAL start window**: `initial_window_bytes` (the constructor's IW) with `ssthresh`
+//!   kept from earlier losses (unset at first) — "like after a timeout" ([L] §III-B) read as
+//!   "restart from a small window and slow-start"; IW rather than 1 MSS because the GAP probes
+//!   have just shown the cell idle.
+//! - **NORMAL cap**: pacing rate `capacity_cap · capacity · 1000` bytes/s, and `cwnd ≤
+//!   capacity_cap · capacity · srtt/TTI` (at least 2 MSS).
+//! - **Back-off**: k counts consecutive busy back-offs (k = 1 for the first), capped at
+//!   `max_backoff_exp`; the wait is T·U{1..2^k} drawn from
+//!   `stream_rng(seed, "cc.legilimens", 0)`. k resets when GAP I completes without busyness.
+//!   After the wait the flow re-enters GAP I.
+//! - **Busy during a burst** acts at once (on the ACK that reveals it, [L] "this back-off can
+//!   happen anytime during the probing burst"), not at the end of the wait.
+//! - **Loss**: in NORMAL, Reno halving (`ssthresh = max(flight/2, 2·MSS)`, `cwnd = ssthresh`);
+//!   in GAP / back-off only `ssthresh` is recorded (the mode machine is driven by busyness).
+//!   **Timeout** (any mode): `ssthresh = max(flight/2, 2·MSS)`, `cwnd = 1 MSS`, mode GAP I;
+//!   the GAP I burst (and its wait T) start once the retransmission is acknowledged.
+//! - While waiting (GAP wait, back-off) `cwnd` equals the flight (at least 1 MSS), so nothing
+//!   new is released except the one segment the sender always allows with an empty pipe.
+//! - TSval comparisons use wrapping `u32` arithmetic (RFC 7323 style, newer = positive
+//!   signed difference).
+
+use cellshare_core::{stream_rng, Nanos, StreamRng, MS};
+use rand::Rng;
+
+use super::reno::{is_cwnd_limited, reno_cong_avoid};
+use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+
+/// Which flavour of Legilimens to run. The thesis ([Th]) evaluates an *active* and a
+/// *passive* version without defining them beyond "active gives background flows more,
+/// passive blindly prioritises the foreground". The definitions used here:
+///
+/// | variant | busy threshold λ | on busy outside GAP I | GAP / back-off wait | rate cap |
+/// |---|---|---|---|---|
+/// | `standard` | `lambda` (0.5) | GAP I | T | `capacity_cap` |
+/// | `passive` | 1 (any gap with rate < capacity is busy) | back-off at once | T | `capacity_cap` |
+/// | `active` | `lambda / 2` (0.25) | GAP I | T/2 | `capacity_cap` |
+///
+/// The rate cap is the same for all three because [Th] states that Legilimens (both
+/// versions) uses 80 % of the estimated capacity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LegilimensVariant {
+    /// The paper's algorithm with the configured parameters.
+    #[default]
+    Standard,
+    /// Uses more of the spare capacity: λ halved (tolerates more sharing before calling the
+    /// cell busy) and GAP / back-off waits halved (returns to probing sooner).
+    Active,
+    /// Yields whenever anything else is present: λ = 1 (any gap whose rate is below the
+    /// capacity is busy) and every busy verdict leads straight to exponential back-off.
+    Passive,
+}
+
+/// Parameters of [`Legilimens`] ([L] Table I unless noted).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct LegilimensConfig {
+    /// λ, busy threshold (dimensionless, in [0, 1]): after a gap, the cell is busy when the
+    /// slot's rate is below λ·capacity. Default 0.5.
+    pub lambda: f64,
+    /// M, probe burst size in bytes; GAP I, II, III send M, 2M, 4M. Default 51200 (50 KB).
+    pub burst_bytes: u64,
+    /// T, wait after each GAP burst and unit of the back-off, in milliseconds. Default 250.
+    pub wait_ms: u64,
+    /// Fraction of the estimated capacity NORMAL mode may use (dimensionless, in (0, 1]).
+    /// Default 0.8 ([Th]).
+    pub capacity_cap: f64,
+    /// Flavour, see [`LegilimensVariant`]. Default `standard`.
+    pub variant: LegilimensVariant,
+    /// Cap on the back-off exponent k (wait T·U{1..2^k}). Default 6.
+    pub max_backoff_exp: u32,
+    /// Seed of the back-off draws (deterministic stream `"cc.legilimens"`). Default 0.
+    pub seed: u64,
+}
+
+impl Default for LegilimensConfig {
+    fn default() -> Self {
+        Self {
+            lambda: 0.5,
+            burst_bytes: 51_200,
+            wait_ms: 250,
+            capacity_cap: 0.8,
+            variant: LegilimensVariant::Standard,
+            max_backoff_exp: 6,
+            seed: 0,
+        }
+    }
+}
+
+impl LegilimensConfig {
+    /// Checks the parameters; the error names the offending field, its value and what is expected.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.lambda.is_finite() && (0.0..=1.0).contains(&self.lambda)) {
+            return Err(format!("legilimens.lambda = {}: expected a number in [0, 1]", self.lambda));
+        }
+        if self.burst_bytes == 0 {
+            return Err("legilimens.burst_bytes = 0: expected a burst of at least 1 byte".into());
+        }
+        if self.wait_ms == 0 {
+            return Err("legilimens.wait_ms = 0: expected a wait of at least 1 ms".into());
+        }
+        if !(self.capacity_cap.is_finite() && self.capacity_cap > 0.0 && self.capacity_cap <= 1.0) {
+            return Err(format!("legilimens.capacity_cap = {}: expected a fraction in (0, 1]", self.capacity_cap));
+        }
+        if self.max_backoff_exp == 0 || self.max_backoff_exp > 30 {
+            return Err(format!("legilimens.max_backoff_exp = {}: expected an integer in [1, 30]", self.max_backoff_exp));
+        }
+        Ok(())
+    }
+}
+
+/// One TTI slot of the reconstructed schedule: receiver timestamp and bytes acknowledged
+/// with that timestamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot {
+    t: u32,
+    n: u64,
+    /// Echoed sender timestamps (TSecr, ms) of the slot's first and last ACK, if known.
+    ecr_first: Option<u32>,
+    ecr_last: Option<u32>,
+}
+
+/// What one evaluation of Algorithm 1 (lines 6–20) found when a new slot opened.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlotSample {
+    /// TTIs between the closed slot and the new one (`t − slot[i−1].t`).
+    pub duration: u32,
+    /// Bytes per TTI of the closed slot: `slot[i−1].n / duration`.
+    pub rate: f64,
+    /// Whether `duration > 1` (line 8).
+    pub gap: bool,
+    /// The busy verdict (false when the sample was not counted).
+    pub busy: bool,
+    /// Whether the sample updated capacity and busy (see [`CapacityEstimator::observe_with`]
+    /// and [`CapacityEstimator::observe_full`]).
+    pub counted: bool,
+}
+
+/// Capacity and busyness estimation, [L] Algorithm 1, in bytes.
+///
+/// Fed `(s, t)` for every ACK — `s` the cumulative ACK sequence number in bytes, `t` the
+/// receiver's TSval (1 ms = 1 TTI). ACKs with the same TSval accumulate into one slot
+/// (line 22). When a newer TSval arrives a new slot opens with this ACK's bytes (lines 3–5)
+/// and the previous slot is evaluated: `duration = t − slot[i−1].t` TTIs, `rate =
+/// slot[i−1].n / duration` bytes per TTI. With a gap (`duration > 1`), busy = `rate <
+/// λ·capacity` and capacity ← 4/5·capacity + 1/5·rate only if `rate > capacity` (a running
+/// maximum); without a gap busy = false and capacity ← 4/5·capacity + 1/5·rate.
+///
+/// Only the open slot and the reference `(t0, s0)` are stored (no allocation).
+///
+/// **Delayed ACKs and receiver batching.** A delayed ACK covers two segments, possibly from
+/// two TTIs; it carries the later TSval, so the slot logic credits the bytes of both to the
+/// later slot. Consecutive slots then alternate between "a bit less" and "a bit more" than
+/// one TTI's worth, but stay back-to-back, so no gap (and no busyness) appears. A receiver
+/// that batches two TTIs' data into one ACK burst with the later TSval produces slots of
+/// 2·C bytes every second TTI: the gap (duration 2) and the doubled volume cancel in
+/// `rate = 2C/2 = C`, which is neither busy nor an inflated capacity ([L] Fig. 5(c)). A
+/// competitor removes whole TTIs, so the rate after the gap falls below λ·capacity
+/// ([L] Fig. 5(b), 5(d)).
+///
+/// **Deviations**: the "newer" test compares `t` with the open slot's TSval (identical to
+/// `t0` unless ACKs are reordered; an older TSval is accumulated into the open slot as line
+/// 22 does, but does not move the slot's time back, which would otherwise give a zero
+/// duration). The first evaluated rate initialises the capacity and is not judged busy (the
+/// paper is silent). [`CapacityEstimator::restart`] drops the open slot after an idle period.
+#[derive(Clone, Debug)]
+pub struct CapacityEstimator {
+    lambda: f64,
+    /// `s0`: cumulative ACK of the previous ACK (or the base sequence number).
+    s0: u64,
+    /// `slot[i]`, the open slot; `None` before the first ACK and after a restart.
+    cur: Option<Slot>,
+    /// Capacity in bytes per TTI; NaN before the first evaluated slot.
+    capacity: f64,
+    busy: bool,
+}
+
+impl CapacityEstimator {
+    /// An estimator with busy threshold `lambda` whose first ACK is counted from sequence
+    /// number `base_seq` (the first byte the flow sends).
+    pub fn new(lambda: f64, base_seq: u64) -> CapacityEstimator {
+        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false }
+    }
+
+    /// Capacity estimate in bytes per TTI, `None` before the first evaluated slot.
+    pub fn capacity(&self) -> Option<f64> {
+        (!self.capacity.is_nan()).then_some(self.capacity)
+    }
+
+    /// The busy verdict of the last counted evaluation.
+    pub fn busy(&self) -> bool {
+        self.busy
+    }
+
+    /// The busy threshold λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Forgets the open slot (keeps the capacity): the next ACK opens a fresh slot without
+    /// being compared with the one before. Used when the sender itself left the link idle.
+    pub fn restart(&mut self) {
+        self.cur = None;
+    }
+
+    /// Algorithm 1 for one ACK; returns the evaluation if a new slot opened.
+    pub fn observe(&mut self, s: u64, t: u32) -> Option<SlotSample> {
+        self.observe_with(s, t, true)
+    }
+
+    /// Algorithm 1 for one ACK. With `count == false` the slots are reconstructed as usual
+    /// but the evaluation changes neither capacity nor busy (busy is cleared): for ACKs the
+    /// caller knows say nothing about the cell.
+    pub fn observe_with(&mut self, s: u64, t: u32, count: bool) -> Option<SlotSample> {
+        self.observe_full(s, t, None, count)
+    }
+
+    /// Algorithm 1 for one ACK that also carries the echoed sender timestamp `ecr` (TSecr,
+    /// ms). A gap only counts as the scheduler's if our data was already waiting during it:
+    /// when the first data of the new slot was sent at least `duration − 1` ms after the last
+    /// data of the previous slot, the sender itself explains the gap (e.g. the lone segment
+    /// the TCP sender releases during a GAP wait, followed by the next burst), and the
+    /// evaluation is not counted (as with `count == false`). This is [L] Fig. 4's "packets
+    /// sent together (continuous or same TSecr) that show a discontinuity in TSval".
+    pub fn observe_full(&mut self, s: u64, t: u32, ecr: Option<u32>, count: bool) -> Option<SlotSample> {
+        let bytes = s.saturating_sub(self.s0);
+        // Line 24 (s0 ← s); never move backwards on a stale cumulative ACK.
+        self.s0 = self.s0.max(s);
+        let fresh = Slot { t, n: bytes, ecr_first: ecr, ecr_last: ecr };
+        let Some(prev) = self.cur else {
+            // First ACK (or first after a restart): open slot[i] without an evaluation.
+            self.cur = Some(fresh);
+            return None;
+        };
+        // Line 2: `t > t0`, with wrapping 32-bit timestamps.
+        if (t.wrapping_sub(prev.t) as i32) <= 0 {
+            // Line 22: same (or older, reordered) timestamp: accumulate into slot[i].
+            if let Some(cur) = self.cur.as_mut() {
+                cur.n += bytes;
+                if ecr.is_some() {
+                    cur.ecr_last = ecr;
+                }
+            }
+            return None;
+        }
+        // Lines 3–5: open slot[i+1]; prev is now slot[i−1].
+        self.cur = Some(fresh);
+        // Lines 6–7.
+        let duration = t.wrapping_sub(prev.t);
+        let rate = prev.n as f64 / duration as f64;
+        let gap = duration > 1;
+        let sender_gap = match (prev.ecr_last, ecr) {
+            (Some(a), Some(b)) if gap => {
+                let d = b.wrapping_sub(a) as i32;
+                d >= 0 && d as u32 >= duration - 1
+            }
+            _ => false,
+        };
+        if !count || sender_gap {
+            self.busy = false;
+            return Some(SlotSample { duration, rate, gap, busy: false, counted: false });
+        }
+        if self.capacity.is_nan() {
+            // Paper silent: the first measured rate initialises the capacity (busy unknown,
+            // reported false).
+            self.capacity = rate;
+            self.busy = false;
+        } else if gap {
+            // Lines 9–16.
+            self.busy = rate < self.lambda * self.capacity;
+            if rate > self.capacity {
+                self.capacity = 0.8 * self.capacity + 0.2 * rate;
+            }
+        } else {
+            // Lines 18–19.
+            self.busy = false;
+            self.capacity = 0.8 * self.capacity + 0.2 * rate;
+        }
+        Some(SlotSample { duration, rate, gap, busy: self.busy, counted: true })
+    }
+}
+
+/// Legilimens' mode ([L] Figure 6); the discriminant is the trace `mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LegilimensMode {
+    /// AIMD, capped at `capacity_cap` of the estimated capacity (trace 0).
+    Normal = 0,
+    /// Probe burst of M bytes, then wait T (trace 1).
+    GapI = 1,
+    /// Probe burst of 2M bytes, then wait T (trace 2).
+    GapII = 2,
+    /// Probe burst of 4M bytes, then wait T (trace 3).
+    GapIII = 3,
+    /// Exponential random back-off, T·U{1..2^k}, then GAP I (trace 4).
+    Backoff = 4,
+}
+
+/// The Legilimens congestion controller.
+#[derive(Clone, Debug)]
+pub struct Legilimens {
+    cfg: LegilimensConfig,
+    /// Effective λ of the variant.
+    lambda: f64,
+    /// Effective T of the variant.
+    wait: Nanos,
+    mss: u64,
+    initial_window: u64,
+    est: Option<CapacityEstimator>,
+    mode: LegilimensMode,
+    /// NORMAL-mode window.
+    cwnd: u64,
+    ssthresh: u64,
+    ca_acked: u64,
+    /// Bytes in flight as last reported (ACK or send).
+    flight: u64,
+    /// Bytes of the current GAP burst not yet sent.
+    burst_left: u64,
+    /// After a timeout: the GAP I burst waits for the retransmission's ACK.
+    burst_hold: bool,
+    /// End of the current GAP wait or back-off.
+    deadline: Option<Nanos>,
+    /// Current back-off exponent k (0 = no back-off pending).
+    backoff_exp: u32,
+    /// Slots (multiples of T) of the last back-off draw.
+    last_backoff_slots: u64,
+    srtt: Nanos,
+    min_rtt: Nanos,
+    rng: StreamRng,
+}
+
+impl Legilimens {
+    /// A Legilimens controller for segments of `mss` bytes; `initial_window_bytes` is the
+    /// window NORMAL mode starts from. The flow starts in GAP I.
+    pub fn new(cfg: &LegilimensConfig, mss: u32, initial_window_bytes: u64) -> Legilimens {
+        let mss = mss.max(1) as u64;
+        let (lambda, wait) = match cfg.variant {
+            LegilimensVariant::Standard => (cfg.lambda, cfg.wait_ms * MS),
+            LegilimensVariant::Active => (cfg.lambda / 2.0, (cfg.wait_ms * MS / 2).max(1)),
+            LegilimensVariant::Passive => (1.0, cfg.wait_ms * MS),
+        };
+        Legilimens {
+            cfg: cfg.clone(),
+            lambda,
+            wait,
+            mss,
+            initial_window: initial_window_bytes.max(mss),
+            est: None,
+            mode: LegilimensMode::GapI,
+            cwnd: initial_window_bytes.max(mss),
+            ssthresh: u64::MAX,
+            ca_acked: 0,
+            flight: 0,
+            burst_left: cfg.burst_bytes,
+            // The first burst's wait T starts with its first segment (see `on_sent`).
+            burst_hold: false,
+            deadline: None,
+            backoff_exp: 0,
+            last_backoff_slots: 0,
+            srtt: 0,
+            min_rtt: 0,
+            rng: stream_rng(cfg.seed, "cc.legilimens", 0),
+        }
+    }
+
+    /// Current mode.
+    pub fn mode(&self) -> LegilimensMode {
+        self.mode
+    }
+
+    /// Capacity estimate in bytes per TTI, if any.
+    pub fn capacity(&self) -> Option<f64> {
+        self.est.as_ref().and_then(|e| e.capacity())
+    }
+
+    /// The estimator's last busy verdict.
+    pub fn busy(&self) -> bool {
+        self.est.as_ref().is_some_and(|e| e.busy())
+    }
+
+    /// Effective busy threshold λ of the variant.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+
+    /// Effective wait T of the variant.
+    pub fn wait(&self) -> Nanos {
+        self.wait
+    }
+
+    /// Current back-off exponent k and the number of T units drawn for the last back-off.
+    pub fn backoff(&self) -> (u32, u64) {
+        (self.backoff_exp, self.last_backoff_slots)
+    }
+
+    fn burst_size(mode: LegilimensMode, m: u64) -> u64 {
+        match mode {
+            LegilimensMode::GapI => m,
+            LegilimensMode::GapII => 2 * m,
+            LegilimensMode::GapIII => 4 * m,
+            _ => 0,
+        }
+    }
+
+    /// NORMAL-mode window cap: `capacity_cap · capacity · srtt/TTI` (at least 2 MSS).
+    fn cwnd_cap(&self) -> u64 {
+        match self.capacity() {
+            Some(c) if self.srtt > 0 => {
+                let bytes = self.cfg.capacity_cap * c * (self.srtt as f64 / MS as f64);
+                (bytes as u64).max(2 * self.mss)
+            }
+            _ => u64::MAX,
+        }
+    }
+
+    fn enter(&mut self, mode: LegilimensMode, now: Nanos) {
+        self.mode = mode;
+        self.burst_hold = false;
+        match mode {
+            LegilimensMode::GapI | LegilimensMode::GapII | LegilimensMode::GapIII => {
+                self.burst_left = Self::burst_size(mode, self.cfg.burst_bytes);
+                self.deadline = Some(now + self.wait);
+            }
+            LegilimensMode::Backoff => {
+                let k = (self.backoff_exp + 1).min(self.cfg.max_backoff_exp);
+                self.backoff_exp = k;
+                let slots = self.rng.gen_range(1..=(1u64 << k));
+                self.last_backoff_slots = slots;
+                self.burst_left = 0;
+                self.deadline = Some(now + self.wait * slots);
+            }
+            LegilimensMode::Normal => {
+                // "Like after a timeout": restart from a small window (IW) and slow-start.
+                self.burst_left = 0;
+                self.deadline = None;
+                self.cwnd = self.initial_window.min(self.cwnd_cap());
+                self.ca_acked = 0;
+            }
+        }
+    }
+
+    /// Reaction to a busy verdict ([L] Fig. 6).
+    fn on_busy(&mut self, now: Nanos) {
+        let passive = self.cfg.variant == LegilimensVariant::Passive;
+        match self.mode {
+            LegilimensMode::Backoff => {}
+            LegilimensMode::GapI => self.enter(LegilimensMode::Backoff, now),
+            _ if passive => self.enter(LegilimensMode::Backoff, now),
+            _ => self.enter(LegilimensMode::GapI, now),
+        }
+    }
+
+    /// End of a GAP wait or back-off without busyness.
+    fn expire(&mut self, now: Nanos) {
+        match self.mode {
+            LegilimensMode::GapI => {
+                self.backoff_exp = 0;
+                self.enter(LegilimensMode::GapII, now);
+            }
+            LegilimensMode::GapII => self.enter(LegilimensMode::GapIII, now),
+            LegilimensMode::GapIII => self.enter(LegilimensMode::Normal, now),
+            LegilimensMode::Backoff => self.enter(LegilimensMode::GapI, now),
+            LegilimensMode::Normal => self.deadline = None,
+        }
+    }
+
+    /// Whether an ACK's slot verdict may be applied: always outside NORMAL; in NORMAL only
+    /// while the flight exceeds one BDP (`capacity · min_rtt`), i.e. our data is queued at
+    /// the eNodeB (see the module documentation).
+    fn queue_backed(&self, ev: &AckEvent) -> bool {
+        if self.mode != LegilimensMode::Normal {
+            return true;
+        }
+        match self.capacity() {
+            Some(c) if self.min_rtt > 0 => ev.prior_in_flight as f64 > c * (self.min_rtt as f64 / MS as f64),
+            _ => true,
+        }
+    }
+}
+
+impl CongestionControl for Legilimens {
+    fn name(&self) -> &'static str {
+        "legilimens"
+    }
+
+    fn on_ack(&mut self, ev: &AckEvent) {
+        if self.deadline.is_some_and(|d| d <= ev.now) {
+            self.on_timer(ev.now);
+        }
+        self.srtt = ev.srtt;
+        self.min_rtt = ev.min_rtt;
+        self.flight = ev.bytes_in_flight;
+        if self.burst_hold && ev.acked_bytes > 0 {
+            // The retransmission's ACK after a timeout: the GAP I burst and its wait start now.
+            self.burst_hold = false;
+            self.deadline = Some(ev.now + self.wait);
+        }
+        let count = self.queue_backed(ev);
+        let lambda = self.lambda;
+        let est = self
+            .est
+            .get_or_insert_with(|| CapacityEstimator::new(lambda, ev.ack_seq.saturating_sub(ev.acked_bytes)));
+        let sample = est.observe_full(ev.ack_seq, ev.ts_val, Some(ev.ts_ecr), count);
+        if ev.bytes_in_flight == 0 {
+            // The sender left the link idle: the next ACK's gap is not the scheduler's.
+            est.restart();
+        }
+        if sample.is_some_and(|s| s.busy) {
+            self.on_busy(ev.now);
+            return;
+        }
+        if self.mode == LegilimensMode::Normal {
+            let slow_start = self.cwnd < self.ssthresh;
+            if ev.acked_bytes > 0 && !ev.in_recovery && is_cwnd_limited(self.cwnd, slow_start, ev) {
+                reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, ev.acked_bytes);
+            }
+            self.cwnd = self.cwnd.min(self.cwnd_cap());
+        }
+    }
+
+    fn on_congestion_event(&mut self, ev: &LossEvent) {
+        self.ssthresh = (ev.bytes_in_flight / 2).max(2 * self.mss);
+        if self.mode == LegilimensMode::Normal {
+            self.cwnd = self.ssthresh;
+            self.ca_acked = 0;
+        }
+    }
+
+    fn on_timeout(&mut self, _now: Nanos, bytes_in_flight: u64, mss: u32) {
+        let mss = (mss as u64).max(1);
+        self.ssthresh = (bytes_in_flight / 2).max(2 * mss);
+        self.cwnd = mss;
+        self.flight = 0;
+        self.mode = LegilimensMode::GapI;
+        self.burst_left = self.cfg.burst_bytes;
+        self.burst_hold = true;
+        self.deadline = None;
+        if let Some(e) = self.est.as_mut() {
+            e.restart();
+        }
+    }
+
+    fn on_sent(&mut self, now: Nanos, bytes: u32, bytes_in_flight: u64) {
+        self.flight = bytes_in_flight;
+        if !self.burst_hold && matches!(self.mode, LegilimensMode::GapI | LegilimensMode::GapII | LegilimensMode::GapIII) {
+            self.burst_left = self.burst_left.saturating_sub(bytes as u64);
+            // The flow's first burst (the constructor has no clock): its wait starts now.
+            self.deadline.get_or_insert(now + self.wait);
+        }
+    }
+
+    fn cwnd(&self) -> u64 {
+        match self.mode {
+            LegilimensMode::Normal => self.cwnd,
+            _ if self.burst_hold => self.mss,
+            // Release exactly the rest of the burst beyond what is in flight.
+            _ => (self.flight + self.burst_left).max(self.mss),
+        }
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn pacing_rate(&self) -> Option<f64> {
+        if self.mode != LegilimensMode::Normal {
+            return None;
+        }
+        // Capacity in bytes per TTI (1 ms) → bytes per second.
+        self.capacity().filter(|c| *c > 0.0).map(|c| self.cfg.capacity_cap * c * 1000.0)
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        self.deadline
+    }
+
+    fn on_timer(&mut self, now: Nanos) {
+        if self.deadline.is_some_and(|d| d <= now) {
+            self.expire(now);
+        }
+    }
+
+    /// `mode`: 0 NORMAL, 1 GAP I, 2 GAP II, 3 GAP III, 4 back-off; `estimate`: capacity in
+    /// Mbit/s (bytes per TTI · 8 / 1000), NaN before the first estimate; `flag`: busy.
+    fn trace(&self) -> CcTrace {
+        CcTrace {
+            mode: self.mode as u8,
+            estimate: self.capacity().map_or(f64::NAN, |c| c * 8.0 / 1000.0),
+            flag: self.busy(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    const MSS: u64 = 1000;
+    /// One TTI's worth at full capacity: 10 segments.
+    const C: u64 = 10 * MSS;
+
+    /// How the receiver acknowledges.
+    #[derive(Clone, Copy)]
+    enum Rx {
+        /// One ACK per segment, TSval = the TTI it arrived in.
+        PerSegment,
+        /// One ACK per two segments (delayed ACKs); the ACK carries the TSval of the second
+        /// segment's TTI; an odd leftover segment is acknowledged with the next one.
+        Delayed,
+        /// Layer-2 batching of TTI pairs (2j, 2j+1): both TTIs' segments are processed in
+        /// TTI 2j+1 and acknowledged (per segment) with TSval 2j+1 ([L] Fig. 5(c)).
+        Batched,
+    }
+
+    /// The ACK stream `(cumulative seq, TSval)` for a known schedule: `served[i]` bytes of
+    /// this receiver served in TTI i, TSval = `t_base + i` (wrapping).
+    fn acks(served: &[u64], t_base: u32, rx: Rx) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        let mut seq = 0;
+        let mut pending = 0;
+        for (i, &b) in served.iter().enumerate() {
+            let tti = match rx {
+                Rx::Batched => (i as u32) | 1,
+                _ => i as u32,
+            };
+            let t = t_base.wrapping_add(tti);
+            for _ in 0..b / MSS {
+                seq += MSS;
+                match rx {
+                    Rx::Delayed => {
+                        pending += 1;
+                        if pending == 2 {
+                            out.push((seq, t));
+                            pending = 0;
+                        }
+                    }
+                    _ => out.push((seq, t)),
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs an estimator over an ACK stream; returns the counted samples.
+    fn run(est: &mut CapacityEstimator, stream: &[(u64, u32)]) -> Vec<SlotSample> {
+        stream.iter().filter_map(|&(s, t)| est.observe(s, t)).collect()
+    }
+
+    /// `n` TTIs of this receiver being served `c` bytes in every `period`-th TTI (phase 0).
+    fn every(n: usize, period: usize, c: u64) -> Vec<u64> {
+        (0..n).map(|i| if i % period == 0 { c } else { 0 }).collect()
+    }
+
+    #[test]
+    fn fig5a_one_sender_no_batching() {
+        // Served C bytes in every TTI: back-to-back slots of C bytes, rate C, never busy.
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&vec![C; 100], 0, Rx::PerSegment));
+        assert_eq!(samples.len(), 99);
+        assert!(samples.iter().all(|s| !s.busy && !s.gap && s.duration == 1));
+        assert!((est.capacity().unwrap() - C as f64).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fig5b_two_senders_no_batching() {
+        // The flow is alone for 20 TTIs (capacity → C), then a competitor holds the cell for
+        // three TTIs out of every four (as in [L] Fig. 5(b), the competitor gets whole TTIs in
+        // a row): slots of C bytes every 4 TTIs → rate C/4 < λ·C = C/2 → busy. (Strict 1:1
+        // alternation gives rate C/2 = λ·C, which Algorithm 1 with λ = 0.5 calls not busy.)
+        let mut sched = vec![C; 20];
+        sched.extend(every(80, 4, C));
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&sched, 0, Rx::PerSegment));
+        let (alone, shared) = samples.split_at(19);
+        assert!(alone.iter().all(|s| !s.busy));
+        assert!(!shared.is_empty());
+        for s in shared.iter().skip(1) {
+            assert_eq!(s.duration, 4);
+            assert!(s.busy, "{s:?}");
+        }
+        // Gaps never lower the capacity (running maximum).
+        assert!((est.capacity().unwrap() - C as f64).abs() < 1e-9);
+        // 1:1 alternation is not busy at λ = 0.5 but is at λ = 1.
+        let alt: Vec<u64> = [vec![C; 20], every(40, 2, C)].concat();
+        let mut half = CapacityEstimator::new(0.5, 0);
+        assert!(run(&mut half, &acks(&alt, 0, Rx::PerSegment)).iter().all(|s| !s.busy));
+        let mut one = CapacityEstimator::new(1.0, 0);
+        assert!(run(&mut one, &acks(&alt, 0, Rx::PerSegment)).iter().skip(20).all(|s| s.busy));
+    }
+
+    #[test]
+    fn fig5c_one_sender_with_batching() {
+        // Served C every TTI, receiver batches TTI pairs: slots of 2C bytes every other TTI,
+        // duration 2 → rate 2C/2 = C: a gap, but not busy, and the capacity is C (not 2C).
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&vec![C; 100], 0, Rx::Batched));
+        assert_eq!(samples.len(), 49);
+        for s in &samples {
+            assert!(s.gap && s.duration == 2 && !s.busy, "{s:?}");
+            assert!((s.rate - C as f64).abs() < 1e-9);
+        }
+        assert!((est.capacity().unwrap() - C as f64).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fig5d_two_senders_with_batching() {
+        // Alone with batching for 20 TTIs (capacity C), then served only in TTIs 4j (a
+        // competitor holds 4j+1..4j+3); batching reports TTI 4j with TSval 4j+1: slots of C
+        // bytes 4 TTIs apart → rate C/4 < C/2 → busy.
+        let sched: Vec<u64> = [vec![C; 20], every(80, 4, C)].concat();
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&sched, 0, Rx::Batched));
+        let (alone, shared) = samples.split_at(9);
+        assert!(alone.iter().all(|s| !s.busy));
+        assert!(shared.iter().skip(1).all(|s| s.busy && s.duration == 4));
+        assert!(shared.len() > 10);
+    }
+
+    #[test]
+    fn delayed_acks_do_not_create_busy() {
+        // 7 segments per TTI with an ACK every 2 segments: slots alternate 6 and 8 segments
+        // but stay back-to-back; never busy, capacity within one segment of 7.
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&vec![7 * MSS; 200], 0, Rx::Delayed));
+        assert!(samples.len() > 150);
+        assert!(samples.iter().all(|s| !s.busy && s.duration == 1));
+        let cap = est.capacity().unwrap();
+        assert!((6.0 * MSS as f64..=8.0 * MSS as f64).contains(&cap), "{cap}");
+    }
+
+    #[test]
+    fn capacity_tracks_rate_drop_without_gap() {
+        // Signal degradation: the flow keeps every TTI but gets C/2 per TTI: capacity falls to
+        // C/2 (line 19), never busy ([L] §VI: reduce the rate but do not back off).
+        let sched: Vec<u64> = [vec![C; 50], vec![C / 2; 100]].concat();
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&sched, 0, Rx::PerSegment));
+        assert!(samples.iter().all(|s| !s.busy));
+        let cap = est.capacity().unwrap();
+        assert!((cap - (C / 2) as f64).abs() < 1.0, "{cap}");
+    }
+
+    #[test]
+    fn tsval_wraps() {
+        // The schedules of fig5a and fig5b with TSval crossing u32::MAX give the same result.
+        let base = u32::MAX - 30;
+        let mut a = CapacityEstimator::new(0.5, 0);
+        let sa = run(&mut a, &acks(&vec![C; 100], base, Rx::PerSegment));
+        assert_eq!(sa.len(), 99);
+        assert!(sa.iter().all(|s| !s.busy && s.duration == 1));
+        let sched: Vec<u64> = [vec![C; 20], every(80, 4, C)].concat();
+        let mut b = CapacityEstimator::new(0.5, 0);
+        let sb = run(&mut b, &acks(&sched, base, Rx::PerSegment));
+        assert!(sb[20..].iter().all(|s| s.busy && s.duration == 4));
+        assert!((b.capacity().unwrap() - C as f64).abs() < 1e-9);
+    }
+
+    #[test]
+    fn first_slot_initialises_capacity_and_restart_skips_idle_gap() {
+        let mut est = CapacityEstimator::new(0.5, 0);
+        assert_eq!(est.capacity(), None);
+        assert_eq!(est.observe(C, 10), None);
+        let first = est.observe(2 * C, 11).unwrap();
+        assert!(!first.busy && est.capacity() == Some(C as f64));
+        // Idle 250 TTIs: without a restart the open slot is judged against a 250-TTI gap.
+        let mut no_restart = est.clone();
+        assert!(no_restart.observe(3 * C, 261).unwrap().busy);
+        est.restart();
+        assert_eq!(est.observe(3 * C, 261), None);
+        assert!(!est.observe(4 * C, 262).unwrap().busy);
+        // TSecr: the new slot's data was sent 250 ms after the previous slot's → not counted.
+        let mut e2 = CapacityEstimator::new(0.5, 0);
+        e2.observe_full(C, 10, Some(0), true);
+        e2.observe_full(2 * C, 11, Some(0), true);
+        let s = e2.observe_full(3 * C, 261, Some(250), true).unwrap();
+        assert!(!s.counted && !s.busy);
+        // Data sent together (same TSecr) but served 4 TTIs apart is counted: busy.
+        let s = e2.observe_full(4 * C, 265, Some(250), true).unwrap();
+        assert!(s.counted && s.busy);
+    }
+
+    // ---- controller ----
+
+    /// A minimal closed loop: an ideal sender honouring `cwnd` (one segment whenever the pipe
+    /// is empty, as `TcpSender`), an eNodeB queue that serves this flow `share(tti)` bytes per
+    /// TTI, per-segment ACKs arriving `delay` TTIs after service with TSval = TTI and TSecr =
+    /// send TTI (sender clock offset 5000). Pacing is not modelled (the cwnd cap bounds the
+    /// flight).
+    struct Sim {
+        leg: Legilimens,
+        t: u64,
+        snd_nxt: u64,
+        una: u64,
+        enb: VecDeque<(u64, u64)>,
+        acks: VecDeque<(u64, u64, u64)>,
+        delay: u64,
+        /// (TTI, mode) at every mode change.
+        log: Vec<(u64, LegilimensMode)>,
+    }
+
+    impl Sim {
+        fn new(cfg: LegilimensConfig) -> Sim {
+            let leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+            Sim { log: vec![(0, leg.mode())], leg, t: 0, snd_nxt: 0, una: 0, enb: VecDeque::new(), acks: VecDeque::new(), delay: 20 }
+        }
+
+        fn note(&mut self) {
+            if self.log.last().unwrap().1 != self.leg.mode() {
+                self.log.push((self.t, self.leg.mode()));
+            }
+        }
+
+        fn run(&mut self, ttis: u64, share: impl Fn(u64) -> u64) {
+            for _ in 0..ttis {
+                let now = self.t * MS;
+                if self.leg.poll_timeout().is_some_and(|d| d <= now) {
+                    self.leg.on_timer(now);
+                    self.note();
+                }
+                while self.acks.front().is_some_and(|a| a.0 <= self.t) {
+                    let (_, end, served, sent) = {
+                        let (_, end, sent_and_served) = self.acks.pop_front().unwrap();
+                        (0, end, sent_and_served >> 32, sent_and_served & 0xffff_ffff)
+                    };
+                    let acked = end - self.una;
+                    self.una = end;
+                    let flight = self.snd_nxt - self.una;
+                    let ev = AckEvent {
+                        now,
+                        acked_bytes: acked,
+                        ack_seq: end,
+                        snd_nxt: self.snd_nxt,
+                        ts_val: served as u32,
+                        ts_ecr: 5000 + sent as u32,
+                        srtt: (self.t - sent) * MS,
+                        min_rtt: self.delay * MS,
+                        bytes_in_flight: flight,
+                        prior_in_flight: flight + acked,
+                        mss: MSS as u32,
+                        ..Default::default()
+                    };
+                    self.leg.on_ack(&ev);
+                    self.note();
+                }
+                for _ in 0..100_000 {
+                    let flight = self.snd_nxt - self.una;
+                    if flight == 0 || flight + MSS <= self.leg.cwnd() {
+                        self.snd_nxt += MSS;
+                        self.enb.push_back((self.snd_nxt, self.t));
+                        self.leg.on_sent(now, MSS as u32, flight + MSS);
+                    } else {
+                        break;
+                    }
+                }
+                let mut budget = share(self.t);
+                while budget >= MSS {
+                    let Some((end, sent)) = self.enb.pop_front() else { break };
+                    budget -= MSS;
+                    self.acks.push_back((self.t + self.delay, end, (self.t << 32) | sent));
+                }
+                self.t += 1;
+            }
+        }
+
+        fn modes(&self) -> Vec<LegilimensMode> {
+            self.log.iter().map(|m| m.1).collect()
+        }
+    }
+
+    use LegilimensMode::*;
+
+    #[test]
+    fn idle_cell_walks_gap_i_ii_iii_to_normal() {
+        let mut sim = Sim::new(LegilimensConfig::default());
+        assert_eq!(sim.leg.mode(), GapI);
+        assert_eq!(sim.leg.trace().mode, 1);
+        sim.run(1200, |_| C);
+        assert_eq!(sim.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", sim.log);
+        // Each GAP lasts T = 250 ms from the first burst segment at TTI 0.
+        let times: Vec<u64> = sim.log.iter().map(|m| m.0).collect();
+        assert_eq!(times, vec![0, 250, 500, 750]);
+        assert!((sim.leg.capacity().unwrap() - C as f64).abs() < 0.05 * C as f64);
+        assert!(!sim.leg.busy());
+        let tr = sim.leg.trace();
+        assert_eq!(tr.mode, 0);
+        assert!((tr.estimate - C as f64 * 8.0 / 1000.0).abs() < 0.05 * tr.estimate);
+    }
+
+    #[test]
+    fn gap_bursts_release_k_times_m() {
+        // Burst sizes: the sender releases whole segments up to k·M beyond the flight.
+        let cfg = LegilimensConfig::default();
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        assert_eq!(leg.cwnd(), cfg.burst_bytes);
+        let mut flight = 0;
+        while flight + MSS <= leg.cwnd() {
+            flight += MSS;
+            leg.on_sent(0, MSS as u32, flight);
+        }
+        assert_eq!(flight, cfg.burst_bytes / MSS * MSS);
+        assert_eq!(leg.poll_timeout(), Some(250 * MS));
+        leg.on_timer(250 * MS);
+        assert_eq!(leg.mode(), GapII);
+        assert_eq!(leg.cwnd(), flight + 2 * cfg.burst_bytes);
+        leg.on_timer(500 * MS);
+        assert_eq!(leg.mode(), GapIII);
+        assert_eq!(leg.cwnd(), flight + 4 * cfg.burst_bytes);
+        leg.on_timer(750 * MS);
+        assert_eq!(leg.mode(), Normal);
+        assert_eq!(leg.cwnd(), 10 * MSS);
+    }
+
+    #[test]
+    fn busy_in_normal_returns_to_gap_i_then_backs_off() {
+        let mut sim = Sim::new(LegilimensConfig::default());
+        sim.run(1200, |_| C);
+        assert_eq!(sim.leg.mode(), Normal);
+        // A competitor holds 3 TTIs out of 4.
+        sim.run(3000, |t| if t % 4 == 0 { C } else { 0 });
+        let m = sim.modes();
+        let normal_at = m.iter().position(|&x| x == Normal).unwrap();
+        assert_eq!(m[normal_at + 1], GapI, "{:?}", sim.log);
+        assert_eq!(m[normal_at + 2], Backoff, "{:?}", sim.log);
+        // Never back to NORMAL while the competitor stays.
+        assert!(!m[normal_at + 1..].contains(&Normal), "{:?}", sim.log);
+    }
+
+    #[test]
+    fn backoff_waits_are_multiples_of_t_and_grow() {
+        let cfg = LegilimensConfig::default();
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        let t_wait = 250 * MS;
+        let mut now = 0;
+        let mut seq = 0;
+        let mut spans = Vec::new();
+        // Calibrate the capacity (alone), then feed busy slots (C every 4 TTIs).
+        let mut tti: u32 = 0;
+        let mut feed = |leg: &mut Legilimens, now: Nanos, busy: bool, tti: &mut u32| {
+            for _ in 0..if busy { 1 } else { 3 } {
+                seq += C;
+                let ev = AckEvent {
+                    now,
+                    acked_bytes: C,
+                    ack_seq: seq,
+                    ts_val: *tti,
+                    ts_ecr: 0,
+                    bytes_in_flight: 100 * C,
+                    prior_in_flight: 101 * C,
+                    mss: MSS as u32,
+                    ..Default::default()
+                };
+                leg.on_ack(&ev);
+                *tti += if busy { 4 } else { 1 };
+            }
+        };
+        feed(&mut leg, now, false, &mut tti);
+        for round in 1..=9u32 {
+            // In GAP I; busy slots until the back-off starts.
+            assert_eq!(leg.mode(), GapI);
+            let mut guard = 0;
+            while leg.mode() == GapI {
+                feed(&mut leg, now, true, &mut tti);
+                guard += 1;
+                assert!(guard < 10);
+            }
+            assert_eq!(leg.mode(), Backoff);
+            assert_eq!(leg.trace().mode, 4);
+            let (k, slots) = leg.backoff();
+            assert_eq!(k, round.min(cfg.max_backoff_exp));
+            assert!((1..=1u64 << k).contains(&slots));
+            let deadline = leg.poll_timeout().unwrap();
+            assert_eq!(deadline - now, slots * t_wait);
+            spans.push(slots);
+            now = deadline;
+            leg.on_timer(now);
+        }
+        // Capped at 2^6, and the later (larger-range) draws are larger on average.
+        assert!(spans.iter().all(|&s| s <= 64));
+        let early: u64 = spans[..2].iter().sum();
+        let late: u64 = spans[6..].iter().sum();
+        assert!(late > early, "{spans:?}");
+        // GAP I passing without busyness resets k.
+        leg.on_timer(now + t_wait);
+        assert_eq!(leg.mode(), GapII);
+        assert_eq!(leg.backoff().0, 0);
+    }
+
+    #[test]
+    fn normal_pacing_is_cap_times_capacity() {
+        let mut sim = Sim::new(LegilimensConfig::default());
+        assert_eq!(sim.leg.pacing_rate(), None);
+        sim.run(1000, |_| C);
+        assert_eq!(sim.leg.mode(), Normal);
+        let cap = sim.leg.capacity().unwrap();
+        let rate = sim.leg.pacing_rate().unwrap();
+        assert!((rate - 0.8 * cap * 1000.0).abs() < 1e-6);
+        // cwnd is capped at 0.8 · capacity · srtt (srtt ≈ 20 ms here, a bit more with queueing).
+        assert!(sim.leg.cwnd() as f64 <= 0.8 * cap * 40.0, "{}", sim.leg.cwnd());
+    }
+
+    #[test]
+    fn normal_loss_halves_and_timeout_returns_to_gap_i() {
+        let mut sim = Sim::new(LegilimensConfig::default());
+        sim.run(1000, |_| C);
+        assert_eq!(sim.leg.mode(), Normal);
+        sim.leg.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 100 * MSS, mss: MSS as u32 });
+        assert_eq!(sim.leg.cwnd(), 50 * MSS);
+        assert_eq!(sim.leg.ssthresh(), 50 * MSS);
+        sim.leg.on_timeout(0, 80 * MSS, MSS as u32);
+        assert_eq!(sim.leg.mode(), GapI);
+        assert_eq!(sim.leg.cwnd(), MSS);
+        assert_eq!(sim.leg.ssthresh(), 40 * MSS);
+        // The retransmission's ACK releases the GAP I burst.
+        sim.leg.on_ack(&AckEvent { now: 5 * MS, acked_bytes: MSS, mss: MSS as u32, ..Default::default() });
+        assert_eq!(sim.leg.cwnd(), 51_200);
+        assert_eq!(sim.leg.poll_timeout(), Some(5 * MS + 250 * MS));
+    }
+
+    #[test]
+    fn variants_differ_as_defined() {
+        let std_ = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS);
+        let act = Legilimens::new(
+            &LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() },
+            MSS as u32,
+            10 * MSS,
+        );
+        let pas = Legilimens::new(
+            &LegilimensConfig { variant: LegilimensVariant::Passive, ..Default::default() },
+            MSS as u32,
+            10 * MSS,
+        );
+        assert_eq!((std_.lambda(), std_.wait()), (0.5, 250 * MS));
+        assert_eq!((act.lambda(), act.wait()), (0.25, 125 * MS));
+        assert_eq!((pas.lambda(), pas.wait()), (1.0, 250 * MS));
+
+        // Closed loop with a competitor taking 1 TTI in 2 (rate C/2 after each gap): the
+        // standard flow reaches NORMAL (C/2 = λ·C is not busy), the passive one never does.
+        let alt = |t: u64| if t % 2 == 0 { C } else { 0 };
+        let mut s = Sim::new(LegilimensConfig::default());
+        s.run(2000, alt);
+        assert!(s.modes().contains(&Normal), "{:?}", s.log);
+        let mut p = Sim::new(LegilimensConfig { variant: LegilimensVariant::Passive, ..Default::default() });
+        p.run(2000, alt);
+        assert!(!p.modes().contains(&Normal), "{:?}", p.log);
+        assert!(p.modes().contains(&Backoff));
+
+        // A competitor taking 2 TTIs in 3 (rate C/3): busy for standard (C/3 < C/2), not for
+        // active (C/3 ≥ C/4), which reaches NORMAL sooner than T·3 thanks to T/2 waits.
+        let third = |t: u64| if t % 3 == 0 { C } else { 0 };
+        let mut s = Sim::new(LegilimensConfig::default());
+        s.run(2000, third);
+        assert!(!s.modes().contains(&Normal), "{:?}", s.log);
+        let mut a = Sim::new(LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() });
+        a.run(2000, third);
+        assert_eq!(a.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", a.log);
+        assert_eq!(a.log[3].0, 375);
+
+        // Passive: busy in GAP II goes straight to back-off (standard: GAP I).
+        let busy_in_gap_ii = |variant| {
+            let mut leg =
+                Legilimens::new(&LegilimensConfig { variant, ..Default::default() }, MSS as u32, 10 * MSS);
+            leg.on_sent(0, MSS as u32, MSS);
+            leg.on_timer(leg.poll_timeout().unwrap());
+            assert_eq!(leg.mode(), GapII);
+            let mut seq = 0;
+            for (i, t) in [0u32, 1, 2, 3, 7, 11].into_iter().enumerate() {
+                seq += C;
+                let _ = i;
+                leg.on_ack(&AckEvent {
+                    now: 300 * MS,
+                    acked_bytes: C,
+                    ack_seq: seq,
+                    ts_val: t,
+                    bytes_in_flight: 10 * C,
+                    mss: MSS as u32,
+                    ..Default::default()
+                });
+            }
+            leg.mode()
+        };
+        assert_eq!(busy_in_gap_ii(LegilimensVariant::Standard), GapI);
+        assert_eq!(busy_in_gap_ii(LegilimensVariant::Passive), Backoff);
+    }
+
+    #[test]
+    fn config_defaults_and_validation() {
+        let d = LegilimensConfig::default();
+        assert_eq!(d.lambda, 0.5);
+        assert_eq!(d.burst_bytes, 51_200);
+        assert_eq!(d.wait_ms, 250);
+        assert_eq!(d.capacity_cap, 0.8);
+        assert_eq!(d.variant, LegilimensVariant::Standard);
+        assert!(d.validate().is_ok());
+        let bad = |c: LegilimensConfig, field: &str| {
+            let e = c.validate().unwrap_err();
+            assert!(e.contains(field), "{e}");
+        };
+        bad(LegilimensConfig { lambda: 1.5, ..d.clone() }, "lambda = 1.5");
+        bad(LegilimensConfig { burst_bytes: 0, ..d.clone() }, "burst_bytes = 0");
+        bad(LegilimensConfig { wait_ms: 0, ..d.clone() }, "wait_ms = 0");
+        bad(LegilimensConfig { capacity_cap: 0.0, ..d.clone() }, "capacity_cap = 0");
+        bad(LegilimensConfig { max_backoff_exp: 0, ..d }, "max_backoff_exp = 0");
+    }
+}
