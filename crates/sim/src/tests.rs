@@ -241,7 +241,7 @@ fn finite_tcp_flow_completes_with_fct() {
 
 #[test]
 fn every_controller_runs_deterministically_on_a_radio_cell() {
-    for cc in ["reno", "cubic", "bbr", "vegas", "ledbat", "tcp_lp"] {
+    for cc in ["reno", "cubic", "bbr", "vegas", "ledbat", "tcp_lp", "legilimens"] {
         let toml = format!(
             "[simulation]\nduration_s = 5\nseed = 9\n[[ues]]\ncount = 2\nchannel = {{ kind = \"radio\", distance_range_m = [100.0, 600.0] }}\n{}{}",
             tcp_flow(0, cc),

@@ -9,6 +9,7 @@ use cellshare_transport::cc::{
     bbr::{Bbr, BbrConfig},
     cubic::{Cubic, CubicConfig},
     ledbat::{Ledbat, LedbatConfig},
+    legilimens::{Legilimens, LegilimensConfig},
     reno::{Reno, RenoConfig},
     tcp_lp::{TcpLp, TcpLpConfig},
     vegas::{Vegas, VegasConfig},
@@ -35,6 +36,9 @@ pub enum CcConfig {
     Ledbat(LedbatConfig),
     /// TCP-LP (Kuzmanovic & Knightly 2003).
     TcpLp(TcpLpConfig),
+    /// Legilimens (legilimens-transport.txt): capacity and busyness from TCP timestamps
+    /// under a PF scheduler, GAP probing modes.
+    Legilimens(LegilimensConfig),
 }
 
 impl Default for CcConfig {
@@ -53,6 +57,7 @@ impl CcConfig {
             CcConfig::Vegas(_) => "vegas",
             CcConfig::Ledbat(_) => "ledbat",
             CcConfig::TcpLp(_) => "tcp_lp",
+            CcConfig::Legilimens(_) => "legilimens",
         }
     }
 
@@ -65,6 +70,7 @@ impl CcConfig {
             CcConfig::Vegas(c) => c.validate(),
             CcConfig::Ledbat(c) => c.validate(),
             CcConfig::TcpLp(c) => c.validate(),
+            CcConfig::Legilimens(c) => c.validate(),
         }
     }
 
@@ -77,6 +83,7 @@ impl CcConfig {
             CcConfig::Vegas(c) => Box::new(Vegas::new(c, mss, iw)),
             CcConfig::Ledbat(c) => Box::new(Ledbat::new(c, mss, iw)),
             CcConfig::TcpLp(c) => Box::new(TcpLp::new(c, mss, iw)),
+            CcConfig::Legilimens(c) => Box::new(Legilimens::new(c, mss, iw)),
         }
     }
 }
