@@ -36,8 +36,8 @@
 //!   maximum queuing delay], with Linux's outlier rejection of the maximum: a new largest
 //!   sample first goes into a *reserve* and becomes `owd_max` only when a later sample
 //!   confirms it, so `owd_max` is the second-largest sample. Linux instead re-centres the
-//!   range after every indication (`owd_min = sowd`, `owd_max = 2·sowd`, flagged as provisional in its own comments
-//!   there, to keep the lagging `sowd` from re-triggering during the inference phase). That
+//!   range after every indication (`owd_min = sowd`, `owd_max = 2·sowd`, flagged there as
+//!   provisional, to keep the lagging `sowd` from re-triggering during the inference phase). That
 //!   reset locked a lone flow at one segment: the next sample below `sowd` (the queue drains
 //!   once the window is cut) pulled `owd_min` straight back down while `sowd`, an EWMA that
 //!   moves 1/8 per sample and gets about one sample per RTT at a small window, still carried
