@@ -41,6 +41,19 @@
 //!   lone segment's slot, a long "gap". The controller passes each ACK's TSecr and a gap
 //!   whose new data was sent at least `duration − 1` ms after the previous slot's data is
 //!   not counted ([`CapacityEstimator::observe_full`]).
+//! - **Delayed-ACK tail** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
+//!   receiver ACKs every second segment and holds a lone one for its delayed-ACK timer
+//!   (40 ms), and that ACK's TSval is the time it is *sent*. When an ACK leaves less than
+//!   2 MSS (but something) in flight, a gap after its slot is not counted
+//!   ([`CapacityEstimator::note_flight`]). Without this every GAP burst of an odd number of
+//!   segments ended in a 40-TTI "gap" at ~1/40 of the capacity: an idle cell was judged busy
+//!   after every burst and the lone flow never left GAP I / back-off (≈ 1 Mbit/s of 30).
+//! - **Delayed-ACK credit** (paper silent, same reason): the ACK that ends a gap may cover
+//!   up to one segment (plus part of one, RLC segmentation) delivered *during* the gap, so
+//!   the busy test (line 9) credits the gap with `min(its bytes, 2·MSS − 1)`
+//!   ([`CapacityEstimator::set_delayed_acks`]); capacity updates keep the paper's rate.
+//!   Without it, at ~2.5 segments per TTI (30 Mbit/s, 1448-byte MSS) a fading dip to < 2
+//!   segments per TTI shows "gaps" of 2 TTIs with rate 1 MSS < λ·capacity on a lone UE.
 //! - **Queue gating in NORMAL**: a gap or a short slot only says something about the cell if
 //!   our data was queued at the eNodeB. In NORMAL (paced, possibly window-limited) the
 //!   estimator's verdict is therefore applied only when the flight before the ACK exceeds one
@@ -173,6 +186,10 @@ struct Slot {
     /// Echoed sender timestamps (TSecr, ms) of the slot's first and last ACK, if known.
     ecr_first: Option<u32>,
     ecr_last: Option<u32>,
+    /// Whether the flight left after the slot's last ACK was a lone segment (less than two
+    /// MSS), which the receiver may hold for its delayed-ACK timer (see
+    /// [`CapacityEstimator::note_flight`]).
+    lone_tail: bool,
 }
 
 /// What one evaluation of Algorithm 1 (lines 6–20) found when a new slot opened.
@@ -206,7 +223,10 @@ pub struct SlotSample {
 /// **Delayed ACKs and receiver batching.** A delayed ACK covers two segments, possibly from
 /// two TTIs; it carries the later TSval, so the slot logic credits the bytes of both to the
 /// later slot. Consecutive slots then alternate between "a bit less" and "a bit more" than
-/// one TTI's worth, but stay back-to-back, so no gap (and no busyness) appears. A receiver
+/// one TTI's worth, but stay back-to-back, so no gap (and no busyness) appears — as long as
+/// every TTI completes at least two segments; below that (fading), and for a lone segment
+/// held by the delayed-ACK timer, see [`CapacityEstimator::set_delayed_acks`] and
+/// [`CapacityEstimator::note_flight`]. A receiver
 /// that batches two TTIs' data into one ACK burst with the later TSval produces slots of
 /// 2·C bytes every second TTI: the gap (duration 2) and the doubled volume cancel in
 /// `rate = 2C/2 = C`, which is neither busy nor an inflated capacity ([L] Fig. 5(c)). A
@@ -228,13 +248,17 @@ pub struct CapacityEstimator {
     /// Capacity in bytes per TTI; NaN before the first evaluated slot.
     capacity: f64,
     busy: bool,
+    /// Segment size when the receiver uses delayed ACKs: the busy test credits the gap with
+    /// up to `2·mss − 1` bytes of the ACK that ends it (see
+    /// [`CapacityEstimator::set_delayed_acks`]); `None`: one ACK per packet, as [L] assumes.
+    ack_credit: Option<u64>,
 }
 
 impl CapacityEstimator {
     /// An estimator with busy threshold `lambda` whose first ACK is counted from sequence
     /// number `base_seq` (the first byte the flow sends).
     pub fn new(lambda: f64, base_seq: u64) -> CapacityEstimator {
-        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false }
+        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false, ack_credit: None }
     }
 
     /// Capacity estimate in bytes per TTI, `None` before the first evaluated slot.
@@ -256,6 +280,38 @@ impl CapacityEstimator {
     /// being compared with the one before. Used when the sender itself left the link idle.
     pub fn restart(&mut self) {
         self.cur = None;
+    }
+
+    /// Declares (`Some(mss)`) that the receiver acknowledges every second segment (delayed
+    /// ACKs, RFC 1122 §4.2.3.2, RFC 5681 §4.2): the ACK that ends a gap carries the TSval of
+    /// the TTI in which its *last* segment arrived, while up to one earlier segment (plus, with
+    /// RLC segmentation, part of the last one) — less than `2·mss` bytes, else the receiver
+    /// would have ACKed earlier — may have been delivered during the "gap" TTIs without an
+    /// ACK. [L] Fig. 4 assumes one ACK per packet and is silent. With this set, the busy test
+    /// (line 9) uses the most favourable reading of the ACK stream, `rate_busy =
+    /// (slot[i−1].n + min(bytes of the ACK opening slot[i], 2·mss − 1)) / duration`: busy
+    /// only when even crediting the gap with what the receiver may have withheld leaves it
+    /// below λ·capacity. Capacity (lines 10–16) still uses the paper's `rate`.
+    /// Without this, at ~2.5 segments per TTI (30 Mbit/s) a lone UE on a fading channel
+    /// shows a "gap" every time a TTI completes fewer than two segments (one delayed ACK),
+    /// with `rate = 2 MSS / 2` below λ·capacity: an idle cell is judged busy.
+    pub fn set_delayed_acks(&mut self, mss: Option<u64>) {
+        self.ack_credit = mss;
+    }
+
+    /// Records the flight left after the ACK just observed. When it is a lone segment (`0 <
+    /// bytes_in_flight < 2·mss`), a gap that follows the open slot is not counted: the
+    /// receiver acknowledges every second segment and holds a lone one for its delayed-ACK
+    /// timer (RFC 1122 §4.2.3.2; 40 ms here), and the ACK it finally sends carries the TSval
+    /// of that moment (RFC 7323: TSval is the clock when the ACK is sent), not of the TTI
+    /// that delivered the segment. [L] is silent (its Fig. 4 assumes per-packet TSvals); the
+    /// gap is the receiver's, not the scheduler's. Without this rule every GAP burst of an
+    /// odd number of segments ends with a "40-TTI gap" whose rate (the last slot's bytes
+    /// / 40) is far below λ·capacity, and an idle cell is judged busy.
+    pub fn note_flight(&mut self, bytes_in_flight: u64, mss: u64) {
+        if let Some(cur) = self.cur.as_mut() {
+            cur.lone_tail = bytes_in_flight > 0 && bytes_in_flight < 2 * mss;
+        }
     }
 
     /// Algorithm 1 for one ACK; returns the evaluation if a new slot opened.
@@ -281,7 +337,7 @@ impl CapacityEstimator {
         let bytes = s.saturating_sub(self.s0);
         // Line 24 (s0 ← s); never move backwards on a stale cumulative ACK.
         self.s0 = self.s0.max(s);
-        let fresh = Slot { t, n: bytes, ecr_first: ecr, ecr_last: ecr };
+        let fresh = Slot { t, n: bytes, ecr_first: ecr, ecr_last: ecr, lone_tail: false };
         let Some(prev) = self.cur else {
             // First ACK (or first after a restart): open slot[i] without an evaluation.
             self.cur = Some(fresh);
@@ -310,7 +366,7 @@ impl CapacityEstimator {
                 d >= 0 && d as u32 >= duration - 1
             }
             _ => false,
-        };
+        } || (gap && prev.lone_tail);
         if !count || sender_gap {
             self.busy = false;
             return Some(SlotSample { duration, rate, gap, busy: false, counted: false });
@@ -322,7 +378,9 @@ impl CapacityEstimator {
             self.busy = false;
         } else if gap {
             // Lines 9–16.
-            self.busy = rate < self.lambda * self.capacity;
+            let credit = self.ack_credit.map_or(0, |mss| bytes.min((2 * mss).saturating_sub(1)));
+            let rate_busy = (prev.n + credit) as f64 / duration as f64;
+            self.busy = rate_busy < self.lambda * self.capacity;
             if rate > self.capacity {
                 self.capacity = 0.8 * self.capacity + 0.2 * rate;
             }
@@ -559,9 +617,14 @@ impl CongestionControl for Legilimens {
         }
         let count = self.queue_backed(ev);
         let lambda = self.lambda;
-        let est =
-            self.est.get_or_insert_with(|| CapacityEstimator::new(lambda, ev.ack_seq.saturating_sub(ev.acked_bytes)));
+        let est = self.est.get_or_insert_with(|| {
+            // The TCP receiver acknowledges every second segment (delayed ACKs).
+            let mut e = CapacityEstimator::new(lambda, ev.ack_seq.saturating_sub(ev.acked_bytes));
+            e.set_delayed_acks(Some(ev.mss.max(1) as u64));
+            e
+        });
         let sample = est.observe_full(ev.ack_seq, ev.ts_val, Some(ev.ts_ecr), count);
+        est.note_flight(ev.bytes_in_flight, ev.mss.max(1) as u64);
         if ev.bytes_in_flight == 0 {
             // The sender left the link idle: the next ACK's gap is not the scheduler's.
             est.restart();
@@ -841,6 +904,103 @@ mod tests {
         // Data sent together (same TSecr) but served 4 TTIs apart is counted: busy.
         let s = e2.observe_full(4 * C, 265, Some(250), true).unwrap();
         assert!(s.counted && s.busy);
+    }
+
+    #[test]
+    fn lone_segment_held_by_delayed_ack_timer_is_not_a_gap() {
+        // Capacity C; a burst's last delayed ACK leaves one segment in flight, which the
+        // receiver acknowledges 40 ms later (its delayed-ACK timer, TSval of the ACK's sending).
+        let mut est = CapacityEstimator::new(0.5, 0);
+        run(&mut est, &acks(&[C; 10], 0, Rx::PerSegment));
+        let mut plain = est.clone();
+        est.observe(11 * C, 10);
+        est.note_flight(MSS, MSS);
+        let s = est.observe(11 * C + MSS, 50).unwrap();
+        assert!(s.gap && !s.counted && !s.busy, "{s:?}");
+        // Two segments or more left in flight: the receiver would have ACKed them, the gap counts.
+        plain.observe(11 * C, 10);
+        plain.note_flight(2 * MSS, MSS);
+        let s = plain.observe(11 * C + 2 * MSS, 50).unwrap();
+        assert!(s.counted && s.busy, "{s:?}");
+    }
+
+    #[test]
+    fn delayed_ack_credit_separates_fading_from_competition() {
+        // 2.5 segments per TTI with an ACK every 2 segments: capacity ≈ 2.5 segments.
+        let alone: Vec<u64> = (0..60).map(|i| if i % 2 == 0 { 3 * MSS } else { 2 * MSS }).collect();
+        // Fading to one segment per TTI, still served every TTI: one ACK every 2 TTIs, rate
+        // 1 MSS < λ·capacity. Only the withheld-segment credit keeps it from being "busy".
+        let fade: Vec<u64> = [alone.clone(), vec![MSS; 40]].concat();
+        let mut paper = CapacityEstimator::new(0.5, 0);
+        assert!(run(&mut paper, &acks(&fade, 0, Rx::Delayed)).iter().any(|s| s.busy));
+        let mut dack = CapacityEstimator::new(0.5, 0);
+        dack.set_delayed_acks(Some(MSS));
+        assert!(run(&mut dack, &acks(&fade, 0, Rx::Delayed)).iter().all(|s| !s.busy));
+        // A competitor holding 5 TTIs out of 6 (our TTI carries the full 3 segments) is still busy.
+        let shared: Vec<u64> = [alone, every(120, 6, 3 * MSS)].concat();
+        let mut dack = CapacityEstimator::new(0.5, 0);
+        dack.set_delayed_acks(Some(MSS));
+        let samples = run(&mut dack, &acks(&shared, 0, Rx::Delayed));
+        assert!(samples.iter().skip(40).filter(|s| s.busy).count() >= 5, "{samples:?}");
+        // Per-packet ACKs (the paper's receiver): the credit is at most 2·MSS − 1 bytes, so
+        // whole-TTI ACKs (10 segments) keep the paper's verdicts (fig5b: C every 4 TTIs busy).
+        let mut big = CapacityEstimator::new(0.5, 0);
+        big.set_delayed_acks(Some(MSS));
+        let sched: Vec<u64> = [vec![C; 20], every(80, 4, C)].concat();
+        let whole_tti: Vec<(u64, u32)> = sched
+            .iter()
+            .enumerate()
+            .scan(0, |seq, (i, &b)| {
+                *seq += b;
+                Some((b > 0).then_some((*seq, i as u32)))
+            })
+            .flatten()
+            .collect();
+        assert!(run(&mut big, &whole_tti).iter().skip(20).all(|s| s.busy));
+    }
+
+    #[test]
+    fn gap_burst_with_delayed_acks_and_odd_tail_is_not_busy() {
+        // Closed-loop symptom in the cell simulator: a GAP I burst of 51 segments, ACKed two
+        // at a time, one ACK per TTI; the odd last segment is ACKed by the receiver's 40 ms
+        // delayed-ACK timer. The idle cell must not be judged busy.
+        let cfg = LegilimensConfig::default();
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        let mut flight = 0;
+        while flight + MSS <= leg.cwnd() {
+            flight += MSS;
+            leg.on_sent(0, MSS as u32, flight);
+        }
+        let mut seq = 0;
+        let mut tti = 100u32;
+        let mut ack = |leg: &mut Legilimens, bytes: u64, tti: u32, flight: &mut u64| {
+            seq += bytes;
+            *flight -= bytes;
+            leg.on_ack(&AckEvent {
+                now: tti as u64 * MS,
+                acked_bytes: bytes,
+                ack_seq: seq,
+                ts_val: tti,
+                ts_ecr: 0,
+                bytes_in_flight: *flight,
+                prior_in_flight: *flight + bytes,
+                srtt: 20 * MS,
+                min_rtt: 20 * MS,
+                mss: MSS as u32,
+                ..Default::default()
+            });
+        };
+        while flight >= 2 * MSS {
+            ack(&mut leg, 2 * MSS, tti, &mut flight);
+            tti += 1;
+        }
+        assert_eq!(flight, MSS);
+        ack(&mut leg, MSS, tti + 39, &mut flight);
+        assert_eq!(leg.mode(), GapI);
+        assert!(!leg.busy());
+        assert!((leg.capacity().unwrap() - 2.0 * MSS as f64).abs() < 1.0);
+        leg.on_timer(leg.poll_timeout().unwrap());
+        assert_eq!(leg.mode(), GapII);
     }
 
     // ---- controller ----
