@@ -227,7 +227,6 @@ impl Cell {
         let alpha = self.scheduler.alpha();
         let n_prb = self.n_prb;
         self.advance_decay(tti);
-        self.refresh_qualities(tti);
         let mut prbs_left = n_prb;
         while prbs_left > 0 {
             let Some(ue) = self.pick(tti) else { break };
@@ -261,9 +260,19 @@ impl Cell {
         report
     }
 
-    /// Asks the channel of every backlogged UE whose cached quality has expired.
+    /// The best backlogged UE not yet served in TTI `tti` under the configured scheduler.
+    ///
+    /// PF compares r_i / R̄_i = full_i / (scaled_i · decay): the common decay factor cancels,
+    /// so the ranking uses full_i / scaled_i. Ties go to the lower UE index.
+    ///
+    /// The same pass refreshes every backlogged UE's cached link quality when it has expired,
+    /// so the TTI's first pick is one walk over the backlogged UEs.
     #[inline]
-    fn refresh_qualities(&mut self, tti: u64) {
+    fn pick(&mut self, tti: u64) -> Option<u32> {
+        let kind = self.scheduler.kind;
+        let n = self.ues.len() as u32;
+        let (n_prb, full_tbs_bytes) = (self.n_prb, &self.full_tbs_bytes);
+        let mut best: Option<(u8, f64, u32)> = None;
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
             if tti < u.quality_from || tti > u.quality_until {
@@ -272,24 +281,10 @@ impl Cell {
                 u.quality_from = tti;
                 u.quality_until = until;
                 u.full = match quality {
-                    LinkQuality::Tbs { itbs: Some(i), layers } => self.full_tbs_bytes[(layers - 1) as usize][i as usize],
-                    q => q.full_bytes(self.n_prb),
+                    LinkQuality::Tbs { itbs: Some(i), layers } => full_tbs_bytes[(layers - 1) as usize][i as usize],
+                    q => q.full_bytes(n_prb),
                 };
             }
-        }
-    }
-
-    /// The best backlogged UE not yet served in TTI `tti` under the configured scheduler.
-    ///
-    /// PF compares r_i / R̄_i = full_i / (scaled_i · decay): the common decay factor cancels,
-    /// so the ranking uses full_i / scaled_i. Ties go to the lower UE index.
-    #[inline]
-    fn pick(&self, tti: u64) -> Option<u32> {
-        let kind = self.scheduler.kind;
-        let n = self.ues.len() as u32;
-        let mut best: Option<(u8, f64, u32)> = None;
-        for &ue in &self.backlogged {
-            let u = &self.ues[ue as usize];
             if u.full == 0 || u.served_tti == tti {
                 continue;
             }
