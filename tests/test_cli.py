@@ -1,7 +1,6 @@
 """The command line as a user meets it: run, outputs, validation errors, bench, reproduce."""
 
 import json
-from pathlib import Path
 
 import pyarrow.parquet as pq
 
