@@ -13,12 +13,13 @@ use std::sync::Arc;
 use cellshare_aqm::{Aqm, HeadDrop, QueueLimit, TailDrop};
 use cellshare_cell::{Cell, Delivery, DropCause};
 use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
-use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time};
-use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, SEC, TTI};
+use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time, to_secs_f64};
+use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
 
 use crate::metrics::{DelayHistogram, PerSecond};
+use crate::results::{FlowSample, ModeChange, UeSample};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
 use crate::transport::{header_bytes, Receiver, Sender};
@@ -100,6 +101,8 @@ enum Ev {
     Deliver(PacketId),
     AckAtServer(PacketId),
     FifoDepart,
+    /// Take the fine-grained trace samples.
+    Sample,
 }
 
 /// Per-flow run-time state.
@@ -127,6 +130,12 @@ pub(crate) struct FlowRt {
     pub first_send: Option<Nanos>,
     pub drops: u64,
     pub packets_delivered: u64,
+    /// Fine-grained samples (see `SimulationConfig::trace_interval_ms`).
+    pub trace: Vec<FlowSample>,
+    /// Controller mode changes as they happened.
+    pub mode_changes: Vec<ModeChange>,
+    last_mode: u8,
+    trace_delivered_prev: u64,
 }
 
 impl FlowRt {
@@ -142,6 +151,8 @@ impl FlowRt {
 #[derive(Debug)]
 pub(crate) struct UeRt {
     pub series: PerSecond,
+    /// Base-station queue samples (see `SimulationConfig::trace_interval_ms`).
+    pub trace: Vec<UeSample>,
     pub delay: DelayHistogram,
     pub bytes: u64,
     pub mean_snr_db: Option<f64>,
@@ -193,6 +204,8 @@ pub struct Simulation {
     pub(crate) delay: DelayHistogram,
     pub(crate) events: u64,
     pub(crate) ttis_run: u64,
+    /// Trace sampling interval (0: no traces).
+    trace_interval: Nanos,
     delivered_scratch: Vec<Delivery>,
     dropped_scratch: Vec<(PacketId, DropCause)>,
 }
@@ -240,7 +253,7 @@ impl Simulation {
                     }
                 };
                 cell.add_ue(channel, aqm_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes));
-                ues.push(UeRt { series: PerSecond::new(end), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
+                ues.push(UeRt { series: PerSecond::new(end), trace: Vec::new(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
             }
         }
         let access = match &sc.shared_fifo {
@@ -277,6 +290,7 @@ impl Simulation {
             delay: DelayHistogram::default(),
             events: 0,
             ttis_run: 0,
+            trace_interval: sc.simulation.trace_interval_ms * MS,
             delivered_scratch: Vec::new(),
             dropped_scratch: Vec::new(),
         };
@@ -301,7 +315,7 @@ impl Simulation {
                     _ => None,
                 };
                 let mut clock = stream_rng(seed, "flow-clock", id as u64);
-                let sender = Sender::new(&f.transport, start, clock.gen());
+                let sender = Sender::new(&f.transport, start, clock.gen(), seed, id as u64);
                 let receiver = Receiver::new(&f.transport, start, clock.gen());
                 sim.flows.push(FlowRt {
                     name,
@@ -326,6 +340,10 @@ impl Simulation {
                     first_send: None,
                     drops: 0,
                     packets_delivered: 0,
+                    trace: Vec::new(),
+                    mode_changes: Vec::new(),
+                    last_mode: 0,
+                    trace_delivered_prev: 0,
                 });
                 if start < end {
                     sim.push(start, Ev::FlowOn(id));
@@ -334,6 +352,9 @@ impl Simulation {
                     sim.push(stop, Ev::FlowOff(id));
                 }
             }
+        }
+        if sim.trace_interval > 0 && sim.trace_interval < end {
+            sim.push(sim.trace_interval, Ev::Sample);
         }
         Ok(sim)
     }
@@ -455,6 +476,7 @@ impl Simulation {
                 fl.sender_timer = None;
                 if fl.sender.poll_timeout().is_some_and(|t| t <= self.now) {
                     fl.sender.on_timeout(self.now);
+                    self.note_cc_mode(f);
                 }
                 self.service_sender(f);
             }
@@ -491,9 +513,11 @@ impl Simulation {
                     sack_len: p.sack_len,
                 };
                 self.flows[f as usize].sender.on_ack(self.now, &ack);
+                self.note_cc_mode(f);
                 self.service_sender(f);
             }
             Ev::FifoDepart => self.fifo_depart(),
+            Ev::Sample => self.sample(),
         }
     }
 
@@ -669,6 +693,54 @@ impl Simulation {
             }
         }
         self.service_receiver(f);
+    }
+
+    /// Records a change of flow `f`'s controller mode (when traces are on).
+    #[inline]
+    fn note_cc_mode(&mut self, f: u32) {
+        if self.trace_interval == 0 {
+            return;
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(tr) = fl.sender.cc_trace() {
+            if tr.mode != fl.last_mode {
+                fl.last_mode = tr.mode;
+                fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode: tr.mode });
+            }
+        }
+    }
+
+    /// Takes one sample of every flow and UE and schedules the next.
+    fn sample(&mut self) {
+        let now = self.now;
+        let t_s = to_secs_f64(now);
+        let secs = to_secs_f64(self.trace_interval);
+        for fl in self.flows.iter_mut() {
+            let d = fl.receiver.delivered();
+            let mbps = (d - fl.trace_delivered_prev) as f64 * 8.0 / secs / 1e6;
+            fl.trace_delivered_prev = d;
+            let (cwnd, srtt) = fl.sender.window().unwrap_or((0, 0));
+            let tr = fl.sender.cc_trace();
+            fl.trace.push(FlowSample {
+                t_s,
+                mbps,
+                cwnd_bytes: cwnd,
+                srtt_ms: srtt as f64 / MS as f64,
+                mode: tr.map_or(0, |t| t.mode),
+                estimate: tr.map_or(f64::NAN, |t| t.estimate),
+                flag: tr.is_some_and(|t| t.flag),
+            });
+        }
+        if let Access::Cell(cell) = &self.access {
+            for (i, u) in self.ues.iter_mut().enumerate() {
+                let q = &cell.ue(i as u32).queue;
+                u.trace.push(UeSample { t_s, queue_bytes: q.bytes(), queue_packets: q.packets() });
+            }
+        }
+        let next = now + self.trace_interval;
+        if next < self.end {
+            self.push(next, Ev::Sample);
+        }
     }
 
     /// Builds the results of the run so far.

@@ -79,6 +79,11 @@ pub struct FlowResult {
     pub queue_delay_ms: DelayPercentiles,
     /// Goodput per second of simulated time, Mbps.
     pub per_second_mbps: Vec<f64>,
+    /// Fine-grained samples every `simulation.trace_interval_ms` (empty when traces are off).
+    pub trace: Vec<FlowSample>,
+    /// The congestion controller's mode changes, as they happened (controllers with modes,
+    /// e.g. Legilimens: 0 NORMAL, 1–3 GAP I–III, 4 back-off).
+    pub mode_changes: Vec<ModeChange>,
 }
 
 /// One UE's results.
@@ -96,6 +101,49 @@ pub struct UeResult {
     pub queue_delay_ms: DelayPercentiles,
     /// Received Mbps per second.
     pub per_second_mbps: Vec<f64>,
+    /// Base-station queue samples every `simulation.trace_interval_ms` (empty when traces are
+    /// off or the access is a shared FIFO).
+    pub trace: Vec<UeSample>,
+}
+
+/// One fine-grained sample of a flow, taken at `t_s`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct FlowSample {
+    /// Sample time, seconds.
+    pub t_s: f64,
+    /// Payload delivered in order to the receiver over the interval ending at `t_s`, Mbit/s.
+    pub mbps: f64,
+    /// Congestion window, bytes (0 for non-TCP flows).
+    pub cwnd_bytes: u64,
+    /// Smoothed RTT, ms (0 before the first sample, and for non-TCP flows).
+    pub srtt_ms: f64,
+    /// The controller's mode (controller-defined; 0 when it has none).
+    pub mode: u8,
+    /// The controller's estimate (Legilimens: capacity in Mbit/s; NaN, serialized as null,
+    /// when it has none).
+    pub estimate: f64,
+    /// The controller's flag (Legilimens: cell busy).
+    pub flag: bool,
+}
+
+/// A change of a controller's mode.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct ModeChange {
+    /// When, seconds.
+    pub t_s: f64,
+    /// The new mode.
+    pub mode: u8,
+}
+
+/// One fine-grained sample of a UE's base-station queue, taken at `t_s`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct UeSample {
+    /// Sample time, seconds.
+    pub t_s: f64,
+    /// Bytes queued.
+    pub queue_bytes: u64,
+    /// Packets queued.
+    pub queue_packets: u32,
 }
 
 /// Cell-wide per-second series.
@@ -143,6 +191,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 timeouts,
                 queue_delay_ms: f.delay.percentiles(),
                 per_second_mbps: f.series.mbps(end),
+                trace: f.trace.clone(),
+                mode_changes: f.mode_changes.clone(),
             }
         })
         .collect();
@@ -172,6 +222,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 mean_snr_db: u.mean_snr_db,
                 queue_delay_ms: u.delay.percentiles(),
                 per_second_mbps: u.series.mbps(end),
+                trace: u.trace.clone(),
             })
             .collect(),
         series: CellSeries {

@@ -80,11 +80,17 @@ pub struct SimulationConfig {
     pub duration_s: f64,
     /// Seed of every random draw in the run. Default 1.
     pub seed: u64,
+    /// Interval of the fine-grained traces in milliseconds: every flow's delivered rate,
+    /// window, smoothed RTT and congestion-controller state (mode, estimate, flag) and every
+    /// UE's base-station queue are sampled this often (integer, 1 to 60000, or 0 for no
+    /// traces). Controller mode changes are recorded as they happen whenever traces are on.
+    /// Default 100.
+    pub trace_interval_ms: u64,
 }
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        Self { duration_s: 10.0, seed: 1 }
+        Self { duration_s: 10.0, seed: 1, trace_interval_ms: 100 }
     }
 }
 
@@ -320,6 +326,13 @@ impl Scenario {
         let s = &self.simulation;
         if !(s.duration_s > 0.0 && s.duration_s <= 86_400.0) {
             return Err(ScenarioError::new("simulation.duration_s", s.duration_s, "a duration in seconds in (0, 86400]"));
+        }
+        if s.trace_interval_ms > 60_000 {
+            return Err(ScenarioError::new(
+                "simulation.trace_interval_ms",
+                s.trace_interval_ms,
+                "an interval in milliseconds in [1, 60000], or 0 for no traces",
+            ));
         }
         let c = &self.cell;
         if cellshare_channel::prbs_for_bandwidth(c.bandwidth_mhz).is_none() {
