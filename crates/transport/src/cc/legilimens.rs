@@ -50,15 +50,17 @@
 //!   after every burst and the lone flow never left GAP I / back-off (≈ 1 Mbit/s of 30).
 //! - **Queue gating in NORMAL**: a gap or a short slot only says something about the cell if
 //!   our data was queued at the eNodeB. In NORMAL (window-capped, so often below one BDP)
-//!   the estimator's verdict is therefore applied only when the ACK shows queueing delay:
-//!   `qdelay = (TSval − TSecr) − min(TSval − TSecr)` (ms; the receiver's and the sender's
-//!   clocks have unknown offsets, the minimum over the flow cancels them, as LEDBAT does for
-//!   one-way delays) of at least [`QUEUE_DELAY_MIN_MS`]. Data that waited at least that long
-//!   was at the eNodeB during the gap it closes. Other slots are still reconstructed but
-//!   change neither capacity nor busy. Without this a window- or rate-capped sender measures
-//!   its own 0.8·capacity and the estimate (and with it the cap) collapses geometrically, and
-//!   slow start from a small window reads its own idle TTIs as competition. GAP bursts are
-//!   sent back to back and are always evaluated.
+//!   the estimator's verdict is therefore applied only when the newest segment the ACK covers
+//!   waited: its RTT sample minus the minimum RTT is at least [`QUEUE_DELAY_MIN_MS`]; and at
+//!   least half a BDP (`capacity · min_rtt / 2`) is in flight (not the slow-start ramp).
+//!   Not TSval − TSecr: a delayed ACK echoes the TSval of the *first* of its two segments,
+//!   which the ACK clock may have sent many ms before the second, so that one-way delay
+//!   shows "queueing" that is the sender's own spacing (a lone flow with T = 300 ms was
+//!   judged busy 64 ms into every NORMAL). Other slots are still reconstructed but change
+//!   neither capacity nor busy. Without the gating a window-capped sender measures its own
+//!   0.8·capacity and the estimate (and with it the cap) collapses geometrically, and slow
+//!   start from a small window reads its own idle TTIs as competition. GAP bursts are sent
+//!   back to back and are always evaluated.
 //! - **Sub-quantum slots** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
 //!   receiver ACKs every second segment, so a TTI that completes fewer than two segments
 //!   leaves no ACK of its own; a slot of at most 2 MSS followed by a gap may be TTIs in which
@@ -112,8 +114,11 @@ use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
 /// |---|---|---|---|---|
 /// | `standard` | `lambda` (0.5) | GAP I | T | `capacity_cap` |
 /// | `passive` | 1 (any gap with rate < capacity is busy) | back-off at once | T | `capacity_cap` |
-/// | `active` | `lambda / 2` (0.25) | GAP I | T/2 | `capacity_cap` |
+/// | `active` | `lambda` | GAP I | T/2 | `capacity_cap` |
 ///
+/// Active halves the waits rather than λ: with λ/2 a flow sharing a PF cell with one
+/// competitor (gaps of one TTI, slot rate = capacity/2) is never judged busy and stops
+/// yielding at all (measured: half of the cell while the foreground is on).
 /// The rate cap is the same for all three because [Th] states that Legilimens (both
 /// versions) uses 80 % of the estimated capacity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -122,8 +127,8 @@ pub enum LegilimensVariant {
     /// The paper's algorithm with the configured parameters.
     #[default]
     Standard,
-    /// Uses more of the spare capacity: λ halved (tolerates more sharing before calling the
-    /// cell busy) and GAP / back-off waits halved (returns to probing sooner).
+    /// Uses more of the spare capacity: GAP and back-off waits halved (probes and returns
+    /// to NORMAL sooner), same busy threshold.
     Active,
     /// Yields whenever anything else is present: λ = 1 (any gap whose rate is below the
     /// capacity is busy) and every busy verdict leads straight to exponential back-off.
@@ -407,9 +412,9 @@ impl CapacityEstimator {
     }
 }
 
-/// NORMAL-mode queue gating: a slot verdict counts only when the ACK that opens the next slot
-/// shows at least this much queueing delay (ms, from TSval − TSecr above its minimum): one
-/// ms for the two 1-ms clocks' quantization, one for a real wait of at least a TTI.
+/// NORMAL-mode queue gating: a slot verdict counts only when the newest segment covered by
+/// the ACK that opens the next slot waited at least this long (ms, RTT sample − min RTT):
+/// one TTI of scheduling granularity plus a real wait of at least one TTI.
 pub const QUEUE_DELAY_MIN_MS: i32 = 2;
 
 /// NORMAL must run this many waits T without busyness before the back-off exponent k
@@ -463,9 +468,7 @@ pub struct Legilimens {
     min_rtt: Nanos,
     /// When NORMAL was last entered.
     normal_since: Nanos,
-    /// Smallest `TSval − TSecr` seen (wrapping ms): base one-way delay plus clock offset.
-    base_owd: Option<u32>,
-    /// Queueing delay of the last ACK, ms (`TSval − TSecr − base_owd`).
+    /// Queueing delay of the newest acknowledged segment, ms (RTT sample − min RTT).
     qdelay_ms: i32,
     rng: StreamRng,
 }
@@ -479,7 +482,7 @@ impl Legilimens {
         let mss = mss.max(1) as u64;
         let (lambda, wait) = match cfg.variant {
             LegilimensVariant::Standard => (cfg.lambda, cfg.wait_ms * MS),
-            LegilimensVariant::Active => (cfg.lambda / 2.0, (cfg.wait_ms * MS / 2).max(1)),
+            LegilimensVariant::Active => (cfg.lambda, (cfg.wait_ms * MS / 2).max(1)),
             LegilimensVariant::Passive => (1.0, cfg.wait_ms * MS),
         };
         Legilimens {
@@ -503,7 +506,6 @@ impl Legilimens {
             srtt: 0,
             min_rtt: 0,
             normal_since: 0,
-            base_owd: None,
             qdelay_ms: 0,
             rng: stream_rng(seed, "cc.legilimens", index),
         }
@@ -612,24 +614,21 @@ impl Legilimens {
 
     /// Whether an ACK's slot verdict may be applied: always outside NORMAL; in NORMAL only
     /// when the ACK shows at least [`QUEUE_DELAY_MIN_MS`] of queueing delay, i.e. our data
-    /// was waiting at the eNodeB (see the module documentation).
-    fn queue_backed(&self) -> bool {
-        self.mode != LegilimensMode::Normal || self.qdelay_ms >= QUEUE_DELAY_MIN_MS
-    }
-
-    /// Queueing delay of the data an ACK acknowledges, ms: `TSval − TSecr` above its minimum
-    /// over the flow (the two clocks' offsets cancel). Updates the minimum.
-    fn note_owd(&mut self, ts_val: u32, ts_ecr: u32) -> i32 {
-        let d = ts_val.wrapping_sub(ts_ecr);
-        let base = match self.base_owd {
-            Some(b) if (d.wrapping_sub(b) as i32) >= 0 => b,
-            _ => d,
+    /// was waiting at the eNodeB, and at least half a BDP (`capacity · min_rtt / 2`) was in
+    /// flight (see the module documentation).
+    fn queue_backed(&self, prior_in_flight: u64) -> bool {
+        if self.mode != LegilimensMode::Normal {
+            return true;
+        }
+        let ramped = match self.capacity() {
+            Some(c) if self.min_rtt > 0 => prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / MS as f64),
+            _ => true,
         };
-        self.base_owd = Some(base);
-        d.wrapping_sub(base) as i32
+        ramped && self.qdelay_ms >= QUEUE_DELAY_MIN_MS
     }
 
-    /// Queueing delay of the last ACK's data, ms (see [`Legilimens::note_owd`]).
+    /// Queueing delay of the newest segment the last RTT-sampled ACK covered, ms: its RTT
+    /// minus the minimum RTT.
     pub fn queue_delay_ms(&self) -> i32 {
         self.qdelay_ms
     }
@@ -652,8 +651,10 @@ impl CongestionControl for Legilimens {
             self.burst_hold = false;
             self.deadline = Some(ev.now + self.wait);
         }
-        self.qdelay_ms = self.note_owd(ev.ts_val, ev.ts_ecr);
-        let count = self.queue_backed();
+        if let Some(rtt) = ev.rtt_sample {
+            self.qdelay_ms = ((rtt.saturating_sub(ev.min_rtt)) / MS).min(i32::MAX as u64) as i32;
+        }
+        let count = self.queue_backed(ev.prior_in_flight);
         let lambda = self.lambda;
         let est = self.est.get_or_insert_with(|| {
             // The TCP receiver acknowledges every second segment (delayed ACKs).
@@ -1100,6 +1101,7 @@ mod tests {
                         ts_val: served as u32,
                         ts_ecr: 5000 + sent as u32,
                         srtt: (self.t - sent) * MS,
+                        rtt_sample: Some((self.t - sent) * MS),
                         min_rtt: self.delay * MS,
                         bytes_in_flight: flight,
                         prior_in_flight: flight + acked,
@@ -1277,24 +1279,29 @@ mod tests {
     }
 
     #[test]
-    fn queue_delay_is_tsval_minus_tsecr_above_its_minimum_across_wraparound() {
+    fn normal_evaluates_slots_only_with_queued_data_and_half_a_bdp_in_flight() {
         let mut leg = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS, 1, 0);
-        // Receiver clock 5 ms behind zero (wraps), sender clock near u32::MAX: offsets cancel.
-        let (rx0, tx0) = (5u32.wrapping_neg(), u32::MAX - 3);
-        assert_eq!(leg.note_owd(rx0.wrapping_add(20), tx0.wrapping_add(0)), 0);
-        assert_eq!(leg.note_owd(rx0.wrapping_add(25), tx0.wrapping_add(2)), 3);
-        // A smaller one-way delay becomes the new base.
-        assert_eq!(leg.note_owd(rx0.wrapping_add(30), tx0.wrapping_add(12)), 0);
-        assert_eq!(leg.note_owd(rx0.wrapping_add(40), tx0.wrapping_add(20)), 2);
+        // Queueing delay = RTT sample − min RTT (of the newest acknowledged segment).
+        leg.on_ack(&AckEvent { now: 100 * MS, rtt_sample: Some(27 * MS), min_rtt: 20 * MS, mss: MSS as u32, ..Default::default() });
+        assert_eq!(leg.queue_delay_ms(), 7);
         // NORMAL evaluates slots only at >= QUEUE_DELAY_MIN_MS of queueing.
         leg.mode = Normal;
         leg.qdelay_ms = QUEUE_DELAY_MIN_MS - 1;
-        assert!(!leg.queue_backed());
+        assert!(!leg.queue_backed(0));
         leg.qdelay_ms = QUEUE_DELAY_MIN_MS;
-        assert!(leg.queue_backed());
+        assert!(leg.queue_backed(0));
+        // With a capacity (10 KB/TTI) and min RTT (20 ms): at least half a BDP in flight.
+        leg.est = Some(CapacityEstimator::new(0.5, 0));
+        for (i, t) in [0u32, 1, 2].into_iter().enumerate() {
+            leg.est.as_mut().unwrap().observe(10_000 * (i as u64 + 1), t);
+        }
+        assert_eq!(leg.capacity(), Some(10_000.0));
+        leg.min_rtt = 20 * MS;
+        assert!(!leg.queue_backed(99_999));
+        assert!(leg.queue_backed(100_000));
         leg.mode = GapI;
         leg.qdelay_ms = 0;
-        assert!(leg.queue_backed(), "GAP bursts are always evaluated");
+        assert!(leg.queue_backed(0), "GAP bursts are always evaluated");
     }
 
     #[test]
@@ -1333,7 +1340,7 @@ mod tests {
             0,
         );
         assert_eq!((std_.lambda(), std_.wait()), (0.5, 250 * MS));
-        assert_eq!((act.lambda(), act.wait()), (0.25, 125 * MS));
+        assert_eq!((act.lambda(), act.wait()), (0.5, 125 * MS));
         assert_eq!((pas.lambda(), pas.wait()), (1.0, 250 * MS));
 
         // Closed loop; the flow is alone for its first 10 TTIs (the first GAP I burst
@@ -1350,16 +1357,21 @@ mod tests {
         assert!(!p.modes().contains(&Normal), "{:?}", p.log);
         assert!(p.modes().contains(&Backoff));
 
-        // A competitor taking 2 TTIs in 3 (rate C/3): busy for standard (C/3 < C/2), not for
-        // active (C/3 ≥ C/4), which reaches NORMAL sooner than T·3 thanks to T/2 waits.
+        // A competitor taking 2 TTIs in 3 (rate C/3 < λ·C): busy for standard and active.
         let third = |t: u64| if t < 10 || t.is_multiple_of(3) { C } else { 0 };
-        let mut s = Sim::new(LegilimensConfig::default());
-        s.run(2000, third);
-        assert!(!s.modes().contains(&Normal), "{:?}", s.log);
+        for variant in [LegilimensVariant::Standard, LegilimensVariant::Active] {
+            let mut s = Sim::new(LegilimensConfig { variant, ..Default::default() });
+            s.run(2000, third);
+            assert!(!s.modes().contains(&Normal), "{:?}", s.log);
+        }
+        // Alone, active reaches NORMAL after 3·T/2 = 375 ms, standard after 3·T = 750 ms.
         let mut a = Sim::new(LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() });
-        a.run(2000, third);
+        a.run(2000, |_| C);
         assert_eq!(a.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", a.log);
         assert_eq!(a.log[3].0, 375);
+        let mut s = Sim::new(LegilimensConfig::default());
+        s.run(2000, |_| C);
+        assert_eq!(s.log[3].0, 750);
 
         // Passive: busy in GAP II goes straight to back-off (standard: GAP I).
         let busy_in_gap_ii = |variant| {
