@@ -140,7 +140,7 @@ pub struct MacConfig {
     /// macMaxBE: largest back-off exponent (≥ `min_be`, ≤ 8). Default 5.
     pub max_be: u8,
     /// macMaxCSMABackoffs: busy CCAs tolerated before a channel-access failure. The standard
-    /// allows 0..=5; up to 255 is accepted to model stacks that back off until the channel is
+    /// allows 0..=5; 255 means "never give up", as stacks that back off until the channel is
     /// clear (TinyOS's CC2420 CSMA). Default 4.
     pub max_csma_backoffs: u8,
     /// macMaxFrameRetries: retransmissions after the first attempt when no link-layer ACK
