@@ -26,7 +26,7 @@ use cellshare_core::{Nanos, SEC};
 /// `a` and target rate `c` (segments/s). 0 when `p` is 0 (see the module docs) or when the
 /// formula is negative.
 pub fn txp_seconds(a: f64, c: f64, p: f64, rtt_s: f64) -> f64 {
-    if !(p > 0.0) {
+    if p.is_nan() || p <= 0.0 {
         return 0.0;
     }
     (a / (c * p.sqrt()) - rtt_s).max(0.0)
@@ -35,7 +35,7 @@ pub fn txp_seconds(a: f64, c: f64, p: f64, rtt_s: f64) -> f64 {
 /// Eq. (4.3): modelled throughput in segments per second of a Reno flow with loss rate `p`,
 /// round-trip time `rtt_s` and TX period `txp_s` (Eq. (4.1) when `txp_s` is 0).
 pub fn model_throughput(a: f64, p: f64, rtt_s: f64, txp_s: f64) -> f64 {
-    if !(p > 0.0) || !(rtt_s + txp_s > 0.0) {
+    if p.is_nan() || p <= 0.0 || (rtt_s + txp_s).is_nan() || rtt_s + txp_s <= 0.0 {
         return f64::INFINITY;
     }
     a / p.sqrt() / (rtt_s + txp_s)
