@@ -95,4 +95,10 @@ def scenario_reference() -> str:
            "Generated from the scenario schema (`cellshare scenario-reference`); do not edit by hand.",
            "Times are seconds (`_s`) or milliseconds (`_ms`), rates Mbps, sizes bytes unless the key says otherwise."]
     _walk("", schema, defs, out)
+    lln = json.loads(_core.lln_scenario_schema())
+    out += ["", "## LLN scenarios", "",
+            "A scenario with a top-level `[lln]` table is a multi-hop low-power network (IEEE 802.15.4-like "
+            "radio, TCP Reno uplinks to an end host behind the border router, optional DTPA); the cellular keys "
+            "above do not apply to it. Node 0 is the border router; `[[lln.nodes]]` are nodes 1, 2, … in order."]
+    _walk("", lln, lln.get("definitions", {}), out, "(LLN top level)")
     return "\n".join(out) + "\n"
