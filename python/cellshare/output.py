@@ -46,5 +46,6 @@ def write_result(result: Result, folder: Path, scenario_text: str | None = None)
     pq.write_table(result.ue_series(), folder / "ue_series.parquet")
     pq.write_table(result.cell_series(), folder / "cell_series.parquet")
     pq.write_table(result.queue_delay_cdf(), folder / "queue_delay_cdf.parquet")
+    pq.write_table(result.classes(), folder / "classes.parquet")
     if scenario_text is not None:
         (folder / "scenario.toml").write_text(scenario_text)

@@ -167,7 +167,7 @@ impl QueueDiscipline for Red {
             return EnqueueVerdict::Drop;
         }
         match self.p_b() {
-            Some(p) if p == 0.0 => {
+            Some(p) if p <= 0.0 => {
                 self.count = -1;
                 EnqueueVerdict::Accept
             }

@@ -124,6 +124,7 @@ pub fn optimal_drop_probability(c: f64, rtt: f64, tau_f: f64, l: u32, b: f64, be
 }
 
 /// Eq. (5), the practical drop probability, for a foreground time share `tau_f`.
+#[allow(clippy::too_many_arguments)]
 pub fn practical_drop_probability(c: f64, rtt: f64, tau_f: f64, epsilon: f64, l: u32, b: f64, beta: f64, rho: f64) -> f64 {
     drop_probability(c, rtt, (1.0 - tau_f).clamp(0.0, 1.0).max(epsilon), l, b, beta, rho)
 }
