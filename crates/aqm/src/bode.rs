@@ -4,9 +4,14 @@
 //!    `Packet::enqueued_at`).
 //! 2. At egress the packet is served if its sojourn time (now − arrival) is smaller than
 //!    `BoundedDelay`; otherwise it is dropped, and the next head is examined the same way.
-//! 3. While fewer than 3 packets are queued (the head included) nothing is dropped, whatever
-//!    the sojourn: dropping the last packets shortens no other packet's wait, and it leaves a
-//!    loss-based sender enough packets for three duplicate ACKs.
+//! 3. "If the queue length is smaller than 3 packets, do not drop the packet even if its
+//!    sojourn time is larger than BoundedDelay." The queue length is counted as in the
+//!    paper's Mahimahi queue, where the head has already been taken out when it is examined:
+//!    the head is dropped only if at least 3 packets remain behind it. So the last 3 packets
+//!    before any gap are always delivered, which is the rule's stated purpose (footnote 2:
+//!    the sender must get enough duplicate ACKs — three — to trigger fast retransmit);
+//!    counting the head too would leave only two and turn every burst of drops into a
+//!    retransmission timeout.
 //!
 //! The paper's Table I sets `BoundedDelay = D` (20 ms for bulk TCP, 100 ms for interactive
 //! apps). BoDe bounds the sojourn of *served* packets at the start of their transmission; in
@@ -18,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueDiscipline, QueueLimit, QueueView};
 
-/// Packets BoDe always serves (rule 3).
+/// Rule 3: the head is dropped only if at least this many packets remain behind it.
 pub const BODE_MIN_PACKETS: u32 = 3;
 
 /// BoDe's parameters (`cell.aqm = { kind = "bode", ... }`).
@@ -74,7 +79,8 @@ impl QueueDiscipline for Bode {
 
     #[inline]
     fn on_dequeue(&mut self, now: Nanos, pkt: &Packet, q: &QueueView) -> DequeueVerdict {
-        if q.packets < BODE_MIN_PACKETS || now.saturating_sub(pkt.enqueued_at) < self.bound {
+        // `q.packets` counts the head: the packets behind it are one fewer.
+        if q.packets.saturating_sub(1) < BODE_MIN_PACKETS || now.saturating_sub(pkt.enqueued_at) < self.bound {
             DequeueVerdict::Transmit
         } else {
             DequeueVerdict::Drop
@@ -132,10 +138,11 @@ mod tests {
         let services: Vec<Nanos> = (1..=10).map(|k| k * 8 * MS).collect();
         let (served, dropped) = run(&arrivals, &services, 20.0);
         // t=8: 8 ms, serve; t=16: 16 ms, serve; t=24: 24 ms ≥ 20 with 8 queued → drop heads
-        // while ≥ 3 are queued (8, 7, 6, 5, 4, 3: six drops), then the head of the last two
-        // is served despite its 24 ms; t=32: the last one (32 ms) is alone → served.
-        assert_eq!(served, vec![8 * MS, 16 * MS, 24 * MS, 32 * MS]);
-        assert_eq!(dropped, 6);
+        // while ≥ 3 packets remain behind them (8, 7, 6, 5, 4 queued: five drops); the head
+        // of the last three is served despite its 24 ms, and so are the two after it at
+        // t=32 and t=40: three packets reach the receiver after the hole.
+        assert_eq!(served, vec![8 * MS, 16 * MS, 24 * MS, 32 * MS, 40 * MS]);
+        assert_eq!(dropped, 5);
         assert_eq!(served.len() + dropped, 10);
     }
 
@@ -144,11 +151,11 @@ mod tests {
         let d = Bode::new(&BodeConfig::default(), QueueLimit::Bytes(u64::MAX));
         let mut d2 = d.clone();
         let old = Packet { enqueued_at: 0, ..Default::default() };
-        for n in 1..=2 {
+        for n in 1..=3 {
             let q = QueueView { bytes: 1500 * n as u64, packets: n, head_enqueued_at: Some(0) };
             assert_eq!(d2.on_dequeue(SEC_LATER, &old, &q), DequeueVerdict::Transmit, "{n} queued");
         }
-        let q = QueueView { bytes: 4500, packets: 3, head_enqueued_at: Some(0) };
+        let q = QueueView { bytes: 6000, packets: 4, head_enqueued_at: Some(0) };
         assert_eq!(d2.on_dequeue(SEC_LATER, &old, &q), DequeueVerdict::Drop);
         // The bound itself: sojourn < D serves, sojourn ≥ D drops.
         assert_eq!(d2.on_dequeue(20 * MS - 1, &old, &q), DequeueVerdict::Transmit);

@@ -139,7 +139,7 @@ pub enum AqmConfig {
     /// `t_update_ms` towards `target_ms` of queueing delay (sojourn timestamps).
     Pie(PieConfig),
     /// BoDe (bode-bounded-delay-aqm.txt): drop at dequeue every packet whose sojourn
-    /// reached `bounded_delay_ms`, unless fewer than 3 packets are queued.
+    /// reached `bounded_delay_ms`, unless fewer than 3 packets remain queued behind it.
     Bode(BodeConfig),
     /// The Sneaker paper's strict-priority baseline: every background data packet arriving
     /// while any foreground packet is queued in the cell is dropped (at arrival only; queued

@@ -96,4 +96,4 @@ def write_claims(exp: Experiment, ctx: Context) -> None:
 
 def load_all() -> None:
     """Imports every experiment module so they register."""
-    from . import lpt_fifo_vs_cell, pf_fairness  # noqa: F401
+    from . import bode, bode_diffserv, lpt_fifo_vs_cell, pf_fairness, sneaker_fairness, sneaker_prioritization, sneaker_scaling  # noqa: F401
