@@ -252,9 +252,6 @@ pub struct DiffServConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiffServClass {
-    /// Name used in results. Default: `class<index>`.
-    #[serde(default)]
-    pub name: Option<String>,
     /// DSCP values (flows' `dscp`) of this class. Default: none.
     #[serde(default)]
     pub dscp: Vec<u8>,

@@ -50,13 +50,13 @@ def _scenario(name: str, trace: str, classes: list, duration: float) -> dict:
 
 
 def _bode() -> list:
-    return [{"name": f"class{d}", "dscp": [d], "aqm": {"kind": "bode", "bounded_delay_ms": b}} for d, _, b in CLASSES] + \
-        [{"name": "class3", "dscp": [3], "aqm": {"kind": "tail_drop"}}]
+    return [{"dscp": [d], "aqm": {"kind": "bode", "bounded_delay_ms": b}} for d, _, b in CLASSES] + \
+        [{"dscp": [3], "aqm": {"kind": "tail_drop"}}]
 
 
 def _fifo(limits: dict) -> list:
-    return [{"name": f"class{d}", "dscp": [d], "aqm": {"kind": "tail_drop", "limit_packets": limits[d]}} for d, _, _ in CLASSES] + \
-        [{"name": "class3", "dscp": [3], "aqm": {"kind": "tail_drop"}}]
+    return [{"dscp": [d], "aqm": {"kind": "tail_drop", "limit_packets": limits[d]}} for d, _, _ in CLASSES] + \
+        [{"dscp": [3], "aqm": {"kind": "tail_drop"}}]
 
 
 def _ok(p99: float, bound: float) -> bool:
