@@ -87,6 +87,7 @@ class Result:
             "peak_packets": r["peak_packets"],
             "flows": [{k: v for k, v in f.items() if k not in _SERIES_KEYS} for f in r["flows"]],
             "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
+            "classes": r["classes"],
         }
 
     # -- tables -----------------------------------------------------------------------
@@ -99,6 +100,25 @@ class Result:
                 row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
             rows.append(row)
         return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
+
+    def classes(self) -> pa.Table:
+        """One row per traffic class (foreground, background, then each DSCP value in use):
+        flows, delivery rate, goodput, drops, queue-delay percentiles and BoDe's power."""
+        rows = []
+        for c in self.summary["classes"]:
+            row = {k: v for k, v in c.items() if k != "queue_delay_ms"}
+            for k, v in c["queue_delay_ms"].items():
+                row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
+            rows.append(row)
+        return pa.Table.from_pylist(rows)
+
+    def class_(self, name: str) -> dict:
+        """The summary of traffic class `name` (``"foreground"``, ``"background"``,
+        ``"dscp0"``, ...)."""
+        for c in self.raw["classes"]:
+            if c["class"] == name:
+                return c
+        raise KeyError(name)
 
     def flow_series(self) -> pa.Table:
         """Per-second goodput of every flow: columns flow, name, class, second, mbps."""

@@ -10,8 +10,8 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use cellshare_aqm::{Aqm, HeadDrop, QueueLimit, TailDrop};
-use cellshare_cell::{Cell, Delivery, DropCause};
+use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sneaker, StrictPriority, TailDrop};
+use cellshare_cell::{Cell, Delivery, DropCause, RlcQueue};
 use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
@@ -136,6 +136,8 @@ pub(crate) struct FlowRt {
     pub mode_changes: Vec<ModeChange>,
     last_mode: u8,
     trace_delivered_prev: u64,
+    /// Bytes of this flow's packets delivered over the access link, headers included.
+    pub air_bytes: u64,
 }
 
 impl FlowRt {
@@ -176,6 +178,9 @@ pub struct DropCounts {
     pub bs_enqueue: u64,
     /// Dropped at the base-station queue at dequeue (AQM) or pushed out by head drop.
     pub bs_dequeue: u64,
+    /// Dropped on arrival at the base station by a cell-level dropper (Sneaker, strict
+    /// priority) before reaching the UE's queue.
+    pub bs_admission: u64,
     /// Dropped at a full wired-link buffer.
     pub wired: u64,
     /// Dropped at the full shared FIFO.
@@ -210,14 +215,36 @@ pub struct Simulation {
     dropped_scratch: Vec<(PacketId, DropCause)>,
 }
 
-fn aqm_for(cfg: &AqmConfig, bytes: u64) -> Aqm {
-    let limit = |p: &Option<u32>| match p {
-        Some(n) => QueueLimit::Packets(*n),
-        None => QueueLimit::Bytes(bytes),
-    };
+/// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
+/// Random disciplines draw from stream ("aqm", ue·256 + class).
+fn aqm_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, class: u64) -> Aqm {
+    let rng = || stream_rng(seed, "aqm", ue * 256 + class);
     match cfg {
-        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit(limit_packets) }),
-        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit(limit_packets) }),
+        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit_of(*limit_packets, bytes) }),
+        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit_of(*limit_packets, bytes) }),
+        AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, limit_of(c.limit_packets, bytes), rng()))),
+        AqmConfig::Codel(c) => Aqm::CoDel(Box::new(CoDel::new(c, limit_of(c.limit_packets, bytes)))),
+        AqmConfig::Pie(c) => Aqm::Pie(Box::new(Pie::new(c, limit_of(c.limit_packets, bytes), rng()))),
+        AqmConfig::Bode(c) => Aqm::Bode(Bode::new(c, limit_of(c.limit_packets, bytes))),
+        // Cell-level droppers run in front of tail-drop UE queues.
+        AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) | AqmConfig::Diffserv(_) => Aqm::TailDrop(TailDrop { limit: limit_of(None, bytes) }),
+    }
+}
+
+/// The RLC queue of UE `ue` under `cfg`.
+fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64) -> RlcQueue {
+    match cfg {
+        AqmConfig::Diffserv(d) => {
+            let mut class_of = vec![(d.classes.len() - 1) as u8; 256];
+            for (i, c) in d.classes.iter().enumerate() {
+                for &v in &c.dscp {
+                    class_of[v as usize] = i as u8;
+                }
+            }
+            let classes = d.classes.iter().enumerate().map(|(i, c)| aqm_for(&c.aqm, c.queue_bytes.unwrap_or(bytes), seed, ue, i as u64)).collect();
+            RlcQueue::with_classes(classes, &class_of)
+        }
+        _ => RlcQueue::new(aqm_for(cfg, bytes, seed, ue, 0)),
     }
 }
 
@@ -252,9 +279,17 @@ impl Simulation {
                         Channel::Radio(Box::new(ch))
                     }
                 };
-                cell.add_ue(channel, aqm_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes));
+                cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
                 ues.push(UeRt { series: PerSecond::new(end), trace: Vec::new(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
             }
+        }
+        match &sc.cell.aqm {
+            AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
+            AqmConfig::Sneaker(c) => {
+                let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", 0))));
+                cell.set_dropper(d, from_millis_f64(c.active_window_ms));
+            }
+            _ => {}
         }
         let access = match &sc.shared_fifo {
             Some(f) => Access::Fifo(SharedFifo {
@@ -344,6 +379,7 @@ impl Simulation {
                     mode_changes: Vec::new(),
                     last_mode: 0,
                     trace_delivered_prev: 0,
+                    air_bytes: 0,
                 });
                 if start < end {
                     sim.push(start, Ev::FlowOn(id));
@@ -453,6 +489,7 @@ impl Simulation {
         match site {
             DropSite::Bs(DropCause::Enqueue) => self.drops.bs_enqueue += 1,
             DropSite::Bs(DropCause::Dequeue) => self.drops.bs_dequeue += 1,
+            DropSite::Bs(DropCause::Admission) => self.drops.bs_admission += 1,
             DropSite::Wired => self.drops.wired += 1,
             DropSite::SharedFifo => self.drops.shared_fifo += 1,
         }
@@ -680,6 +717,7 @@ impl Simulation {
         let fl = &mut self.flows[f as usize];
         fl.delay.record(sojourn);
         fl.packets_delivered += 1;
+        fl.air_bytes += p.size as u64;
         let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
         fl.receiver.on_segment(now, &seg);
         let d = fl.receiver.delivered();

@@ -7,7 +7,7 @@ use cellshare_core::time::to_secs_f64;
 use cellshare_core::TrafficClass;
 
 use crate::engine::{DropCounts, Simulation};
-use crate::metrics::{jain_index, DelayPercentiles};
+use crate::metrics::{jain_index, DelayHistogram, DelayPercentiles};
 
 /// Results of one run.
 #[derive(Clone, Debug, Serialize)]
@@ -41,6 +41,8 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// Per-UE results.
     pub ues: Vec<UeResult>,
+    /// Per traffic class: foreground, background, then one entry per DSCP value in use.
+    pub classes: Vec<ClassResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
 }
@@ -146,6 +148,26 @@ pub struct UeSample {
     pub queue_packets: u32,
 }
 
+/// Aggregates over the flows of one traffic class.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassResult {
+    /// `"foreground"`, `"background"`, or `"dscp<N>"` for the flows carrying DSCP value N.
+    pub class: String,
+    /// Flows in the class.
+    pub flows: u32,
+    /// Delivery rate: bytes of the class's packets delivered over the access link (headers
+    /// included) over the run, Mbps.
+    pub delivered_mbps: f64,
+    /// Payload delivered in order to the receiving applications over the run, Mbps.
+    pub goodput_mbps: f64,
+    /// Packets of the class dropped anywhere.
+    pub drops: u64,
+    /// Sojourn of the class's packets at the base station.
+    pub queue_delay_ms: DelayPercentiles,
+    /// BoDe's power: delivery rate over p99 sojourn, Mbps per ms (0 without samples).
+    pub power: f64,
+}
+
 /// Cell-wide per-second series.
 #[derive(Clone, Debug, Serialize)]
 pub struct CellSeries {
@@ -197,6 +219,31 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
         })
         .collect();
     let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+    let class = |name: String, member: &dyn Fn(&crate::engine::FlowRt) -> bool| {
+        let mut delay = DelayHistogram::default();
+        let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
+        for f in sim.flows.iter().filter(|f| member(f)) {
+            delay.merge(&f.delay);
+            n += 1;
+            air += f.air_bytes;
+            good += f.delivered();
+            drops += f.drops;
+        }
+        let queue_delay_ms = delay.percentiles();
+        let delivered_mbps = air as f64 * 8.0 / dur / 1e6;
+        let power = if queue_delay_ms.p99 > 0.0 { delivered_mbps / queue_delay_ms.p99 } else { 0.0 };
+        ClassResult { class: name, flows: n, delivered_mbps, goodput_mbps: good as f64 * 8.0 / dur / 1e6, drops, queue_delay_ms, power }
+    };
+    let mut classes = vec![
+        class("foreground".into(), &|f| f.class == TrafficClass::Foreground),
+        class("background".into(), &|f| f.class == TrafficClass::Background),
+    ];
+    let mut dscps: Vec<u8> = sim.flows.iter().map(|f| f.dscp).collect();
+    dscps.sort_unstable();
+    dscps.dedup();
+    for d in dscps {
+        classes.push(class(format!("dscp{d}"), &|f| f.dscp == d));
+    }
     RunResult {
         scenario: sim.scenario.name.clone(),
         seed: sim.scenario.simulation.seed,
@@ -225,6 +272,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 trace: u.trace.clone(),
             })
             .collect(),
+        classes,
         series: CellSeries {
             prb_utilization: if lte {
                 sim.prbs

@@ -106,4 +106,7 @@ def write_claims(exp: Experiment, ctx: Context) -> None:
 
 def load_all() -> None:
     """Imports every experiment module so they register."""
-    from . import dtpa, legilimens, lpt_fifo_vs_cell, pf_fairness  # noqa: F401
+    from . import (  # noqa: F401
+        bode, bode_diffserv, dtpa, legilimens, lpt_fifo_vs_cell, pf_fairness, sneaker_fairness,
+        sneaker_prioritization, sneaker_scaling,
+    )
