@@ -70,11 +70,7 @@ impl Bode {
 impl QueueDiscipline for Bode {
     #[inline]
     fn on_enqueue(&mut self, _now: Nanos, pkt: &Packet, q: &QueueView) -> EnqueueVerdict {
-        if self.limit.fits(pkt.size, q) {
-            EnqueueVerdict::Accept
-        } else {
-            EnqueueVerdict::Drop
-        }
+        self.limit.admit(pkt.size, q)
     }
 
     #[inline]

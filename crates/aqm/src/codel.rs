@@ -130,11 +130,7 @@ impl CoDel {
 impl QueueDiscipline for CoDel {
     #[inline]
     fn on_enqueue(&mut self, _now: Nanos, pkt: &Packet, q: &QueueView) -> EnqueueVerdict {
-        if self.limit.fits(pkt.size, q) {
-            EnqueueVerdict::Accept
-        } else {
-            EnqueueVerdict::Drop
-        }
+        self.limit.admit(pkt.size, q)
     }
 
     fn on_dequeue(&mut self, now: Nanos, pkt: &Packet, q: &QueueView) -> DequeueVerdict {

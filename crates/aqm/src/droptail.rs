@@ -22,6 +22,17 @@ impl QueueLimit {
             QueueLimit::Packets(p) => q.packets < p,
         }
     }
+
+    /// Tail drop at this limit: accept a packet of `size` bytes if it fits into `q`, else
+    /// drop it (the enqueue rule of every discipline that decides at dequeue).
+    #[inline]
+    pub fn admit(&self, size: u32, q: &QueueView) -> EnqueueVerdict {
+        if self.fits(size, q) {
+            EnqueueVerdict::Accept
+        } else {
+            EnqueueVerdict::Drop
+        }
+    }
 }
 
 /// Drop-tail: an arriving packet that does not fit is dropped.
@@ -34,11 +45,7 @@ pub struct TailDrop {
 impl QueueDiscipline for TailDrop {
     #[inline]
     fn on_enqueue(&mut self, _now: Nanos, pkt: &Packet, q: &QueueView) -> EnqueueVerdict {
-        if self.limit.fits(pkt.size, q) {
-            EnqueueVerdict::Accept
-        } else {
-            EnqueueVerdict::Drop
-        }
+        self.limit.admit(pkt.size, q)
     }
 
     #[inline]

@@ -53,6 +53,32 @@ pub struct UeState {
     sig_full: u32,
 }
 
+impl UeState {
+    /// Refreshes the cached link quality and full-cell bytes when TTI `tti` lies outside
+    /// the cached span; `full_tbs_bytes` is the cell's table of full-cell transport-block
+    /// bytes by layers − 1 and I_TBS.
+    /// The span check runs per backlogged UE per TTI and is forced inline; the reload it
+    /// guards is not (measured: an out-of-line check cost ~10 % of the benchmark).
+    #[inline(always)]
+    fn refresh_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 27]; 2]) {
+        if tti < self.quality_from || tti > self.quality_until {
+            self.reload_quality(tti, n_prb, full_tbs_bytes);
+        }
+    }
+
+    #[inline(never)]
+    fn reload_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 27]; 2]) {
+        let (quality, until) = self.channel.quality_span(tti);
+        self.quality = quality;
+        self.quality_from = tti;
+        self.quality_until = until;
+        self.full = match quality {
+            LinkQuality::Tbs { itbs: Some(i), layers } => full_tbs_bytes[(layers - 1) as usize][i as usize],
+            q => q.full_bytes(n_prb),
+        };
+    }
+}
+
 /// A packet that finished transmission over the air in a TTI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Delivery {
@@ -264,16 +290,7 @@ impl Cell {
     fn full_bytes_at(&mut self, ue: u32, tti: u64) -> u32 {
         let (n_prb, table) = (self.n_prb, &self.full_tbs_bytes);
         let u = &mut self.ues[ue as usize];
-        if tti < u.quality_from || tti > u.quality_until {
-            let (quality, until) = u.channel.quality_span(tti);
-            u.quality = quality;
-            u.quality_from = tti;
-            u.quality_until = until;
-            u.full = match quality {
-                LinkQuality::Tbs { itbs: Some(i), layers } => table[(layers - 1) as usize][i as usize],
-                q => q.full_bytes(n_prb),
-            };
-        }
+        u.refresh_quality(tti, n_prb, table);
         if u.full > 0 {
             u.sig_full = u.full;
         }
@@ -415,16 +432,7 @@ impl Cell {
         let mut best: Option<(u8, f64, u32)> = None;
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
-            if tti < u.quality_from || tti > u.quality_until {
-                let (quality, until) = u.channel.quality_span(tti);
-                u.quality = quality;
-                u.quality_from = tti;
-                u.quality_until = until;
-                u.full = match quality {
-                    LinkQuality::Tbs { itbs: Some(i), layers } => full_tbs_bytes[(layers - 1) as usize][i as usize],
-                    q => q.full_bytes(n_prb),
-                };
-            }
+            u.refresh_quality(tti, n_prb, full_tbs_bytes);
             if u.full == 0 || u.served_tti == tti {
                 continue;
             }

@@ -72,3 +72,18 @@ mod tests {
         assert_eq!(serialization_time(1500, 0), 0);
     }
 }
+
+/// Timer bookkeeping shared by every event-driven endpoint: `armed` is the time of the
+/// wake-up event already queued, `want` the time the endpoint asks for now. Returns the time
+/// of a new event to queue, if the endpoint wants to be woken earlier than what is armed. A
+/// later request needs no new event: the armed one fires, finds nothing due, and re-arms.
+#[inline]
+pub fn rearm(armed: &mut Option<Nanos>, want: Option<Nanos>, now: Nanos) -> Option<Nanos> {
+    let t = want?.max(now);
+    if armed.is_none_or(|a| t < a) {
+        *armed = Some(t);
+        Some(t)
+    } else {
+        None
+    }
+}

@@ -11,33 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use cellshare_transport::tcp::{RwndConfig, TcpConfig};
 
-/// A problem with an LLN scenario: where, what was found, what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LlnError {
-    /// Key path, e.g. `lln.nodes[3].parent`.
-    pub path: String,
-    /// What is wrong, naming the value found and the expectation.
-    pub message: String,
-}
-
-impl LlnError {
-    /// An error at `path`: found `value`, expected `expected`.
-    pub fn new(path: impl Into<String>, value: impl std::fmt::Display, expected: impl std::fmt::Display) -> Self {
-        Self { path: path.into(), message: format!("got {value}, expected {expected}") }
-    }
-}
-
-impl std::fmt::Display for LlnError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "`{}`: {}", self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for LlnError {}
+/// A problem with an LLN scenario (the project's one key-path error type).
+pub use cellshare_core::ScenarioError as LlnError;
 
 /// A complete LLN scenario: sensor nodes in a multi-hop tree sending TCP uplinks to an end
 /// host behind the border router.

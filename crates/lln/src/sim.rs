@@ -36,7 +36,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time, to_secs_f64};
+use cellshare_core::stats::jain_index;
+use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, StreamRng, MS, SEC};
 use cellshare_transport::cc::reno::{Reno, RenoConfig};
 use cellshare_transport::tcp::{TcpReceiver, TcpSender};
@@ -194,17 +195,6 @@ pub struct LlnSimulation {
     events: u64,
 }
 
-/// Timer bookkeeping: returns the time of a new wake-up event if `want` is earlier than
-/// what is armed (a later request re-arms when the armed event fires).
-fn rearm(armed: &mut Option<Nanos>, want: Option<Nanos>, now: Nanos) -> Option<Nanos> {
-    let t = want?.max(now);
-    if armed.is_none_or(|a| t < a) {
-        *armed = Some(t);
-        Some(t)
-    } else {
-        None
-    }
-}
 
 impl LlnSimulation {
     /// Builds the network of `scenario` (validating it and its topology).
@@ -853,13 +843,3 @@ impl LlnSimulation {
     }
 }
 
-/// Jain's fairness index `(Σx)² / (n·Σx²)` (1 for an empty or all-zero list).
-pub fn jain_index(xs: &[f64]) -> f64 {
-    let s: f64 = xs.iter().sum();
-    let s2: f64 = xs.iter().map(|x| x * x).sum();
-    if xs.is_empty() || s2 == 0.0 {
-        1.0
-    } else {
-        s * s / (xs.len() as f64 * s2)
-    }
-}

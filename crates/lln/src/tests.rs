@@ -1,7 +1,7 @@
 //! Scenario-level tests of the LLN engine.
 
-use crate::config::{LlnScenario, NodeConfig};
-use crate::sim::{jain_index, LlnSimulation};
+use crate::config::LlnScenario;
+use crate::sim::LlnSimulation;
 use crate::topology::Topology;
 
 /// A chain of `n` nodes with explicit links (everyone hears everyone when `full`).
@@ -149,10 +149,3 @@ fn bad_scenarios_name_the_key() {
     }
 }
 
-#[test]
-fn jain_index_bounds() {
-    assert_eq!(jain_index(&[1.0, 1.0, 1.0]), 1.0);
-    assert!((jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
-    assert_eq!(jain_index(&[]), 1.0);
-    let _ = NodeConfig { position: None, parent: None };
-}

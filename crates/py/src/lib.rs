@@ -117,24 +117,20 @@ fn run(py: Python<'_>, text: &str, base_dir: &str) -> PyResult<String> {
     }))
 }
 
-fn lln_to_py(e: cellshare_lln::LlnError) -> PyErr {
-    ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
-}
-
 /// Parses and validates an LLN scenario (TOML text with an `[lln]` table), building its
 /// topology; raises `ScenarioInvalid`.
 #[pyfunction]
 fn lln_validate(text: &str) -> PyResult<()> {
-    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(lln_to_py)?;
-    cellshare_lln::LlnSimulation::new(&sc).map_err(lln_to_py)?;
+    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(to_py)?;
+    cellshare_lln::LlnSimulation::new(&sc).map_err(to_py)?;
     Ok(())
 }
 
 /// Runs an LLN scenario to the end (releasing the GIL) and returns its results as JSON.
 #[pyfunction]
 fn lln_run(py: Python<'_>, text: &str) -> PyResult<String> {
-    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(lln_to_py)?;
-    let sim = cellshare_lln::LlnSimulation::new(&sc).map_err(lln_to_py)?;
+    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(to_py)?;
+    let sim = cellshare_lln::LlnSimulation::new(&sc).map_err(to_py)?;
     Ok(py.allow_threads(move || serde_json::to_string(&sim.run()).expect("results serialize")))
 }
 

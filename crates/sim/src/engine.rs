@@ -13,7 +13,7 @@ use std::sync::Arc;
 use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sneaker, StrictPriority, TailDrop};
 use cellshare_cell::{Cell, Delivery, DropCause, RlcQueue};
 use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
-use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time, to_secs_f64};
+use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
@@ -59,20 +59,6 @@ impl Link {
     }
 }
 
-/// Timer bookkeeping shared by every endpoint: `armed` is the time of the wake-up event
-/// already queued, `want` the time the endpoint asks for now. Returns the time of a new
-/// event to queue, if the endpoint wants to be woken earlier than what is armed. A later
-/// request needs no new event: the armed one fires, finds nothing due, and re-arms.
-#[inline]
-fn rearm(armed: &mut Option<Nanos>, want: Option<Nanos>, now: Nanos) -> Option<Nanos> {
-    let t = want?.max(now);
-    if armed.is_none_or(|a| t < a) {
-        *armed = Some(t);
-        Some(t)
-    } else {
-        None
-    }
-}
 
 /// The shared drop-tail FIFO bottleneck (wired / Wi-Fi-like access).
 #[derive(Debug)]
@@ -134,7 +120,6 @@ pub(crate) struct FlowRt {
     pub trace: Vec<FlowSample>,
     /// Controller mode changes as they happened.
     pub mode_changes: Vec<ModeChange>,
-    last_mode: u8,
     trace_delivered_prev: u64,
     /// Bytes of this flow's packets delivered over the access link, headers included.
     pub air_bytes: u64,
@@ -377,7 +362,6 @@ impl Simulation {
                     packets_delivered: 0,
                     trace: Vec::new(),
                     mode_changes: Vec::new(),
-                    last_mode: 0,
                     trace_delivered_prev: 0,
                     air_bytes: 0,
                 });
@@ -741,8 +725,7 @@ impl Simulation {
         }
         let fl = &mut self.flows[f as usize];
         if let Some(tr) = fl.sender.cc_trace() {
-            if tr.mode != fl.last_mode {
-                fl.last_mode = tr.mode;
+            if tr.mode != fl.mode_changes.last().map_or(0, |m| m.mode) {
                 fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode: tr.mode });
             }
         }

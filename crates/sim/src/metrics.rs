@@ -1,6 +1,7 @@
 //! Metrics accumulated in place while the simulation runs: counters, per-second series and
 //! fixed-bucket delay histograms. Nothing here allocates per packet.
 
+pub use cellshare_core::stats::jain_index;
 use cellshare_core::{Nanos, SEC, US};
 use serde::Serialize;
 
@@ -182,16 +183,6 @@ impl PerSecond {
     }
 }
 
-/// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 for an empty or all-zero list.
-pub fn jain_index(xs: &[f64]) -> f64 {
-    let s: f64 = xs.iter().sum();
-    let s2: f64 = xs.iter().map(|x| x * x).sum();
-    if xs.is_empty() || s2 == 0.0 {
-        1.0
-    } else {
-        s * s / (xs.len() as f64 * s2)
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -235,11 +226,5 @@ mod tests {
         s.add(0, 125_000);
         s.add(1200 * MS, 62_500);
         assert_eq!(s.mbps(1500 * MS), vec![1.0, 1.0]);
-    }
-
-    #[test]
-    fn jain() {
-        assert!((jain_index(&[1.0, 1.0, 1.0]) - 1.0).abs() < 1e-12);
-        assert!((jain_index(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
     }
 }

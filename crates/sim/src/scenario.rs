@@ -15,33 +15,7 @@ use cellshare_core::TrafficClass;
 
 use crate::transport::TransportConfig;
 
-/// A problem with a scenario: where, what was found, what was expected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    /// Key path, e.g. `cell.bandwidth_mhz` or `ues[2].channel.file`.
-    pub path: String,
-    /// What is wrong, naming the value found and the expectation.
-    pub message: String,
-}
-
-impl ScenarioError {
-    /// An error at `path`: found `value`, expected `expected`.
-    pub fn new(path: impl Into<String>, value: impl std::fmt::Display, expected: impl std::fmt::Display) -> Self {
-        Self { path: path.into(), message: format!("got {value}, expected {expected}") }
-    }
-}
-
-impl std::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "`{}`: {}", self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
+pub use cellshare_core::ScenarioError;
 
 /// A complete scenario.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]

@@ -464,7 +464,6 @@ pub struct Legilimens {
     backoff_exp: u32,
     /// Slots (multiples of T) of the last back-off draw.
     last_backoff_slots: u64,
-    srtt: Nanos,
     min_rtt: Nanos,
     /// When NORMAL was last entered.
     normal_since: Nanos,
@@ -503,7 +502,6 @@ impl Legilimens {
             deadline: None,
             backoff_exp: 0,
             last_backoff_slots: 0,
-            srtt: 0,
             min_rtt: 0,
             normal_since: 0,
             qdelay_ms: 0,
@@ -643,7 +641,6 @@ impl CongestionControl for Legilimens {
         if self.deadline.is_some_and(|d| d <= ev.now) {
             self.on_timer(ev.now);
         }
-        self.srtt = ev.srtt;
         self.min_rtt = ev.min_rtt;
         self.flight = ev.bytes_in_flight;
         if self.burst_hold && ev.acked_bytes > 0 {
