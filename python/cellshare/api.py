@@ -60,6 +60,21 @@ _UE_TRACE_SCHEMA = pa.schema([
 ])
 
 
+def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], schema: pa.Schema) -> pa.Table:
+    """One row per record in every parent's ``parent[key]`` list: the columns named in
+    `parent_cols` (column -> parent field) from the parent, the rest of `schema` from the
+    record."""
+    cols: dict[str, list] = {name: [] for name in schema.names}
+    own = [name for name in schema.names if name not in parent_cols]
+    for p in parents:
+        for rec in p[key]:
+            for col, field_name in parent_cols.items():
+                cols[col].append(p[field_name])
+            for col in own:
+                cols[col].append(rec[col])
+    return pa.table(cols, schema=schema)
+
+
 @dataclass
 class Result:
     """Results of one run: the summary (what summary.json holds) and tables."""
@@ -159,38 +174,17 @@ class Result:
         flow, name, t_s, mbps (delivered over the interval), cwnd_bytes, srtt_ms, and the
         controller's mode, estimate (Legilimens: capacity, Mbit/s) and flag (Legilimens:
         busy)."""
-        keys = ("t_s", "mbps", "cwnd_bytes", "srtt_ms", "mode", "estimate", "flag")
-        cols: dict[str, list] = {"flow": [], "name": [], **{k: [] for k in keys}}
-        for f in self.raw["flows"]:
-            for smp in f["trace"]:
-                cols["flow"].append(f["id"])
-                cols["name"].append(f["name"])
-                for k in keys:
-                    cols[k].append(smp[k])
-        return pa.table(cols, schema=_FLOW_TRACE_SCHEMA)
+        return _nested_table(self.raw["flows"], "trace", {"flow": "id", "name": "name"}, _FLOW_TRACE_SCHEMA)
 
     def mode_changes(self) -> pa.Table:
         """Every change of a controller's mode: flow, name, t_s, mode (Legilimens: 0
         NORMAL, 1-3 GAP I-III, 4 back-off)."""
-        cols: dict[str, list] = {"flow": [], "name": [], "t_s": [], "mode": []}
-        for f in self.raw["flows"]:
-            for m in f["mode_changes"]:
-                cols["flow"].append(f["id"])
-                cols["name"].append(f["name"])
-                cols["t_s"].append(m["t_s"])
-                cols["mode"].append(m["mode"])
-        return pa.table(cols, schema=_MODE_SCHEMA)
+        return _nested_table(self.raw["flows"], "mode_changes", {"flow": "id", "name": "name"}, _MODE_SCHEMA)
 
     def ue_trace(self) -> pa.Table:
         """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
         ue, t_s, queue_bytes, queue_packets."""
-        cols: dict[str, list] = {"ue": [], "t_s": [], "queue_bytes": [], "queue_packets": []}
-        for u in self.raw["ues"]:
-            for smp in u["trace"]:
-                cols["ue"].append(u["id"])
-                for k in ("t_s", "queue_bytes", "queue_packets"):
-                    cols[k].append(smp[k])
-        return pa.table(cols, schema=_UE_TRACE_SCHEMA)
+        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_TRACE_SCHEMA)
 
     def flow(self, name: str) -> dict:
         """The summary of the flow called `name`."""

@@ -104,6 +104,14 @@ def write_claims(exp: Experiment, ctx: Context) -> None:
     (ctx.out / "claims.md").write_text("\n".join(lines) + "\n")
 
 
+def jain(xs) -> float:
+    """Jain's fairness index (Σx)² / (n·Σx²); 1 for an empty or all-zero list (as the
+    simulator's ``jain_index``)."""
+    xs = list(xs)
+    s, s2 = sum(xs), sum(x * x for x in xs)
+    return 1.0 if not xs or s2 == 0 else s * s / (len(xs) * s2)
+
+
 def load_all() -> None:
     """Imports every experiment module so they register."""
     from . import (  # noqa: F401

@@ -25,12 +25,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Context, experiment  # noqa: E402
+from . import Context, experiment, jain  # noqa: E402
 from ..api import Result  # noqa: E402
+from .lpt_fifo_vs_cell import FG_START, OFF, ON, _phases  # noqa: E402  (Figure 2's on/off timing)
 
 PAPER = "Legilimens (legilimens-transport.txt)"
-FG_START, ON, OFF = 20.0, 30.0, 30.0
-SETTLE = 2  # seconds excluded after each foreground switch when computing shares
 CHANNEL = {"kind": "radio", "distance_m": 300.0, "layers": 2, "fading": "none"}
 BACKGROUNDS = [
     ("legilimens", {"kind": "legilimens"}, "Legilimens"),
@@ -57,23 +56,13 @@ def _onoff_scenario(name: str, bg_cc: dict | None, duration: float, seed: int = 
     return {"name": name, "simulation": {"duration_s": duration, "seed": seed}, **_cell(2, channel), "flows": flows}
 
 
-def _phases(duration: float) -> tuple[list[int], list[int], list[float]]:
-    """Whole seconds inside foreground-on and -off periods (after the first start, at least
-    SETTLE s from a switch), and the times at which the foreground stops."""
-    on, off, stops = [], [], []
-    for s in range(int(duration)):
-        if s < FG_START:
-            continue
-        t = (s - FG_START) % (ON + OFF)
-        if SETTLE <= t and t + 1 <= ON:
-            on.append(s)
-        elif ON + SETTLE <= t and t + 1 <= ON + OFF:
-            off.append(s)
-    t = FG_START + ON
+def _stops(duration: float) -> list[float]:
+    """The times at which the foreground stops and a whole off period follows."""
+    stops, t = [], FG_START + ON
     while t + OFF <= duration:
         stops.append(t)
         t += ON + OFF
-    return on, off, stops
+    return stops
 
 
 def _mean(series: list[float], seconds: list[int]) -> float:
@@ -101,7 +90,8 @@ def _recapture_times(result: Result, stops: list[float], target_mbps: float) -> 
 
 
 def _onoff_metrics(result: Result, alone: Result, duration: float) -> dict:
-    on, off, stops = _phases(duration)
+    on, off = _phases(duration)
+    stops = _stops(duration)
     bg = result.flow("background")["per_second_mbps"]
     fg = result.flow("foreground")["per_second_mbps"]
     fg_alone_on = _mean(alone.flow("foreground")["per_second_mbps"], on)
@@ -236,11 +226,6 @@ def run_queues(ctx: Context) -> None:
     plt.close(fig)
 
 
-def _jain(xs: list[float]) -> float:
-    s, q = sum(xs), sum(x * x for x in xs)
-    return s * s / (len(xs) * q) if q > 0 else 0.0
-
-
 @experiment("legilimens-fairness", "Legilimens flows to one UE share fairly (Fig. 14)", f"{PAPER} Sec. VI-D, Fig. 14")
 def run_fairness(ctx: Context) -> None:
     def scenario(n: int, gap: float, tail: float) -> tuple[dict, float]:
@@ -259,14 +244,14 @@ def run_fairness(ctx: Context) -> None:
     paper = {2: 0.999, 3: 0.993, 4: 0.996}
     for n in (2, 3, 4):
         a, b = 20.0 * (n - 1) + 5.0, 20.0 * n if n < 4 else duration
-        j = _jain([bytes_between(r4, f"leg{i}", a, b) for i in range(n)])
+        j = jain([bytes_between(r4, f"leg{i}", a, b) for i in range(n)])
         ctx.claim(f"jain-{n}", f"Jain's index over {n} concurrent flows ({a:.0f}-{b:.0f} s)", f"{paper[n]}", j, "≥ 0.99", j >= 0.99)
     # Larger populations: 8 and 24 flows started 2 s apart, measured over 40 s with all active.
     for n in (8, 24):
         sc, duration = scenario(n, 2.0, 45.0)
         r = ctx.run(f"staggered-{n}", sc)
         a = 2.0 * (n - 1) + 5.0
-        j = _jain([bytes_between(r, f"leg{i}", a, duration) for i in range(n)])
+        j = jain([bytes_between(r, f"leg{i}", a, duration) for i in range(n)])
         ctx.claim(f"jain-{n}", f"Jain's index over {n} concurrent flows ({a:.0f}-{duration:.0f} s)",
                   "converge to fair shares (Sec. VI-D)", j, "≥ 0.99", j >= 0.99)
     fig, ax = plt.subplots(figsize=(8, 3))
@@ -289,7 +274,7 @@ def run_sensitivity(ctx: Context) -> None:
     `legilimens-onoff`, others at their defaults, and both throughputs are normalised to the
     default parameters' run as in Figure 15."""
     duration = FG_START + (4 if ctx.full else 2) * (ON + OFF)
-    on, off, _ = _phases(duration)
+    on, off = _phases(duration)
     sweeps = {
         "lambda": [0.0, 0.25, 0.5, 0.75, 1.0],
         "burst_bytes": [25 * 1024, 50 * 1024, 100 * 1024],

@@ -53,9 +53,3 @@ def scenario(name: str, aqm: dict, n_ues: int, flows: list, duration: float, see
 def mean(xs) -> float:
     xs = list(xs)
     return sum(xs) / len(xs) if xs else 0.0
-
-
-def jain(xs) -> float:
-    xs = list(xs)
-    s, s2 = sum(xs), sum(x * x for x in xs)
-    return 1.0 if not xs or s2 == 0 else s * s / (len(xs) * s2)

@@ -18,8 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Context, experiment  # noqa: E402
-from .sneaker_common import RENO, jain, mean, scenario  # noqa: E402
+from . import Context, experiment, jain  # noqa: E402
+from .sneaker_common import RENO, mean, scenario  # noqa: E402
 
 PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 6"
 JOIN = 20.0
