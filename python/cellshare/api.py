@@ -61,17 +61,19 @@ _UE_TRACE_SCHEMA = pa.schema([
 
 
 def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], schema: pa.Schema) -> pa.Table:
-    """One row per record in every parent's ``parent[key]`` list: the columns named in
-    `parent_cols` (column -> parent field) from the parent, the rest of `schema` from the
-    record."""
+    """One row per sample in every parent's ``parent[key]`` (a mapping of equally long
+    columns, as the simulator writes its traces): the columns named in `parent_cols`
+    (column -> parent field) repeat the parent's value, the rest of `schema` come from the
+    sample columns."""
     cols: dict[str, list] = {name: [] for name in schema.names}
     own = [name for name in schema.names if name not in parent_cols]
     for p in parents:
-        for rec in p[key]:
-            for col, field_name in parent_cols.items():
-                cols[col].append(p[field_name])
-            for col in own:
-                cols[col].append(rec[col])
+        rec = p[key]
+        n = len(rec[own[0]])
+        for col, field_name in parent_cols.items():
+            cols[col].extend([p[field_name]] * n)
+        for col in own:
+            cols[col].extend(rec[col])
     return pa.table(cols, schema=schema)
 
 

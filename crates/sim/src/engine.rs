@@ -19,7 +19,7 @@ use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
 
 use crate::metrics::{DelayHistogram, PerSecond};
-use crate::results::{FlowSample, ModeChange, UeSample};
+use crate::results::{FlowSample, FlowTrace, ModeChange, ModeChanges, UeSample, UeTrace};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
 use crate::transport::{header_bytes, Receiver, Sender};
@@ -117,9 +117,9 @@ pub(crate) struct FlowRt {
     pub drops: u64,
     pub packets_delivered: u64,
     /// Fine-grained samples (see `SimulationConfig::trace_interval_ms`).
-    pub trace: Vec<FlowSample>,
+    pub trace: FlowTrace,
     /// Controller mode changes as they happened.
-    pub mode_changes: Vec<ModeChange>,
+    pub mode_changes: ModeChanges,
     trace_delivered_prev: u64,
     /// Bytes of this flow's packets delivered over the access link, headers included.
     pub air_bytes: u64,
@@ -139,7 +139,7 @@ impl FlowRt {
 pub(crate) struct UeRt {
     pub series: PerSecond,
     /// Base-station queue samples (see `SimulationConfig::trace_interval_ms`).
-    pub trace: Vec<UeSample>,
+    pub trace: UeTrace,
     pub delay: DelayHistogram,
     pub bytes: u64,
     pub mean_snr_db: Option<f64>,
@@ -265,7 +265,7 @@ impl Simulation {
                     }
                 };
                 cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
-                ues.push(UeRt { series: PerSecond::new(end), trace: Vec::new(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
+                ues.push(UeRt { series: PerSecond::new(end), trace: UeTrace::default(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
             }
         }
         match &sc.cell.aqm {
@@ -360,8 +360,8 @@ impl Simulation {
                     first_send: None,
                     drops: 0,
                     packets_delivered: 0,
-                    trace: Vec::new(),
-                    mode_changes: Vec::new(),
+                    trace: FlowTrace::default(),
+                    mode_changes: ModeChanges::default(),
                     trace_delivered_prev: 0,
                     air_bytes: 0,
                 });
@@ -725,7 +725,7 @@ impl Simulation {
         }
         let fl = &mut self.flows[f as usize];
         if let Some(tr) = fl.sender.cc_trace() {
-            if tr.mode != fl.mode_changes.last().map_or(0, |m| m.mode) {
+            if tr.mode != fl.mode_changes.current() {
                 fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode: tr.mode });
             }
         }

@@ -82,10 +82,10 @@ pub struct FlowResult {
     /// Goodput per second of simulated time, Mbps.
     pub per_second_mbps: Vec<f64>,
     /// Fine-grained samples every `simulation.trace_interval_ms` (empty when traces are off).
-    pub trace: Vec<FlowSample>,
+    pub trace: FlowTrace,
     /// The congestion controller's mode changes, as they happened (controllers with modes,
     /// e.g. Legilimens: 0 NORMAL, 1–3 GAP I–III, 4 back-off).
-    pub mode_changes: Vec<ModeChange>,
+    pub mode_changes: ModeChanges,
 }
 
 /// One UE's results.
@@ -105,11 +105,11 @@ pub struct UeResult {
     pub per_second_mbps: Vec<f64>,
     /// Base-station queue samples every `simulation.trace_interval_ms` (empty when traces are
     /// off or the access is a shared FIFO).
-    pub trace: Vec<UeSample>,
+    pub trace: UeTrace,
 }
 
 /// One fine-grained sample of a flow, taken at `t_s`.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowSample {
     /// Sample time, seconds.
     pub t_s: f64,
@@ -129,7 +129,7 @@ pub struct FlowSample {
 }
 
 /// A change of a controller's mode.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ModeChange {
     /// When, seconds.
     pub t_s: f64,
@@ -138,7 +138,7 @@ pub struct ModeChange {
 }
 
 /// One fine-grained sample of a UE's base-station queue, taken at `t_s`.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UeSample {
     /// Sample time, seconds.
     pub t_s: f64,
@@ -166,6 +166,82 @@ pub struct ClassResult {
     pub queue_delay_ms: DelayPercentiles,
     /// BoDe's power: delivery rate over p99 sojourn, Mbps per ms (0 without samples).
     pub power: f64,
+}
+
+/// A flow's fine-grained samples, one column per field of [`FlowSample`] (columns, not a
+/// list of records: a 100-UE minute is 60 000 samples, and records cost several times the
+/// memory once the results are read into Python).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlowTrace {
+    /// Sample times, seconds.
+    pub t_s: Vec<f64>,
+    /// Payload delivered over each interval, Mbit/s.
+    pub mbps: Vec<f64>,
+    /// Congestion windows, bytes.
+    pub cwnd_bytes: Vec<u64>,
+    /// Smoothed RTTs, ms.
+    pub srtt_ms: Vec<f64>,
+    /// Controller modes.
+    pub mode: Vec<u8>,
+    /// Controller estimates (NaN, serialized as null, when none).
+    pub estimate: Vec<f64>,
+    /// Controller flags.
+    pub flag: Vec<bool>,
+}
+
+impl FlowTrace {
+    /// Appends one sample.
+    pub fn push(&mut self, s: FlowSample) {
+        self.t_s.push(s.t_s);
+        self.mbps.push(s.mbps);
+        self.cwnd_bytes.push(s.cwnd_bytes);
+        self.srtt_ms.push(s.srtt_ms);
+        self.mode.push(s.mode);
+        self.estimate.push(s.estimate);
+        self.flag.push(s.flag);
+    }
+}
+
+/// A controller's mode changes, one column per field of [`ModeChange`].
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ModeChanges {
+    /// When, seconds.
+    pub t_s: Vec<f64>,
+    /// The new modes.
+    pub mode: Vec<u8>,
+}
+
+impl ModeChanges {
+    /// Appends one change.
+    pub fn push(&mut self, c: ModeChange) {
+        self.t_s.push(c.t_s);
+        self.mode.push(c.mode);
+    }
+
+    /// The mode after the last change (0 before any).
+    pub fn current(&self) -> u8 {
+        self.mode.last().copied().unwrap_or(0)
+    }
+}
+
+/// A UE's queue samples, one column per field of [`UeSample`].
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct UeTrace {
+    /// Sample times, seconds.
+    pub t_s: Vec<f64>,
+    /// Bytes queued.
+    pub queue_bytes: Vec<u64>,
+    /// Packets queued.
+    pub queue_packets: Vec<u32>,
+}
+
+impl UeTrace {
+    /// Appends one sample.
+    pub fn push(&mut self, s: UeSample) {
+        self.t_s.push(s.t_s);
+        self.queue_bytes.push(s.queue_bytes);
+        self.queue_packets.push(s.queue_packets);
+    }
 }
 
 /// Cell-wide per-second series.

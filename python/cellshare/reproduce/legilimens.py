@@ -71,7 +71,7 @@ def _mean(series: list[float], seconds: list[int]) -> float:
 
 def _trace(result: Result, name: str) -> tuple[list[float], list[float]]:
     f = result.flow(name)
-    return [s["t_s"] for s in f["trace"]], [s["mbps"] for s in f["trace"]]
+    return f["trace"]["t_s"], f["trace"]["mbps"]
 
 
 def _recapture_times(result: Result, stops: list[float], target_mbps: float) -> list[float]:
@@ -177,9 +177,9 @@ def run_onoff(ctx: Context) -> None:
     r = runs["legilimens"]
     tr = r.flow("background")["trace"]
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(10, 4), sharex=True)
-    a1.step([s["t_s"] for s in tr], [s["mode"] for s in tr], where="post", lw=0.8)
+    a1.step(tr["t_s"], tr["mode"], where="post", lw=0.8)
     a1.set_yticks([0, 1, 2, 3, 4], ["NORMAL", "GAP I", "GAP II", "GAP III", "back-off"])
-    a2.plot([s["t_s"] for s in tr], [s["estimate"] if s["estimate"] is not None else float("nan") for s in tr], lw=0.8)
+    a2.plot(tr["t_s"], [float("nan") if e is None else e for e in tr["estimate"]], lw=0.8)
     a2.set_ylabel("capacity (Mbps)")
     a2.set_xlabel("time (s)")
     a1.set_xlim(FG_START - 5, FG_START + ON + OFF)
@@ -199,9 +199,9 @@ def run_queues(ctx: Context) -> None:
               "flows": [{"name": "background", "ue": 0, "class": "background", "transport": {"kind": "tcp", "cc": {"kind": cc}}},
                         {"name": "foreground", "ue": 1, "start_s": join, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}}]}
         r = ctx.run(cc, sc)
-        q = [s for s in r.raw["ues"][0]["trace"]]
-        traces[cc] = ([s["t_s"] for s in q], [s["queue_bytes"] / 1000 for s in q])
-        after = [s["queue_bytes"] for s in q if s["t_s"] >= join + 1.0]
+        q = r.raw["ues"][0]["trace"]
+        traces[cc] = (q["t_s"], [b / 1000 for b in q["queue_bytes"]])
+        after = [b for t, b in zip(q["t_s"], q["queue_bytes"]) if t >= join + 1.0]
         frac_empty[cc] = sum(b <= empty_bytes for b in after) / len(after)
         mean_kb[cc] = sum(after) / len(after) / 1000
     leg = frac_empty["legilimens"]
