@@ -300,6 +300,14 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
 
 /// Idle RTT probe: `count` SYN → RST round trips to `to` (a port with no listener).
 pub fn ping(to: SocketAddr, count: u32, interval: Duration) -> Result<Vec<f64>, String> {
+    // The probe measures the network, not the scheduler: waiting for a CPU after the answer
+    // arrives (milliseconds on a loaded machine) would count as RTT. Real-time priority when
+    // permitted (root), as the emulator's own loop has.
+    // SAFETY: plain syscall on the calling thread.
+    unsafe {
+        let p = libc::sched_param { sched_priority: 10 };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &p);
+    }
     let mut out = Vec::new();
     // Probes leave at a random phase of the emulator's 1 ms TTI grid: a fixed interval would
     // lock every probe to the same phase (each starts right after the previous answer, which
