@@ -105,6 +105,21 @@ pub fn tcp_info(s: &TcpStream) -> std::io::Result<TcpInfo> {
     Ok(info)
 }
 
+/// Raises the calling process to real-time priority (SCHED_FIFO 10, below the emulator's
+/// loop at 20) when permitted (root); otherwise leaves it as it is. The endpoints stand for a
+/// UE and a server, which react at once: on a loaded machine a receiver waiting milliseconds
+/// for a CPU reads late, its window stops growing and Linux holds its ACKs (it ACKs two
+/// segments only when the window would not shrink), and a probe would count the wait as RTT.
+/// The threads a process starts afterwards inherit the policy; children do not
+/// (SCHED_RESET_ON_FORK).
+pub fn realtime_priority() {
+    // SAFETY: plain syscall on the calling process.
+    unsafe {
+        let p = libc::sched_param { sched_priority: 10 };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &p);
+    }
+}
+
 /// Sets the congestion control of a socket by name.
 pub fn set_congestion(s: &TcpStream, name: &str) -> Result<(), String> {
     // SAFETY: the name buffer is valid for its length.
@@ -131,6 +146,7 @@ fn set_int(s: &TcpStream, level: i32, opt: i32, v: i32) {
 
 /// Receiver: accept connections on `port` forever, print per-second goodput lines.
 pub fn recv(port: u16) -> Result<(), String> {
+    realtime_priority();
     let l = TcpListener::bind(("0.0.0.0", port)).map_err(|e| format!("cannot listen on port {port}: {e}"))?;
     let total = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     {
@@ -200,6 +216,7 @@ fn json_num(x: f64) -> String {
 
 /// Sender: connect, set the congestion control, send, report per second.
 pub fn send(o: &SendOptions) -> Result<(), String> {
+    realtime_priority();
     let mut s = None;
     let t_conn = Instant::now();
     while s.is_none() {
@@ -300,14 +317,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
 
 /// Idle RTT probe: `count` SYN → RST round trips to `to` (a port with no listener).
 pub fn ping(to: SocketAddr, count: u32, interval: Duration) -> Result<Vec<f64>, String> {
-    // The probe measures the network, not the scheduler: waiting for a CPU after the answer
-    // arrives (milliseconds on a loaded machine) would count as RTT. Real-time priority when
-    // permitted (root), as the emulator's own loop has.
-    // SAFETY: plain syscall on the calling thread.
-    unsafe {
-        let p = libc::sched_param { sched_priority: 10 };
-        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &p);
-    }
+    realtime_priority();
     let mut out = Vec::new();
     // Probes leave at a random phase of the emulator's 1 ms TTI grid: a fixed interval would
     // lock every probe to the same phase (each starts right after the previous answer, which
