@@ -2,7 +2,11 @@
 iproute2; each test runs a few tens of seconds of real time)."""
 
 import json
+import shutil
+import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -44,10 +48,15 @@ probe_count = 9
 
 
 def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu_ready, tmp_path, run_cli):
-    r = run_cli("emulate", _write(tmp_path, ONE_UE), "--out", tmp_path / "out")
+    r = run_cli("emulate", _write(tmp_path, ONE_UE.replace("probe_count = 9", "probe_count = 9\npcap = true")),
+                "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "out" / "summary.json").read_text())
     f = s["flows"][0]
+    # The capture holds the flow: raw-IP pcap records, tens of thousands of them.
+    pcap = (tmp_path / "out" / "emu.pcap").read_bytes()
+    assert pcap[:4] == bytes.fromhex("d4c3b2a1") and int.from_bytes(pcap[20:24], "little") == 101
+    assert len(pcap) > 10_000 * 56
     steady = f["per_second_mbps"][1:]  # after slow start
     mbps = sum(steady) / len(steady)
     assert mbps >= 0.9 * 20.0, f["per_second_mbps"]
@@ -144,10 +153,17 @@ def test_emulator_input_errors_and_privileges(emu_ready, tmp_path, run_cli):
     assert r.returncode == 2 and "vegas" in r.stderr and "not available" in r.stderr
     r = run_cli("emulate", tmp_path / "missing.toml", "--out", tmp_path / "o4")
     assert r.returncode == 2 and "no such file" in r.stderr
-    # Without root the emulator says so and exits non-zero.
-    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(emu_ready), "run",
-                        str(_write(tmp_path, ONE_UE)), "--out", str(tmp_path / "o5")], capture_output=True, text=True)
-    assert r.returncode == 1 and "needs root" in r.stderr, r.stderr
+    # Without root the emulator says so and exits non-zero (scenario in a folder "nobody" can read).
+    pub = Path(tempfile.mkdtemp(prefix="csemu-test-"))
+    try:
+        pub.chmod(0o755)
+        (pub / "s.toml").write_text(ONE_UE)
+        (pub / "s.toml").chmod(0o644)
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(emu_ready), "run",
+                            str(pub / "s.toml"), "--out", str(pub / "out")], capture_output=True, text=True)
+        assert r.returncode == 1 and "needs root" in r.stderr, r.stderr
+    finally:
+        shutil.rmtree(pub, ignore_errors=True)
 
 
 def test_stale_namespaces_of_a_crashed_run_are_removed(emu_ready):
@@ -160,3 +176,23 @@ def test_stale_namespaces_of_a_crashed_run_are_removed(emu_ready):
         assert name not in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     finally:
         subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def test_ctrl_c_stops_the_run_and_removes_its_namespaces(emu_ready, tmp_path):
+    p = subprocess.Popen([str(emu_ready), "run", str(_write(tmp_path, ONE_UE.replace("duration_s = 8", "duration_s = 30"))),
+                          "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    mine = f"csemu-{p.pid}-"
+    deadline = time.time() + 10
+    while time.time() < deadline and not any(n.startswith(mine) for n in _netns()):
+        time.sleep(0.1)
+    assert any(n.startswith(mine) for n in _netns()), "the run made its namespaces"
+    time.sleep(2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 0, err
+    assert json.loads(out)["interrupted"] is True
+    assert not [n for n in _netns() if n.startswith(mine)]
+
+
+def _netns():
+    return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()

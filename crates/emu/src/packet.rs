@@ -61,7 +61,8 @@ mod tests {
         let mut p = vec![0u8; 20 + 32 + 100];
         p[0] = 0x45;
         p[1] = 8 << 2;
-        p[2..4].copy_from_slice(&(p.len() as u16).to_be_bytes());
+        let len = p.len() as u16;
+        p[2..4].copy_from_slice(&len.to_be_bytes());
         p[9] = 6;
         p[12..16].copy_from_slice(&[10, 200, 0, 1]);
         p[16..20].copy_from_slice(&[10, 201, 0, 3]);
