@@ -160,7 +160,7 @@ fn main() -> ExitCode {
                 TrafficCmd::Send { to, cc, duration, on, off, bytes } => {
                     if !(duration > 0.0 && duration.is_finite()) {
                         Err(format!("--duration = {duration}: expected seconds > 0"))
-                    } else if on.is_some_and(|x| !(x > 0.0)) || off.is_some_and(|x| !(x >= 0.0)) {
+                    } else if on.is_some_and(|x| x.is_nan() || x <= 0.0) || off.is_some_and(|x| x.is_nan() || x < 0.0) {
                         Err("--on / --off: expected seconds, --on > 0 and --off >= 0".into())
                     } else {
                         traffic::send(&traffic::SendOptions { to, cc, duration_s: duration, on_off: on.zip(off), bytes })

@@ -279,7 +279,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
             Some((on, off)) => elapsed % (on + off) < on,
             None => true,
         };
-        let want = o.bytes.map_or(true, |b| sent < b);
+        let want = o.bytes.is_none_or(|b| sent < b);
         let wake = next_sample.min(start + Duration::from_secs(sec)).min(end);
         let timeout_ms = wake.saturating_duration_since(Instant::now()).as_millis().max(1) as i32;
         if on && want {
