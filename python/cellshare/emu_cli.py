@@ -83,6 +83,11 @@ def _print_emu(summary: dict) -> None:
         rtt = (f.get("sender") or {}).get("rtt_ms")
         t.add_row(f["name"], str(f["ue"]), f["class"], f["cc"], f"{f['throughput_mbps']:.2f}",
                   "-" if rtt is None else f"{rtt:.1f}", f"{q.get('p50', 0):.1f}", f"{q.get('p99', 0):.1f}", str(f["drops"]))
+    for f in summary.get("other_flows", [])[:20]:
+        q = f["queue_delay_ms"]
+        mbps = f["bytes_delivered"] * 8 / max(summary["duration_s"], 1e-9) / 1e6
+        t.add_row(f["five_tuple"], str(f["ue"]), "-", "-", f"{mbps:.2f}", "-", f"{q['p50']:.1f}", f"{q['p99']:.1f}",
+                  str(f["drops"]))
     out_console.print(t)
     o = summary["overhead_ms"]
     idle = ", ".join(f"UE{r['ue']} {r['median']:.1f}" for r in summary["idle_rtt_ms"])

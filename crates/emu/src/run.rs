@@ -386,7 +386,10 @@ fn summarize(sc: &EmuScenario, flows: &[EmuFlow], out: &Path, res: crate::engine
             })
         })
         .collect();
-    let others: Vec<&crate::engine::FlowResult> = res.flows.iter().filter(|f| f.id.is_none()).collect();
+    // Traffic the emulator did not start (user commands, a client pointed through it) that
+    // carried payload; the idle-RTT probes' connection attempts carry none.
+    let others: Vec<&crate::engine::FlowResult> =
+        res.flows.iter().filter(|f| f.id.is_none() && (f.bytes_delivered > 0 || f.drops > 0)).collect();
     let jain = {
         let xs: Vec<f64> = flow_rows.iter().map(|f| f["throughput_mbps"].as_f64().unwrap_or(0.0)).collect();
         cellshare_sim::metrics::jain_index(&xs)
