@@ -84,7 +84,7 @@ def test_two_cubic_ues_share_fairly_and_match_the_simulator(emu_ready, tmp_path,
 FIG7 = """
 name = "legilimens-fig7"
 [simulation]
-duration_s = 32
+duration_s = 40
 [cell]
 scheduler = { kind = "pf" }
 [[ues]]
@@ -94,8 +94,8 @@ channel = { kind = "fixed", rate_mbps = 20.0 }
 name = "fg"
 ue = 0
 transport = { kind = "tcp", cc = { kind = "cubic" } }
-on_s = 8.0
-off_s = 8.0
+on_s = 10.0
+off_s = 10.0
 [[flows]]
 name = "bg"
 ue = 1
@@ -121,8 +121,8 @@ def test_legilimens_ebpf_background_yields_to_on_off_cubic_as_in_figure_7(emu_re
     bg = {f["name"]: f for f in s["flows"]}["bg"]["per_second_mbps"]
     cap = 20.0
     # Seconds well inside each period (2 s allowed for the transitions).
-    on = [bg[i] for i in list(range(2, 8)) + list(range(18, 24))]
-    off = [bg[i] for i in list(range(10, 16)) + list(range(26, 32))]
+    on = [bg[i] for i in list(range(2, 10)) + list(range(22, 30))]
+    off = [bg[i] for i in list(range(12, 20)) + list(range(32, 40))]
     assert sum(on) / len(on) <= 0.2 * cap, bg
     assert sum(off) / len(off) >= 0.6 * cap, bg
 

@@ -247,7 +247,7 @@ impl<'a> Engine<'a> {
     pub fn run(&mut self, mut hook: impl FnMut(Nanos, Option<Nanos>) -> Control) -> std::io::Result<()> {
         let mut fds: Vec<libc::pollfd> = std::iter::once(self.server.raw())
             .chain(self.ues.iter().map(|t| t.raw()))
-            .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
+            .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: libc::POLLIN })
             .collect();
         let mut next_hook = 0;
         self.next_tti = self.now() / MS + 1;
@@ -292,8 +292,9 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Reads what is waiting: the server's device always, a UE's device when the last poll
+    /// marked it readable (so an idle UE costs no system call).
     fn read_all(&mut self, fds: &[libc::pollfd]) -> std::io::Result<()> {
-        let _ = fds;
         // Server → UEs.
         for _ in 0..READ_BURST {
             let id = self.arena.alloc(Packet::default());
@@ -316,6 +317,9 @@ impl<'a> Engine<'a> {
         }
         // UEs → server.
         for u in 0..self.ues.len() {
+            if fds[u + 1].revents & libc::POLLIN == 0 {
+                continue;
+            }
             for _ in 0..READ_BURST {
                 let mut buf = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(MAX_PACKET));
                 buf.resize(MAX_PACKET, 0);
@@ -464,13 +468,13 @@ impl<'a> Engine<'a> {
             }
             self.down.pop_front();
             self.cell.enqueue(due, id, &mut self.arena, &mut self.dropped);
-            self.account_drops(DropCause::Enqueue);
+            self.account_drops();
         }
         // 3. The MAC scheduler for TTI k.
         let mut delivered = std::mem::take(&mut self.delivered);
         delivered.clear();
         let report = self.cell.run_tti(k, boundary, &mut self.arena, &mut delivered, &mut self.dropped);
-        self.account_drops(DropCause::Dequeue);
+        self.account_drops();
         std::mem::swap(&mut self.pending, &mut delivered);
         self.delivered = delivered;
         self.pending_end = boundary + MS;
@@ -482,7 +486,7 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    fn account_drops(&mut self, _hint: DropCause) {
+    fn account_drops(&mut self) {
         for (id, cause) in self.dropped.drain(..) {
             let p = self.arena.get(id);
             match cause {
