@@ -12,6 +12,7 @@ until they close).
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -130,10 +131,30 @@ def unload(name: str) -> bool:
     _check_name(name)
     if name not in available():
         return False
-    _run(["bpftool", "struct_ops", "unregister", "name", name], f"unregistering {name}")
+    ids = _registered_ids(name)
+    if not ids:
+        raise BpfError(f"{name} is listed in {AVAILABLE} but no struct_ops map in use carries that name "
+                       "(was it registered by another tool?)")
+    for map_id in ids:
+        _run(["bpftool", "struct_ops", "unregister", "id", str(map_id)], f"unregistering {name} (map id {map_id})")
     if name in available():
         raise BpfError(f"{name} is still listed in {AVAILABLE} after unregistering")
     return True
+
+
+def _registered_ids(name: str) -> list[int]:
+    """Ids of the struct_ops maps named `name` that are registered (state INUSE). An
+    unregistered map lingers (state TOBEFREE) while sockets still use its control, and a new
+    registration of the same name then coexists with it, so unregistering goes by id."""
+    text = _run(["bpftool", "-j", "struct_ops", "dump", "name", name], f"listing the struct_ops maps named {name}")
+    entries = json.loads(text or "[]")
+    ids = []
+    # The dump alternates each map's information and its struct_ops value.
+    for info, value in zip(entries[0::2], entries[1::2]):
+        state = next(iter(value.values()), {}).get("common", {}).get("state", "")
+        if state.endswith("INUSE"):
+            ids.append(int(info["bpf_map_info"]["id"]))
+    return ids
 
 
 def status() -> list[dict]:
