@@ -20,7 +20,6 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
-use std::time::Instant;
 
 use cellshare_cell::{Cell, Delivery, DropCause};
 use cellshare_core::{Nanos, Packet, PacketArena, PacketId, TrafficClass, MS, SEC};
@@ -35,6 +34,15 @@ use crate::pcap::PcapWriter;
 const MAX_PACKET: usize = 2048;
 /// Packets read from one device per wake-up before moving to the next (fairness).
 const READ_BURST: usize = 256;
+
+/// CLOCK_MONOTONIC in nanoseconds.
+#[inline]
+pub fn monotonic_ns() -> Nanos {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as Nanos * SEC + ts.tv_nsec as Nanos
+}
 
 /// Wired path and cell parameters of the engine.
 #[derive(Clone, Debug)]
@@ -170,7 +178,8 @@ pub struct Engine<'a> {
     delivered: Vec<Delivery>,
     dropped: Vec<(PacketId, DropCause)>,
     next_tti: u64,
-    start: Instant,
+    /// CLOCK_MONOTONIC time (ns) of engine time 0; see [`Engine::new`].
+    origin: Nanos,
     backhaul_free_at: Nanos,
     flow_index: HashMap<FlowKey, u32>,
     flows: Vec<FlowStats>,
@@ -190,6 +199,13 @@ pub struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     /// An engine forwarding between `server` and `ues` through `cell`.
+    ///
+    /// TTI boundaries fall half-way between two ticks of CLOCK_MONOTONIC's milliseconds, the
+    /// clock Linux takes its TCP timestamps from (`tcp_clock_ms`, 1 ms TSval). Deliveries are
+    /// written a few µs after a boundary, so the packets of one TTI are acknowledged with one
+    /// TSval and consecutive TTIs with consecutive TSvals — the receiver's TSval ticks once
+    /// per TTI, as in the simulator and as Legilimens assumes. With an arbitrary phase a
+    /// boundary close to a millisecond tick makes TTIs share or skip a TSval at random.
     pub fn new(cfg: EngineConfig, cell: Cell, server: &'a Tun, ues: &'a [Tun], pcap: Option<PcapWriter<File>>) -> Self {
         let n = cell.n_ues();
         let n_prb = cell.n_prb();
@@ -210,7 +226,10 @@ impl<'a> Engine<'a> {
             delivered: Vec::with_capacity(256),
             dropped: Vec::with_capacity(64),
             next_tti: 0,
-            start: Instant::now(),
+            origin: {
+                let m = monotonic_ns();
+                (m / MS) * MS - MS / 2
+            },
             backhaul_free_at: 0,
             flow_index: HashMap::new(),
             flows: Vec::new(),
@@ -229,10 +248,10 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Nanoseconds since the engine started.
+    /// Engine time: nanoseconds of CLOCK_MONOTONIC since the engine's origin.
     #[inline]
     pub fn now(&self) -> Nanos {
-        self.start.elapsed().as_nanos() as Nanos
+        monotonic_ns() - self.origin
     }
 
     /// Starts the scenario's clock now: metrics count from here on.
