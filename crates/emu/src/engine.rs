@@ -149,7 +149,7 @@ pub struct EngineResults {
     pub queue_delay_ms: DelayPercentiles,
     /// Delay the emulator added beyond the model: time a packet was written to its TUN
     /// device minus the time the model says it leaves (end of its TTI downlink, end of the
-    /// wired delay uplink).
+    /// wired delay uplink), from the scenario clock's start on.
     pub overhead_ms: DelayPercentiles,
     /// How late TTIs started against their boundary.
     pub tti_lateness_ms: DelayPercentiles,
@@ -426,7 +426,9 @@ impl<'a> Engine<'a> {
             }
             let (_, buf) = self.up.pop_front().expect("front exists");
             self.write_out(None, &buf, now)?;
-            self.overhead.record(now - due);
+            if self.t0.is_some() {
+                self.overhead.record(now - due);
+            }
             self.spare.push(buf);
         }
         Ok(())
@@ -451,7 +453,9 @@ impl<'a> Engine<'a> {
 
     fn tti(&mut self, k: u64, now: Nanos) -> std::io::Result<()> {
         let boundary = k * MS;
-        self.lateness.record(now.saturating_sub(boundary));
+        if self.t0.is_some_and(|t0| boundary >= t0) {
+            self.lateness.record(now.saturating_sub(boundary));
+        }
         let in_run = |t0: Option<Nanos>, t: Nanos| t0.is_some_and(|t0| t >= t0);
         // 1. Deliveries of TTI k − 1, at its end.
         let pending = std::mem::take(&mut self.pending);
@@ -463,7 +467,9 @@ impl<'a> Engine<'a> {
             let buf = std::mem::take(&mut self.bufs[d.id as usize]);
             self.write_out(Some(d.ue), &buf, w)?;
             self.bufs[d.id as usize] = buf;
-            self.overhead.record(w.saturating_sub(end));
+            if self.t0.is_some() {
+                self.overhead.record(w.saturating_sub(end));
+            }
             if in_run(self.t0, end) {
                 let t = end - self.t0.expect("in run");
                 let f = &mut self.flows[p.flow as usize];

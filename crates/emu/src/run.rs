@@ -96,6 +96,88 @@ fn spawn_in(ns: &str, args: &[String], out: &Path, env: &[(String, String)]) -> 
     Ok(Spawned { child })
 }
 
+/// What a started process is, for the end of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sender,
+    Other,
+}
+
+struct SpawnReq {
+    kind: Kind,
+    ns: String,
+    args: Vec<String>,
+    out: PathBuf,
+}
+
+#[derive(Default)]
+struct SpawnState {
+    children: Vec<(Kind, Spawned)>,
+    error: Option<String>,
+}
+
+/// Starts processes from a helper thread: `fork`/`exec` of `ip netns exec` takes milliseconds,
+/// and the TTI loop must not wait for it (starting ten senders at once stalled it by tens of
+/// milliseconds).
+struct Spawner {
+    tx: Option<std::sync::mpsc::Sender<SpawnReq>>,
+    state: Arc<std::sync::Mutex<SpawnState>>,
+    worker: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spawner {
+    fn new(env: Vec<(String, String)>) -> Spawner {
+        let (tx, rx) = std::sync::mpsc::channel::<SpawnReq>();
+        let state = Arc::new(std::sync::Mutex::new(SpawnState::default()));
+        let st = state.clone();
+        let worker = std::thread::spawn(move || {
+            for r in rx {
+                let res = spawn_in(&r.ns, &r.args, &r.out, &env);
+                let mut s = st.lock().expect("spawner state");
+                match res {
+                    Ok(c) => s.children.push((r.kind, c)),
+                    Err(e) => s.error = Some(e.to_string()),
+                }
+            }
+        });
+        Spawner { tx: Some(tx), state, worker: Some(worker) }
+    }
+
+    fn request(&self, kind: Kind, ns: &str, args: Vec<String>, out: PathBuf) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(SpawnReq { kind, ns: ns.to_string(), args, out });
+        }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.state.lock().expect("spawner state").error.clone()
+    }
+
+    /// Whether `n` senders were started and all have exited.
+    fn senders_done(&self, n: usize) -> bool {
+        let mut s = self.state.lock().expect("spawner state");
+        let senders: Vec<&mut Spawned> = s.children.iter_mut().filter(|(k, _)| *k == Kind::Sender).map(|(_, c)| c).collect();
+        senders.len() == n && senders.into_iter().all(|c| matches!(c.child.try_wait(), Ok(Some(_))))
+    }
+
+    /// Waits for pending starts, then stops every process it started.
+    fn stop_all(&mut self) {
+        self.tx = None;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+        let mut s = self.state.lock().expect("spawner state");
+        let mut all: Vec<Spawned> = s.children.drain(..).map(|(_, c)| c).collect();
+        stop_all(&mut all);
+    }
+}
+
+impl Drop for Spawner {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
 fn stop_all(children: &mut Vec<Spawned>) {
     for s in children.iter() {
         // SAFETY: signalling the process group we created.
@@ -213,7 +295,6 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         let mut probe_next = 0u32;
         let mut probe: Option<Spawned> = None;
         let probing = sc.emulator.probe_count > 0;
-        let mut senders: Vec<Spawned> = Vec::new();
         let mut err: Option<RunError> = None;
         let warmup: Nanos = 200 * cellshare_core::MS;
         // First phase: let the receivers start, then probe each UE's idle RTT in turn.
@@ -257,16 +338,22 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         if let Some(e) = err.take() {
             return Err(e);
         }
-        // Second phase: the scenario's clock.
+        // Second phase: the scenario's clock. Processes start from the spawner's thread.
+        let mut spawner = Spawner::new(env.clone());
         let interrupted_in_warmup = stop.load(Ordering::Relaxed);
+        let mut err: Option<RunError> = None;
         if !interrupted_in_warmup {
             engine.start_clock();
-            let mut err: Option<RunError> = None;
             let mut started_flows = vec![false; flows.len()];
             let mut started_cmds = vec![false; sc.emulator.commands.len()];
+            let n_senders = flows.iter().filter(|f| f.start_s < s.simulation.duration_s).count();
             engine
                 .run(|_, t| {
                     if stop.load(Ordering::Relaxed) {
+                        return Control::Stop;
+                    }
+                    if let Some(e) = spawner.error() {
+                        err = Some(RunError::Runtime(e));
                         return Control::Stop;
                     }
                     let t = t.unwrap_or(0);
@@ -290,13 +377,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                             if let Some(b) = f.bytes {
                                 args.extend(["--bytes".into(), b.to_string()]);
                             }
-                            match spawn_in(&topo.server_ns, &args, &out.join(format!("flows/{}.send.jsonl", f.name)), &env) {
-                                Ok(p) => senders.push(p),
-                                Err(e) => {
-                                    err = Some(e);
-                                    return Control::Stop;
-                                }
-                            }
+                            spawner.request(Kind::Sender, &topo.server_ns, args, out.join(format!("flows/{}.send.jsonl", f.name)));
                         }
                     }
                     for (i, c) in sc.emulator.commands.iter().enumerate() {
@@ -311,30 +392,22 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                                 }
                             };
                             let args = vec!["sh".into(), "-c".into(), c.cmd.clone()];
-                            match spawn_in(&ns, &args, &out.join(format!("commands/{i}.log")), &env) {
-                                Ok(p) => children.push(p),
-                                Err(e) => {
-                                    err = Some(e);
-                                    return Control::Stop;
-                                }
-                            }
+                            spawner.request(Kind::Other, &ns, args, out.join(format!("commands/{i}.log")));
                         }
                     }
-                    if t >= duration {
-                        // Let the senders print their summaries (they stop on their own).
-                        if t >= duration + SEC / 2 || senders.iter_mut().all(|s| matches!(s.child.try_wait(), Ok(Some(_)))) {
-                            return Control::Stop;
-                        }
+                    // At the end, let the senders print their summaries (they stop on their own).
+                    if t >= duration && (t >= duration + SEC / 2 || spawner.senders_done(n_senders)) {
+                        return Control::Stop;
                     }
                     Control::Continue
                 })
                 .map_err(|e| RunError::Runtime(format!("forwarding loop: {e}")))?;
-            if let Some(e) = err {
-                return Err(e);
-            }
+        }
+        spawner.stop_all();
+        if let Some(e) = err {
+            return Err(e);
         }
         engine.flush_pcap().map_err(|e| RunError::Runtime(format!("writing emu.pcap: {e}")))?;
-        stop_all(&mut senders);
         stop_all(&mut children);
         let res = engine.results();
         Ok(summarize(sc, &flows, out, res, realtime, stop.load(Ordering::Relaxed)))
