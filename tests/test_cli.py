@@ -20,7 +20,7 @@ def test_default_run_writes_summary_and_tables(run_cli, tmp_path):
     assert set(s["queue_delay_ms"]) >= {"p50", "p99", "max"}
     assert all("throughput_mbps" in f and "fct_s" in f for f in s["flows"])
     assert 0 < s["prb_utilization"] <= 1
-    for t in ("flows", "flow_series", "ue_series", "cell_series", "queue_delay_cdf"):
+    for t in ("flows", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace", "ue_trace"):
         table = pq.read_table(out / f"{t}.parquet")
         assert table.num_rows > 0, t
     series = pq.read_table(out / "flow_series.parquet").to_pydict()
@@ -48,7 +48,7 @@ def test_same_seed_gives_identical_outputs(run_cli, tmp_path):
     for k in WALL:
         sa.pop(k), sb.pop(k)
     assert sa == sb
-    for t in ("flows", "flow_series", "ue_series", "cell_series", "queue_delay_cdf"):
+    for t in ("flows", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace", "ue_trace"):
         assert (a / f"{t}.parquet").read_bytes() == (b / f"{t}.parquet").read_bytes(), t
     p = run_cli("run", "scenarios/radio-cell.toml", "--json", "--duration", "4", "--seed", "6")
     other = json.loads(p.stdout)

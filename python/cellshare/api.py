@@ -47,6 +47,19 @@ def load_scenario(source: ScenarioSource | None) -> tuple[str, str]:
     return text, str(path.resolve().parent)
 
 
+_SERIES_KEYS = ("per_second_mbps", "trace", "mode_changes")
+
+_FLOW_TRACE_SCHEMA = pa.schema([
+    ("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mbps", pa.float64()),
+    ("cwnd_bytes", pa.uint64()), ("srtt_ms", pa.float64()), ("mode", pa.uint8()),
+    ("estimate", pa.float64()), ("flag", pa.bool_()),
+])
+_MODE_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mode", pa.uint8())])
+_UE_TRACE_SCHEMA = pa.schema([
+    ("ue", pa.uint32()), ("t_s", pa.float64()), ("queue_bytes", pa.uint64()), ("queue_packets", pa.uint32()),
+])
+
+
 @dataclass
 class Result:
     """Results of one run: the summary (what summary.json holds) and tables."""
@@ -72,8 +85,9 @@ class Result:
             "events": r["events"],
             "ttis": r["ttis"],
             "peak_packets": r["peak_packets"],
-            "flows": [{k: v for k, v in f.items() if k != "per_second_mbps"} for f in r["flows"]],
-            "ues": [{k: v for k, v in u.items() if k != "per_second_mbps"} for u in r["ues"]],
+            "flows": [{k: v for k, v in f.items() if k not in _SERIES_KEYS} for f in r["flows"]],
+            "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
+            "classes": r["classes"],
         }
 
     # -- tables -----------------------------------------------------------------------
@@ -88,6 +102,25 @@ class Result:
                 row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = v
             rows.append(row)
         return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
+
+    def classes(self) -> pa.Table:
+        """One row per traffic class (foreground, background, then each DSCP value in use):
+        flows, delivery rate, goodput, drops, queue-delay percentiles and BoDe's power."""
+        rows = []
+        for c in self.summary["classes"]:
+            row = {k: v for k, v in c.items() if k != "queue_delay_ms"}
+            for k, v in c["queue_delay_ms"].items():
+                row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
+            rows.append(row)
+        return pa.Table.from_pylist(rows)
+
+    def class_(self, name: str) -> dict:
+        """The summary of traffic class `name` (``"foreground"``, ``"background"``,
+        ``"dscp0"``, ...)."""
+        for c in self.raw["classes"]:
+            if c["class"] == name:
+                return c
+        raise KeyError(name)
 
     def flow_series(self) -> pa.Table:
         """Per-second goodput of every flow: columns flow, name, class, second, mbps."""
@@ -122,6 +155,44 @@ class Result:
         """CDF of all packets' base-station sojourn: delay_ms, fraction."""
         pts = self.raw["series"]["queue_delay_cdf"]
         return pa.table({"delay_ms": [p[0] for p in pts], "fraction": [p[1] for p in pts]})
+
+    def flow_trace(self) -> pa.Table:
+        """Fine-grained samples of every flow (every ``simulation.trace_interval_ms``):
+        flow, name, t_s, mbps (delivered over the interval), cwnd_bytes, srtt_ms, and the
+        controller's mode, estimate (Legilimens: capacity, Mbit/s) and flag (Legilimens:
+        busy)."""
+        keys = ("t_s", "mbps", "cwnd_bytes", "srtt_ms", "mode", "estimate", "flag")
+        cols: dict[str, list] = {"flow": [], "name": [], **{k: [] for k in keys}}
+        for f in self.raw["flows"]:
+            for smp in f["trace"]:
+                cols["flow"].append(f["id"])
+                cols["name"].append(f["name"])
+                for k in keys:
+                    cols[k].append(smp[k])
+        return pa.table(cols, schema=_FLOW_TRACE_SCHEMA)
+
+    def mode_changes(self) -> pa.Table:
+        """Every change of a controller's mode: flow, name, t_s, mode (Legilimens: 0
+        NORMAL, 1-3 GAP I-III, 4 back-off)."""
+        cols: dict[str, list] = {"flow": [], "name": [], "t_s": [], "mode": []}
+        for f in self.raw["flows"]:
+            for m in f["mode_changes"]:
+                cols["flow"].append(f["id"])
+                cols["name"].append(f["name"])
+                cols["t_s"].append(m["t_s"])
+                cols["mode"].append(m["mode"])
+        return pa.table(cols, schema=_MODE_SCHEMA)
+
+    def ue_trace(self) -> pa.Table:
+        """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
+        ue, t_s, queue_bytes, queue_packets."""
+        cols: dict[str, list] = {"ue": [], "t_s": [], "queue_bytes": [], "queue_packets": []}
+        for u in self.raw["ues"]:
+            for smp in u["trace"]:
+                cols["ue"].append(u["id"])
+                for k in ("t_s", "queue_bytes", "queue_packets"):
+                    cols[k].append(smp[k])
+        return pa.table(cols, schema=_UE_TRACE_SCHEMA)
 
     def flow(self, name: str) -> dict:
         """The summary of the flow called `name`."""

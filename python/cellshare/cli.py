@@ -13,6 +13,7 @@ from rich.table import Table
 
 from . import _core
 from .api import load_scenario, run_text
+from .lln import is_lln
 
 try:  # Python 3.11+
     import tomllib
@@ -67,6 +68,39 @@ def _print_summary(summary: dict) -> None:
                       f"Jain {summary['jain_index']:.3f}", highlight=False)
 
 
+def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool) -> None:
+    """`cellshare run` for an LLN scenario: per-node table, summary.json, nodes.parquet."""
+    from .lln import run_lln_text, write_lln_result
+    from .output import atomic_dir
+
+    try:
+        result = run_lln_text(text)
+    except _core.ScenarioInvalid as e:
+        raise _fail(f"{where}: {e.args[0]}")
+    if out is not None:
+        with atomic_dir(out) as tmp:
+            write_lln_result(result, tmp, scenario_text=text)
+    s = result.summary
+    if as_json:
+        sys.stdout.write(json.dumps(s, indent=2, sort_keys=True) + "\n")
+        return
+    t = Table(title=f"{s['scenario'] or 'LLN scenario'}: {s['duration_s']:g} s simulated at "
+                    f"{s['sim_speed']:.0f}x real time, DTPA {'on (c = %g)' % s['c'] if s['dtpa'] else 'off'}")
+    for col in ("node", "parent", "hops", "goodput pkt/s", "loss p", "RTT ms", "TXP ms", "Eq.4.3 pkt/s",
+                "overflows", "MAC drops", "RTOs"):
+        t.add_column(col, justify="right")
+    for n in s["nodes"]:
+        t.add_row(str(n["id"]), str(n["parent"]), str(n["hops"]), f"{n['goodput_pps']:.3f}", f"{n['loss_rate']:.3f}",
+                  f"{n['mean_rtt_ms']:.0f}", f"{n['mean_txp_ms']:.0f}", f"{n['model_pps']:.2f}", str(n["overflows"]),
+                  str(n["mac_drops"]), str(n["timeouts"]))
+    out_console.print(t)
+    out_console.print(f"total goodput {s['total_goodput_pps']:.2f} pkt/s ({s['total_goodput_kbps']:.1f} kbps), "
+                      f"Jain {s['jain_index']:.3f}, border-router overflows {s['border_router']['overflows']}",
+                      highlight=False)
+    if out is not None:
+        out_console.print(f"results written to {out}/", highlight=False)
+
+
 @app.command("run")
 def run_cmd(
     scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file. Default: the embedded default scenario."),
@@ -82,6 +116,8 @@ def run_cmd(
     try:
         text, base = load_scenario(scenario)
         text = _with_overrides(text, seed, duration)
+        if is_lln(text):
+            return _run_lln(where, text, out, as_json)
         result = run_text(text, base, progress=not as_json, label=where)
     except _core.ScenarioInvalid as e:
         raise _fail(f"{where}: {e.args[0]}")
@@ -105,7 +141,10 @@ def validate_cmd(scenarios: list[Path] = typer.Argument(..., help="Scenario TOML
     for s in scenarios:
         try:
             text, base = load_scenario(s)
-            _core.validate(text, base)
+            if is_lln(text):
+                _core.lln_validate(text)
+            else:
+                _core.validate(text, base)
             out_console.print(f"[green]ok[/] {s}", highlight=False)
         except _core.ScenarioInvalid as e:
             err_console.print(f"[bold red]error:[/] {s}: {e.args[0]}", highlight=False, soft_wrap=True)

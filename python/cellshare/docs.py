@@ -49,7 +49,12 @@ def _first_line(s: dict) -> str:
     return " ".join((s.get("description") or "").split())
 
 
-def _walk(path: str, s: dict, defs: dict, out: list[str], title: str | None = None) -> None:
+def _walk(path: str, s: dict, defs: dict, out: list[str], title: str | None = None,
+          ancestors: dict[str, str] | None = None) -> None:
+    """Renders the table of `s` and its nested tables. `ancestors` maps the one-of schemas
+    being walked above this one to their key path, so a recursive schema (a DiffServ class
+    holds a queue discipline) refers back instead of recursing."""
+    ancestors = dict(ancestors or {})
     s = _resolve(s, defs)
     props = s.get("properties", {})
     if not props:
@@ -78,13 +83,18 @@ def _walk(path: str, s: dict, defs: dict, out: list[str], title: str | None = No
         elif target.get("properties"):
             nested.append((full, target, None))
         elif "oneOf" in target:
+            sig = json.dumps(target["oneOf"], sort_keys=True)
+            if sig in ancestors:
+                out.append(f"\n`{full}` takes the same tables as `{ancestors[sig]}` (see above).")
+                continue
+            ancestors[sig] = full
             for v in target["oneOf"]:
                 v = _resolve(v, defs)
                 k = v.get("properties", {}).get("kind", {}).get("enum", [None])[0]
                 if k is not None:
                     nested.append((full, v, f'{full} (kind = "{k}")'))
     for np, ns, nt in nested:
-        _walk(np, ns, defs, out, nt)
+        _walk(np, ns, defs, out, nt, ancestors)
 
 
 def scenario_reference() -> str:
@@ -95,4 +105,10 @@ def scenario_reference() -> str:
            "Generated from the scenario schema (`cellshare scenario-reference`); do not edit by hand.",
            "Times are seconds (`_s`) or milliseconds (`_ms`), rates Mbps, sizes bytes unless the key says otherwise."]
     _walk("", schema, defs, out)
+    lln = json.loads(_core.lln_scenario_schema())
+    out += ["", "## LLN scenarios", "",
+            "A scenario with a top-level `[lln]` table is a multi-hop low-power network (IEEE 802.15.4-like "
+            "radio, TCP Reno uplinks to an end host behind the border router, optional DTPA); the cellular keys "
+            "above do not apply to it. Node 0 is the border router; `[[lln.nodes]]` are nodes 1, 2, … in order."]
+    _walk("", lln, lln.get("definitions", {}), out, "(LLN top level)")
     return "\n".join(out) + "\n"

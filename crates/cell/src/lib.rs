@@ -8,15 +8,20 @@
 //! winner takes all the PRBs its queue can fill, the leftover PRBs go to the next UE, and so
 //! on (the papers' description of PF). Transmission is RLC-segmented: a packet may span
 //! TTIs and is delivered when its last byte has been sent.
+//!
+//! An optional cell-level dropper ([`Cell::set_dropper`]: Sneaker, strict priority) sees
+//! every arrival before the UE's queue does, with the cell-wide signals of
+//! [`cellshare_aqm::CellSignals`] computed from the queues and the schedulers' view of the
+//! channels.
 
 #![warn(missing_docs)]
 
 pub mod rlc;
 pub mod scheduler;
 
-use cellshare_aqm::Aqm;
+use cellshare_aqm::{Aqm, CellDropper, CellSignals, Dropper, EnqueueVerdict, SignalNeeds};
 use cellshare_channel::{Channel, LinkQuality};
-use cellshare_core::{Nanos, PacketArena, PacketId};
+use cellshare_core::{Nanos, PacketArena, PacketId, PacketKind, TrafficClass, TTI};
 
 pub use rlc::{DropCause, RlcQueue};
 pub use scheduler::{SchedulerConfig, SchedulerKind};
@@ -41,6 +46,11 @@ pub struct UeState {
     full: u32,
     /// The last TTI in which the UE was granted PRBs (excluded from further picks then).
     served_tti: u64,
+    /// Exponential average (scheduler's α, over TTIs in which the UE had data queued) of
+    /// whether it was scheduled; kept only when a dropper asks for it.
+    sched_share: f64,
+    /// The last non-zero full-cell bytes per TTI seen by the dropper's signals.
+    sig_full: u32,
 }
 
 /// A packet that finished transmission over the air in a TTI.
@@ -86,6 +96,14 @@ pub struct Cell {
     /// Bytes of a transport block over all PRBs, by layers − 1 and I_TBS: the achievable
     /// rate of a radio UE, looked up once per UE per TTI.
     full_tbs_bytes: [[u32; 27]; 2],
+    /// The cell-level dropper, if any, and what it needs.
+    dropper: Option<(Dropper, SignalNeeds)>,
+    /// Per flow: when a data packet of it last arrived, and its class (dropper only).
+    flow_seen: Vec<(Nanos, TrafficClass, bool)>,
+    /// How long a flow counts as active after its last arrival.
+    active_window: Nanos,
+    /// (TTI, L, N) of the last flow count, reused within a TTI.
+    flow_count_cache: Option<(u64, u32, u32)>,
 }
 
 impl Cell {
@@ -106,14 +124,36 @@ impl Cell {
             decay: 1.0,
             decay_tti: 0,
             full_tbs_bytes,
+            dropper: None,
+            flow_seen: Vec::new(),
+            active_window: 0,
+            flow_count_cache: None,
         }
     }
 
-    /// Adds a UE; returns its index.
+    /// Installs a cell-level dropper that decides on every arrival before the UE's queue;
+    /// flows count as active for `active_window` after their last data packet arrived.
+    pub fn set_dropper(&mut self, dropper: Dropper, active_window: Nanos) {
+        let needs = dropper.needs();
+        self.dropper = Some((dropper, needs));
+        self.active_window = active_window;
+    }
+
+    /// The cell-level dropper, if any.
+    pub fn dropper(&self) -> Option<&Dropper> {
+        self.dropper.as_ref().map(|(d, _)| d)
+    }
+
+    /// Adds a UE with a single-class queue governed by `aqm`; returns its index.
     pub fn add_ue(&mut self, channel: Channel, aqm: Aqm) -> u32 {
+        self.add_ue_with_queue(channel, RlcQueue::new(aqm))
+    }
+
+    /// Adds a UE with the given (e.g. DiffServ) queue; returns its index.
+    pub fn add_ue_with_queue(&mut self, channel: Channel, queue: RlcQueue) -> u32 {
         let scaled_avg = AVG_FLOOR / self.decay;
         self.ues.push(UeState {
-            queue: RlcQueue::new(aqm),
+            queue,
             channel,
             scaled_avg,
             backlog_slot: None,
@@ -122,6 +162,8 @@ impl Cell {
             quality_until: 0,
             full: 0,
             served_tti: u64::MAX,
+            sched_share: 1.0,
+            sig_full: 0,
         });
         (self.ues.len() - 1) as u32
     }
@@ -181,12 +223,101 @@ impl Cell {
     /// `dropped` and remain in the arena for the caller to account for and free.
     pub fn enqueue(&mut self, now: Nanos, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<(PacketId, DropCause)>) {
         let ue = arena.get(id).ue;
+        if self.dropper.is_some() && self.admit(now, id, arena) == EnqueueVerdict::Drop {
+            dropped.push((id, DropCause::Admission));
+            return;
+        }
         let accepted = self.ues[ue as usize].queue.enqueue(now, id, arena, dropped);
         if accepted {
             self.mark_backlogged(ue);
         } else {
             self.unmark_if_empty(ue);
         }
+    }
+
+    /// Runs the cell-level dropper on packet `id` arriving at `now`.
+    fn admit(&mut self, now: Nanos, id: PacketId, arena: &PacketArena) -> EnqueueVerdict {
+        let p = *arena.get(id);
+        if p.kind != PacketKind::Data {
+            return EnqueueVerdict::Accept;
+        }
+        let f = p.flow as usize;
+        if f >= self.flow_seen.len() {
+            self.flow_seen.resize(f + 1, (0, TrafficClass::Foreground, false));
+        }
+        if !self.flow_seen[f].2 || self.flow_seen[f].0 + self.active_window <= now {
+            self.flow_count_cache = None; // a flow (re)joins the active set
+        }
+        self.flow_seen[f] = (now, p.class, true);
+        if p.class != TrafficClass::Background {
+            return EnqueueVerdict::Accept;
+        }
+        let needs = self.dropper.as_ref().map(|(_, n)| *n).expect("dropper present");
+        let signals = self.signals(now, p.ue, needs);
+        let (d, _) = self.dropper.as_mut().expect("dropper present");
+        d.on_arrival(now, &p, &signals)
+    }
+
+    /// Bytes UE `ue` could receive in TTI `tti` with the whole cell (the cached quality,
+    /// refreshed when expired). A TTI without transmission opportunity (0 bytes) reports
+    /// the last non-zero value instead, so capacity ratios stay finite.
+    fn full_bytes_at(&mut self, ue: u32, tti: u64) -> u32 {
+        let (n_prb, table) = (self.n_prb, &self.full_tbs_bytes);
+        let u = &mut self.ues[ue as usize];
+        if tti < u.quality_from || tti > u.quality_until {
+            let (quality, until) = u.channel.quality_span(tti);
+            u.quality = quality;
+            u.quality_from = tti;
+            u.quality_until = until;
+            u.full = match quality {
+                LinkQuality::Tbs { itbs: Some(i), layers } => table[(layers - 1) as usize][i as usize],
+                q => q.full_bytes(n_prb),
+            };
+        }
+        if u.full > 0 {
+            u.sig_full = u.full;
+        }
+        u.sig_full
+    }
+
+    /// The Sneaker paper's local signalling (Section V-A) for a packet to UE `ue` arriving
+    /// at `now`, served from TTI ⌈now/TTI⌉ on.
+    pub fn signals(&mut self, now: Nanos, ue: u32, needs: SignalNeeds) -> CellSignals {
+        let tti = now.div_ceil(TTI);
+        let mut s = CellSignals::default();
+        for i in 0..self.backlogged.len() {
+            let m = self.backlogged[i];
+            let fg = self.ues[m as usize].queue.foreground_bytes();
+            s.foreground_queued_bytes += fg;
+            if fg > 0 && needs != SignalNeeds::ForegroundQueued {
+                let r = self.full_bytes_at(m, tti);
+                s.tau_f += if r > 0 { fg as f64 / r as f64 } else { f64::INFINITY };
+            }
+        }
+        if needs == SignalNeeds::ForegroundQueued {
+            return s;
+        }
+        s.ue_bytes_per_tti = self.full_bytes_at(ue, tti) as f64;
+        let (l, n) = match self.flow_count_cache {
+            Some((t, l, n)) if t == tti => (l, n),
+            _ => {
+                let (mut l, mut n) = (0, 0);
+                for &(seen, class, any) in &self.flow_seen {
+                    if any && seen + self.active_window > now {
+                        n += 1;
+                        l += u32::from(class == TrafficClass::Background);
+                    }
+                }
+                self.flow_count_cache = Some((tti, l, n));
+                (l, n)
+            }
+        };
+        s.background_flows = l.max(1);
+        s.flows = n.max(s.background_flows);
+        if needs == SignalNeeds::LoadAndScheduling {
+            s.measured_sched_share = Some(self.ues[ue as usize].sched_share);
+        }
+        s
     }
 
     fn mark_backlogged(&mut self, ue: u32) {
@@ -227,12 +358,21 @@ impl Cell {
         let alpha = self.scheduler.alpha();
         let n_prb = self.n_prb;
         self.advance_decay(tti);
+        let track_sched = matches!(self.dropper, Some((_, SignalNeeds::LoadAndScheduling)));
+        if track_sched {
+            for &ue in &self.backlogged {
+                self.ues[ue as usize].sched_share *= 1.0 - alpha;
+            }
+        }
         let mut prbs_left = n_prb;
         while prbs_left > 0 {
             let Some(ue) = self.pick(tti) else { break };
             let decay = self.decay;
             let u = &mut self.ues[ue as usize];
             u.served_tti = tti;
+            if track_sched {
+                u.sched_share += alpha;
+            }
             let n = prbs_needed(&u.quality, u.queue.pending_bytes(), prbs_left, n_prb);
             let grant = u.quality.bytes_for_prbs(n, n_prb);
             if grant == 0 {

@@ -4,6 +4,12 @@
 //! queue-discipline hook at enqueue and at dequeue. Transmission is segmented: a grant of
 //! `b` bytes sends the next `b` bytes of the queue, finishing packets (delivered) and
 //! possibly leaving the head partly sent.
+//!
+//! A queue may be split into DiffServ classes ([`RlcQueue::with_classes`]): each class is a
+//! FIFO with its own discipline, packets go to the class their `dscp` maps to, and a grant
+//! serves the classes in strict priority (class 0 first; a lower class gets only what the
+//! higher ones leave). Each class keeps its own partly sent head. A single-class queue (the
+//! default, [`RlcQueue::new`]) skips the class lookup.
 
 use std::collections::VecDeque;
 
@@ -20,23 +26,64 @@ pub enum DropCause {
     /// Dropped at dequeue by the queue discipline (e.g. sojourn-based AQMs), or pushed out
     /// of the head by head drop.
     Dequeue,
+    /// Rejected on arrival by a cell-level dropper (Sneaker, strict priority) before
+    /// reaching the UE's queue.
+    Admission,
 }
 
-/// A per-UE RLC queue.
+/// One class of a per-UE queue: a FIFO and its discipline.
 #[derive(Debug)]
-pub struct RlcQueue {
+struct SubQueue {
     ids: VecDeque<PacketId>,
     bytes: u64,
-    fg_bytes: u64,
     /// Bytes of the head packet already transmitted.
     head_sent: u32,
     aqm: Aqm,
 }
 
+impl SubQueue {
+    fn new(aqm: Aqm) -> Self {
+        Self { ids: VecDeque::with_capacity(64), bytes: 0, head_sent: 0, aqm }
+    }
+
+    #[inline]
+    fn view(&self, arena: &PacketArena) -> QueueView {
+        QueueView { bytes: self.bytes, packets: self.ids.len() as u32, head_enqueued_at: self.ids.front().map(|&id| arena.get(id).enqueued_at) }
+    }
+}
+
+/// A per-UE RLC queue.
+#[derive(Debug)]
+pub struct RlcQueue {
+    /// Classes in priority order (one for a plain queue).
+    subs: Vec<SubQueue>,
+    /// DSCP → class index; empty for a single-class queue.
+    class_of: Vec<u8>,
+    bytes: u64,
+    /// Σ head_sent over the classes.
+    head_sent: u64,
+    fg_bytes: u64,
+    packets: u32,
+}
+
 impl RlcQueue {
-    /// An empty queue governed by `aqm`.
+    /// An empty single-class queue governed by `aqm`.
     pub fn new(aqm: Aqm) -> Self {
-        Self { ids: VecDeque::with_capacity(64), bytes: 0, fg_bytes: 0, head_sent: 0, aqm }
+        Self { subs: vec![SubQueue::new(aqm)], class_of: Vec::new(), bytes: 0, head_sent: 0, fg_bytes: 0, packets: 0 }
+    }
+
+    /// An empty DiffServ queue: `classes` in priority order (index 0 served first), and
+    /// `class_of[dscp]` the class of packets carrying `dscp` (indices beyond `class_of` or
+    /// beyond the last class go to the last class).
+    pub fn with_classes(classes: Vec<Aqm>, class_of: &[u8]) -> Self {
+        assert!(!classes.is_empty(), "a queue needs at least one class");
+        let last = (classes.len() - 1) as u8;
+        let mut map = vec![last; 256];
+        for (d, &c) in class_of.iter().enumerate().take(256) {
+            map[d] = c.min(last);
+        }
+        let class_of = if classes.len() == 1 { Vec::new() } else { map };
+        Self { subs: classes.into_iter().map(SubQueue::new).collect(), class_of, bytes: 0, head_sent: 0, fg_bytes: 0, packets: 0 }
     }
 
     /// Bytes queued (including the unsent part of a partly sent head).
@@ -47,66 +94,117 @@ impl RlcQueue {
     /// Bytes still to transmit.
     #[inline]
     pub fn pending_bytes(&self) -> u64 {
-        self.bytes - self.head_sent as u64
+        self.bytes - self.head_sent
     }
 
     /// Bytes of foreground packets queued.
+    #[inline]
     pub fn foreground_bytes(&self) -> u64 {
         self.fg_bytes
     }
 
     /// Packets queued.
     pub fn packets(&self) -> u32 {
-        self.ids.len() as u32
+        self.packets
     }
 
     /// Whether the queue is empty.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.packets == 0
     }
 
-    /// The queue discipline.
-    pub fn aqm(&self) -> &Aqm {
-        &self.aqm
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.subs.len()
     }
 
-    fn view(&self, arena: &PacketArena) -> QueueView {
-        QueueView {
-            bytes: self.bytes,
-            packets: self.ids.len() as u32,
-            head_enqueued_at: self.ids.front().map(|&id| arena.get(id).enqueued_at),
+    /// The class index packets with `dscp` go to.
+    #[inline]
+    pub fn class_of(&self, dscp: u8) -> usize {
+        if self.class_of.is_empty() {
+            0
+        } else {
+            self.class_of[dscp as usize] as usize
         }
     }
 
-    fn push(&mut self, now: Nanos, id: PacketId, arena: &mut PacketArena) {
+    /// Bytes and packets queued in class `class`.
+    pub fn class_occupancy(&self, class: usize) -> (u64, u32) {
+        let s = &self.subs[class];
+        (s.bytes, s.ids.len() as u32)
+    }
+
+    /// The discipline of class 0 (the only one of a single-class queue).
+    pub fn aqm(&self) -> &Aqm {
+        &self.subs[0].aqm
+    }
+
+    /// The discipline of class `class`.
+    pub fn class_aqm(&self, class: usize) -> &Aqm {
+        &self.subs[class].aqm
+    }
+
+    #[inline]
+    fn add_counts(&mut self, size: u32, class: TrafficClass) {
+        self.bytes += size as u64;
+        self.packets += 1;
+        if class == TrafficClass::Foreground {
+            self.fg_bytes += size as u64;
+        }
+    }
+
+    #[inline]
+    fn remove_counts(&mut self, size: u32, class: TrafficClass) {
+        self.bytes -= size as u64;
+        self.packets -= 1;
+        if class == TrafficClass::Foreground {
+            self.fg_bytes -= size as u64;
+        }
+    }
+
+    fn push(&mut self, c: usize, now: Nanos, id: PacketId, arena: &mut PacketArena) {
         let p = arena.get_mut(id);
         p.enqueued_at = now;
-        self.bytes += p.size as u64;
-        if p.class == TrafficClass::Foreground {
-            self.fg_bytes += p.size as u64;
-        }
-        self.ids.push_back(id);
+        let (size, class) = (p.size, p.class);
+        let s = &mut self.subs[c];
+        s.bytes += size as u64;
+        s.ids.push_back(id);
+        self.add_counts(size, class);
     }
 
-    fn pop_front(&mut self, arena: &PacketArena) -> Option<PacketId> {
-        let id = self.ids.pop_front()?;
+    fn pop_front(&mut self, c: usize, arena: &PacketArena) -> Option<PacketId> {
+        let s = &mut self.subs[c];
+        let id = s.ids.pop_front()?;
         let p = arena.get(id);
-        self.bytes -= p.size as u64;
-        if p.class == TrafficClass::Foreground {
-            self.fg_bytes -= p.size as u64;
-        }
-        self.head_sent = 0;
+        s.bytes -= p.size as u64;
+        let sent = s.head_sent;
+        s.head_sent = 0;
+        self.head_sent -= sent as u64;
+        self.remove_counts(p.size, p.class);
+        Some(id)
+    }
+
+    fn remove_second(&mut self, c: usize, arena: &PacketArena) -> Option<PacketId> {
+        let s = &mut self.subs[c];
+        let id = s.ids.remove(1)?;
+        let p = arena.get(id);
+        s.bytes -= p.size as u64;
+        self.remove_counts(p.size, p.class);
         Some(id)
     }
 
     /// Offers a packet; returns whether it was queued. Dropped ids go to `dropped`.
     pub fn enqueue(&mut self, now: Nanos, id: PacketId, arena: &mut PacketArena, dropped: &mut Vec<(PacketId, DropCause)>) -> bool {
-        let view = self.view(arena);
-        let size = arena.get(id).size;
-        match self.aqm.on_enqueue(now, arena.get(id), &view) {
+        let (size, dscp) = {
+            let p = arena.get(id);
+            (p.size, p.dscp)
+        };
+        let c = self.class_of(dscp);
+        let view = self.subs[c].view(arena);
+        match self.subs[c].aqm.on_enqueue(now, arena.get(id), &view) {
             EnqueueVerdict::Accept => {
-                self.push(now, id, arena);
+                self.push(c, now, id, arena);
                 true
             }
             EnqueueVerdict::Drop => {
@@ -115,18 +213,19 @@ impl RlcQueue {
             }
             EnqueueVerdict::AcceptDroppingHead => {
                 // A partly transmitted head is not pushed out: RLC has already sent some of it.
-                while !self.aqm.fits(size, &self.view(arena)) {
-                    if self.head_sent > 0 && self.ids.len() == 1 {
+                while !self.subs[c].aqm.fits(size, &self.subs[c].view(arena)) {
+                    let s = &self.subs[c];
+                    if s.head_sent > 0 && s.ids.len() == 1 {
                         break;
                     }
-                    let victim = if self.head_sent > 0 { self.remove_second(arena) } else { self.pop_front(arena) };
+                    let victim = if s.head_sent > 0 { self.remove_second(c, arena) } else { self.pop_front(c, arena) };
                     match victim {
                         Some(v) => dropped.push((v, DropCause::Dequeue)),
                         None => break,
                     }
                 }
-                if self.aqm.fits(size, &self.view(arena)) {
-                    self.push(now, id, arena);
+                if self.subs[c].aqm.fits(size, &self.subs[c].view(arena)) {
+                    self.push(c, now, id, arena);
                     true
                 } else {
                     dropped.push((id, DropCause::Enqueue));
@@ -136,18 +235,9 @@ impl RlcQueue {
         }
     }
 
-    fn remove_second(&mut self, arena: &PacketArena) -> Option<PacketId> {
-        let id = self.ids.remove(1)?;
-        let p = arena.get(id);
-        self.bytes -= p.size as u64;
-        if p.class == TrafficClass::Foreground {
-            self.fg_bytes -= p.size as u64;
-        }
-        Some(id)
-    }
-
-    /// Transmits up to `grant` bytes at `now`. Finished packets go to `delivered`, packets
-    /// the discipline drops at dequeue to `dropped`. Returns the bytes actually sent.
+    /// Transmits up to `grant` bytes at `now`, classes in priority order. Finished packets
+    /// go to `delivered`, packets the discipline drops at dequeue to `dropped`. Returns the
+    /// bytes actually sent.
     pub fn transmit(
         &mut self,
         now: Nanos,
@@ -159,27 +249,34 @@ impl RlcQueue {
     ) -> u64 {
         let mut left = grant;
         let mut sent = 0;
-        while left > 0 {
-            let Some(&head) = self.ids.front() else { break };
-            if self.head_sent == 0 {
-                // A new head is about to start transmission: the dequeue hook decides.
-                let view = self.view(arena);
-                if self.aqm.on_dequeue(now, arena.get(head), &view) == DequeueVerdict::Drop {
-                    self.pop_front(arena);
-                    dropped.push((head, DropCause::Dequeue));
-                    continue;
+        for c in 0..self.subs.len() {
+            while left > 0 {
+                let s = &mut self.subs[c];
+                let Some(&head) = s.ids.front() else { break };
+                if s.head_sent == 0 {
+                    // A new head is about to start transmission: the dequeue hook decides.
+                    let view = s.view(arena);
+                    if s.aqm.on_dequeue(now, arena.get(head), &view) == DequeueVerdict::Drop {
+                        self.pop_front(c, arena);
+                        dropped.push((head, DropCause::Dequeue));
+                        continue;
+                    }
+                }
+                let remaining = (arena.get(head).size - s.head_sent) as u64;
+                if remaining <= left {
+                    left -= remaining;
+                    sent += remaining;
+                    self.pop_front(c, arena);
+                    delivered.push(Delivery { id: head, ue });
+                } else {
+                    s.head_sent += left as u32;
+                    self.head_sent += left;
+                    sent += left;
+                    left = 0;
                 }
             }
-            let remaining = (arena.get(head).size - self.head_sent) as u64;
-            if remaining <= left {
-                left -= remaining;
-                sent += remaining;
-                self.pop_front(arena);
-                delivered.push(Delivery { id: head, ue });
-            } else {
-                self.head_sent += left as u32;
-                sent += left;
-                left = 0;
+            if left == 0 {
+                break;
             }
         }
         sent

@@ -80,6 +80,9 @@ pub struct EmuFlow {
     pub on_off: Option<(f64, f64)>,
     /// TCP port of the receiver.
     pub port: u16,
+    /// DSCP the sender marks its packets with (IP TOS = dscp << 2); multi-class RLC queues
+    /// (`cell.aqm = { kind = "diffserv", ... }`) classify on it.
+    pub dscp: u8,
 }
 
 /// First receiver port; flow `i` uses `FLOW_PORT_BASE + i`.
@@ -135,6 +138,13 @@ impl EmuScenario {
         }
         if self.emulator.run_flows {
             for (i, f) in self.scenario.flows.iter().enumerate() {
+                if f.dscp > 63 {
+                    return Err(ScenarioError::new(
+                        format!("flows[{i}].dscp"),
+                        f.dscp,
+                        "a DSCP in 0..=63 in the emulator (real packets carry it in 6 bits of the IP header)",
+                    ));
+                }
                 if let TransportConfig::Cbr { .. } = f.transport {
                     return Err(ScenarioError::new(
                         format!("flows[{i}].transport.kind"),
@@ -171,6 +181,7 @@ impl EmuScenario {
                         _ => None,
                     },
                     port: FLOW_PORT_BASE + id as u16,
+                    dscp: f.dscp,
                 });
             }
         }

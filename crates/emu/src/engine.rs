@@ -126,6 +126,8 @@ pub struct Drops {
     pub enqueue: u64,
     /// Dropped by the discipline at dequeue (e.g. sojourn-based AQMs) or by head drop.
     pub dequeue: u64,
+    /// Rejected on arrival by a cell-level dropper (Sneaker, strict priority).
+    pub admission: u64,
     /// Dropped by the backhaul's drop-tail buffer.
     pub backhaul: u64,
     /// Packets the emulator could not route (not IPv4, or not to a UE address).
@@ -391,7 +393,8 @@ impl<'a> Engine<'a> {
         let flow = self.flow_of(info.key, ue);
         let background = match self.cfg.flow_ports.get(&info.key.dport) {
             Some((_, _, bg)) if info.key.proto == 6 => *bg,
-            // Other traffic: DSCP CS1 (lower effort) marks background.
+            // Other traffic: DSCP CS1 (lower effort) marks background. Multi-class queues
+            // classify on the packet's DSCP either way.
             _ => info.dscp == 8,
         };
         // Backhaul: serialization at its rate behind what is already queued, drop-tail.
@@ -411,7 +414,7 @@ impl<'a> Engine<'a> {
             size,
             payload: info.payload,
             class: if background { TrafficClass::Background } else { TrafficClass::Foreground },
-            dscp: u8::from(background),
+            dscp: info.dscp,
             sent_at: now,
             ..Packet::default()
         };
@@ -517,6 +520,7 @@ impl<'a> Engine<'a> {
             match cause {
                 DropCause::Enqueue => self.drops.enqueue += 1,
                 DropCause::Dequeue => self.drops.dequeue += 1,
+                DropCause::Admission => self.drops.admission += 1,
             }
             self.flows[p.flow as usize].drops += 1;
             self.arena.free(id);

@@ -74,6 +74,9 @@ enum TrafficCmd {
         /// Stop after this many bytes.
         #[arg(long)]
         bytes: Option<u64>,
+        /// DSCP to mark the packets with (IP TOS = DSCP << 2).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=63))]
+        dscp: u8,
     },
     /// Time TCP connection attempts (SYN → RST) to a closed port: the idle RTT.
     Ping {
@@ -157,13 +160,13 @@ fn main() -> ExitCode {
         Cmd::Traffic { cmd } => {
             let r = match cmd {
                 TrafficCmd::Recv { port } => traffic::recv(port),
-                TrafficCmd::Send { to, cc, duration, on, off, bytes } => {
+                TrafficCmd::Send { to, cc, duration, on, off, bytes, dscp } => {
                     if !(duration > 0.0 && duration.is_finite()) {
                         Err(format!("--duration = {duration}: expected seconds > 0"))
                     } else if on.is_some_and(|x| x.is_nan() || x <= 0.0) || off.is_some_and(|x| x.is_nan() || x < 0.0) {
                         Err("--on / --off: expected seconds, --on > 0 and --off >= 0".into())
                     } else {
-                        traffic::send(&traffic::SendOptions { to, cc, duration_s: duration, on_off: on.zip(off), bytes })
+                        traffic::send(&traffic::SendOptions { to, cc, duration_s: duration, on_off: on.zip(off), bytes, dscp })
                     }
                 }
                 TrafficCmd::Ping { to, count, interval_ms } => traffic::ping(to, count, Duration::from_millis(interval_ms)).map(|v| {

@@ -377,6 +377,9 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                             if let Some(b) = f.bytes {
                                 args.extend(["--bytes".into(), b.to_string()]);
                             }
+                            if f.dscp > 0 {
+                                args.extend(["--dscp".into(), f.dscp.to_string()]);
+                            }
                             spawner.request(Kind::Sender, &topo.server_ns, args, out.join(format!("flows/{}.send.jsonl", f.name)));
                         }
                     }

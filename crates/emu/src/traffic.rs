@@ -213,6 +213,8 @@ pub struct SendOptions {
     pub on_off: Option<(f64, f64)>,
     /// Bytes to send, then stop.
     pub bytes: Option<u64>,
+    /// DSCP to mark the packets with (0..=63).
+    pub dscp: u8,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -248,6 +250,9 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     }
     let mut s = s.expect("connected");
     set_congestion(&s, &o.cc)?;
+    if o.dscp > 0 {
+        set_int(&s, libc::IPPROTO_IP, libc::IP_TOS, (o.dscp as i32) << 2);
+    }
     set_int(&s, libc::IPPROTO_TCP, libc::TCP_NOTSENT_LOWAT, 128 * 1024);
     s.set_nonblocking(true).map_err(|e| e.to_string())?;
     let buf = vec![0x5au8; 64 * 1024];

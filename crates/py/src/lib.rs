@@ -117,6 +117,33 @@ fn run(py: Python<'_>, text: &str, base_dir: &str) -> PyResult<String> {
     }))
 }
 
+fn lln_to_py(e: cellshare_lln::LlnError) -> PyErr {
+    ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
+}
+
+/// Parses and validates an LLN scenario (TOML text with an `[lln]` table), building its
+/// topology; raises `ScenarioInvalid`.
+#[pyfunction]
+fn lln_validate(text: &str) -> PyResult<()> {
+    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(lln_to_py)?;
+    cellshare_lln::LlnSimulation::new(&sc).map_err(lln_to_py)?;
+    Ok(())
+}
+
+/// Runs an LLN scenario to the end (releasing the GIL) and returns its results as JSON.
+#[pyfunction]
+fn lln_run(py: Python<'_>, text: &str) -> PyResult<String> {
+    let sc = cellshare_lln::LlnScenario::from_toml_str(text).map_err(lln_to_py)?;
+    let sim = cellshare_lln::LlnSimulation::new(&sc).map_err(lln_to_py)?;
+    Ok(py.allow_threads(move || serde_json::to_string(&sim.run()).expect("results serialize")))
+}
+
+/// The LLN scenario JSON Schema, as a JSON string.
+#[pyfunction]
+fn lln_scenario_schema() -> String {
+    cellshare_lln::scenario_schema().to_string()
+}
+
 /// The extension module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -124,6 +151,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(lln_validate, m)?)?;
+    m.add_function(wrap_pyfunction!(lln_run, m)?)?;
+    m.add_function(wrap_pyfunction!(lln_scenario_schema, m)?)?;
     m.add_class::<Sim>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -10,15 +10,16 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
-use cellshare_aqm::{Aqm, HeadDrop, QueueLimit, TailDrop};
-use cellshare_cell::{Cell, Delivery, DropCause};
+use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sneaker, StrictPriority, TailDrop};
+use cellshare_cell::{Cell, Delivery, DropCause, RlcQueue};
 use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
-use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time};
-use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, SEC, TTI};
+use cellshare_core::time::{from_millis_f64, from_secs_f64, serialization_time, to_secs_f64};
+use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
 
 use crate::metrics::{DelayHistogram, PerSecond};
+use crate::results::{FlowSample, ModeChange, UeSample};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
 use crate::transport::{header_bytes, Receiver, Sender};
@@ -100,6 +101,8 @@ enum Ev {
     Deliver(PacketId),
     AckAtServer(PacketId),
     FifoDepart,
+    /// Take the fine-grained trace samples.
+    Sample,
 }
 
 /// Per-flow run-time state.
@@ -129,6 +132,14 @@ pub(crate) struct FlowRt {
     pub first_send: Option<Nanos>,
     pub drops: u64,
     pub packets_delivered: u64,
+    /// Fine-grained samples (see `SimulationConfig::trace_interval_ms`).
+    pub trace: Vec<FlowSample>,
+    /// Controller mode changes as they happened.
+    pub mode_changes: Vec<ModeChange>,
+    last_mode: u8,
+    trace_delivered_prev: u64,
+    /// Bytes of this flow's packets delivered over the access link, headers included.
+    pub air_bytes: u64,
 }
 
 impl FlowRt {
@@ -144,6 +155,8 @@ impl FlowRt {
 #[derive(Debug)]
 pub(crate) struct UeRt {
     pub series: PerSecond,
+    /// Base-station queue samples (see `SimulationConfig::trace_interval_ms`).
+    pub trace: Vec<UeSample>,
     pub delay: DelayHistogram,
     pub bytes: u64,
     pub mean_snr_db: Option<f64>,
@@ -167,6 +180,9 @@ pub struct DropCounts {
     pub bs_enqueue: u64,
     /// Dropped at the base-station queue at dequeue (AQM) or pushed out by head drop.
     pub bs_dequeue: u64,
+    /// Dropped on arrival at the base station by a cell-level dropper (Sneaker, strict
+    /// priority) before reaching the UE's queue.
+    pub bs_admission: u64,
     /// Dropped at a full wired-link buffer.
     pub wired: u64,
     /// Dropped at the full shared FIFO.
@@ -195,24 +211,48 @@ pub struct Simulation {
     pub(crate) delay: DelayHistogram,
     pub(crate) events: u64,
     pub(crate) ttis_run: u64,
+    /// Trace sampling interval (0: no traces).
+    trace_interval: Nanos,
     delivered_scratch: Vec<Delivery>,
     dropped_scratch: Vec<(PacketId, DropCause)>,
 }
 
-fn aqm_for(cfg: &AqmConfig, bytes: u64) -> Aqm {
-    let limit = |p: &Option<u32>| match p {
-        Some(n) => QueueLimit::Packets(*n),
-        None => QueueLimit::Bytes(bytes),
-    };
+/// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
+/// Random disciplines draw from stream ("aqm", ue·256 + class).
+fn aqm_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, class: u64) -> Aqm {
+    let rng = || stream_rng(seed, "aqm", ue * 256 + class);
     match cfg {
-        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit(limit_packets) }),
-        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit(limit_packets) }),
+        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit_of(*limit_packets, bytes) }),
+        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit_of(*limit_packets, bytes) }),
+        AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, limit_of(c.limit_packets, bytes), rng()))),
+        AqmConfig::Codel(c) => Aqm::CoDel(Box::new(CoDel::new(c, limit_of(c.limit_packets, bytes)))),
+        AqmConfig::Pie(c) => Aqm::Pie(Box::new(Pie::new(c, limit_of(c.limit_packets, bytes), rng()))),
+        AqmConfig::Bode(c) => Aqm::Bode(Bode::new(c, limit_of(c.limit_packets, bytes))),
+        // Cell-level droppers run in front of tail-drop UE queues.
+        AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) | AqmConfig::Diffserv(_) => Aqm::TailDrop(TailDrop { limit: limit_of(None, bytes) }),
+    }
+}
+
+/// The RLC queue of UE `ue` under `cfg`.
+fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64) -> RlcQueue {
+    match cfg {
+        AqmConfig::Diffserv(d) => {
+            let mut class_of = vec![(d.classes.len() - 1) as u8; 256];
+            for (i, c) in d.classes.iter().enumerate() {
+                for &v in &c.dscp {
+                    class_of[v as usize] = i as u8;
+                }
+            }
+            let classes = d.classes.iter().enumerate().map(|(i, c)| aqm_for(&c.aqm, c.queue_bytes.unwrap_or(bytes), seed, ue, i as u64)).collect();
+            RlcQueue::with_classes(classes, &class_of)
+        }
+        _ => RlcQueue::new(aqm_for(cfg, bytes, seed, ue, 0)),
     }
 }
 
 /// Builds the scenario's cell: one UE per entry of every `[[ues]]` group with its channel
-/// (fixed, trace, radio; UE `i` draws from the stream `("ue-channel", i)` of the scenario seed)
-/// and its RLC queue discipline. Returns the cell and each UE's mean SNR in dB (radio UEs).
+/// (fixed, trace, radio; UE `i` draws from the stream `("ue-channel", i)` of the scenario seed),
+/// its RLC queue (discipline, or DiffServ classes) and the cell-level dropper if any. Returns the cell and each UE's mean SNR in dB (radio UEs).
 /// Shared by the simulator and the real-time emulator (`cellshare-emu`), so both run the same
 /// cell for the same scenario. `traces` holds the parsed trace files keyed as written.
 pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<f64>>), ScenarioError> {
@@ -241,9 +281,17 @@ pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<
                     Channel::Radio(Box::new(ch))
                 }
             };
-            cell.add_ue(channel, aqm_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes));
+            cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
             snrs.push(mean_snr_db);
         }
+    }
+    match &sc.cell.aqm {
+        AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
+        AqmConfig::Sneaker(c) => {
+            let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", 0))));
+            cell.set_dropper(d, from_millis_f64(c.active_window_ms));
+        }
+        _ => {}
     }
     Ok((cell, snrs))
 }
@@ -260,7 +308,7 @@ impl Simulation {
         let (cell, snrs) = build_cell(&sc, traces)?;
         let ues: Vec<UeRt> = snrs
             .into_iter()
-            .map(|mean_snr_db| UeRt { series: PerSecond::new(end), delay: DelayHistogram::default(), bytes: 0, mean_snr_db })
+            .map(|mean_snr_db| UeRt { series: PerSecond::new(end), trace: Vec::new(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db })
             .collect();
         let access = match &sc.shared_fifo {
             Some(f) => Access::Fifo(SharedFifo {
@@ -296,6 +344,7 @@ impl Simulation {
             delay: DelayHistogram::default(),
             events: 0,
             ttis_run: 0,
+            trace_interval: sc.simulation.trace_interval_ms * MS,
             delivered_scratch: Vec::new(),
             dropped_scratch: Vec::new(),
         };
@@ -320,7 +369,7 @@ impl Simulation {
                     _ => None,
                 };
                 let mut clock = stream_rng(seed, "flow-clock", id as u64);
-                let sender = Sender::new(&f.transport, start, clock.gen());
+                let sender = Sender::new(&f.transport, start, clock.gen(), seed, id as u64);
                 let receiver = Receiver::new(&f.transport, start, clock.gen());
                 sim.flows.push(FlowRt {
                     name,
@@ -346,6 +395,11 @@ impl Simulation {
                     first_send: None,
                     drops: 0,
                     packets_delivered: 0,
+                    trace: Vec::new(),
+                    mode_changes: Vec::new(),
+                    last_mode: 0,
+                    trace_delivered_prev: 0,
+                    air_bytes: 0,
                 });
                 if start < end {
                     sim.push(start, Ev::FlowOn(id));
@@ -354,6 +408,9 @@ impl Simulation {
                     sim.push(stop, Ev::FlowOff(id));
                 }
             }
+        }
+        if sim.trace_interval > 0 && sim.trace_interval < end {
+            sim.push(sim.trace_interval, Ev::Sample);
         }
         Ok(sim)
     }
@@ -452,6 +509,7 @@ impl Simulation {
         match site {
             DropSite::Bs(DropCause::Enqueue) => self.drops.bs_enqueue += 1,
             DropSite::Bs(DropCause::Dequeue) => self.drops.bs_dequeue += 1,
+            DropSite::Bs(DropCause::Admission) => self.drops.bs_admission += 1,
             DropSite::Wired => self.drops.wired += 1,
             DropSite::SharedFifo => self.drops.shared_fifo += 1,
         }
@@ -475,6 +533,7 @@ impl Simulation {
                 fl.sender_timer = None;
                 if fl.sender.poll_timeout().is_some_and(|t| t <= self.now) {
                     fl.sender.on_timeout(self.now);
+                    self.note_cc_mode(f);
                 }
                 self.service_sender(f);
             }
@@ -516,9 +575,11 @@ impl Simulation {
                 if srtt > 0 {
                     fl.rtt.record(srtt);
                 }
+                self.note_cc_mode(f);
                 self.service_sender(f);
             }
             Ev::FifoDepart => self.fifo_depart(),
+            Ev::Sample => self.sample(),
         }
     }
 
@@ -681,6 +742,7 @@ impl Simulation {
         let fl = &mut self.flows[f as usize];
         fl.delay.record(sojourn);
         fl.packets_delivered += 1;
+        fl.air_bytes += p.size as u64;
         let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
         fl.receiver.on_segment(now, &seg);
         let d = fl.receiver.delivered();
@@ -694,6 +756,54 @@ impl Simulation {
             }
         }
         self.service_receiver(f);
+    }
+
+    /// Records a change of flow `f`'s controller mode (when traces are on).
+    #[inline]
+    fn note_cc_mode(&mut self, f: u32) {
+        if self.trace_interval == 0 {
+            return;
+        }
+        let fl = &mut self.flows[f as usize];
+        if let Some(tr) = fl.sender.cc_trace() {
+            if tr.mode != fl.last_mode {
+                fl.last_mode = tr.mode;
+                fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode: tr.mode });
+            }
+        }
+    }
+
+    /// Takes one sample of every flow and UE and schedules the next.
+    fn sample(&mut self) {
+        let now = self.now;
+        let t_s = to_secs_f64(now);
+        let secs = to_secs_f64(self.trace_interval);
+        for fl in self.flows.iter_mut() {
+            let d = fl.receiver.delivered();
+            let mbps = (d - fl.trace_delivered_prev) as f64 * 8.0 / secs / 1e6;
+            fl.trace_delivered_prev = d;
+            let (cwnd, srtt) = fl.sender.window().unwrap_or((0, 0));
+            let tr = fl.sender.cc_trace();
+            fl.trace.push(FlowSample {
+                t_s,
+                mbps,
+                cwnd_bytes: cwnd,
+                srtt_ms: srtt as f64 / MS as f64,
+                mode: tr.map_or(0, |t| t.mode),
+                estimate: tr.map_or(f64::NAN, |t| t.estimate),
+                flag: tr.is_some_and(|t| t.flag),
+            });
+        }
+        if let Access::Cell(cell) = &self.access {
+            for (i, u) in self.ues.iter_mut().enumerate() {
+                let q = &cell.ue(i as u32).queue;
+                u.trace.push(UeSample { t_s, queue_bytes: q.bytes(), queue_packets: q.packets() });
+            }
+        }
+        let next = now + self.trace_interval;
+        if next < self.end {
+            self.push(next, Ev::Sample);
+        }
     }
 
     /// Builds the results of the run so far.

@@ -22,3 +22,6 @@ pub use scenario::{Scenario, ScenarioError};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod aqm_tests;

@@ -7,7 +7,7 @@ use cellshare_core::time::to_secs_f64;
 use cellshare_core::TrafficClass;
 
 use crate::engine::{DropCounts, Simulation};
-use crate::metrics::{jain_index, DelayPercentiles};
+use crate::metrics::{jain_index, DelayHistogram, DelayPercentiles};
 
 /// Results of one run.
 #[derive(Clone, Debug, Serialize)]
@@ -41,6 +41,8 @@ pub struct RunResult {
     pub flows: Vec<FlowResult>,
     /// Per-UE results.
     pub ues: Vec<UeResult>,
+    /// Per traffic class: foreground, background, then one entry per DSCP value in use.
+    pub classes: Vec<ClassResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
 }
@@ -81,6 +83,11 @@ pub struct FlowResult {
     pub rtt_ms: DelayPercentiles,
     /// Goodput per second of simulated time, Mbps.
     pub per_second_mbps: Vec<f64>,
+    /// Fine-grained samples every `simulation.trace_interval_ms` (empty when traces are off).
+    pub trace: Vec<FlowSample>,
+    /// The congestion controller's mode changes, as they happened (controllers with modes,
+    /// e.g. Legilimens: 0 NORMAL, 1–3 GAP I–III, 4 back-off).
+    pub mode_changes: Vec<ModeChange>,
 }
 
 /// One UE's results.
@@ -98,6 +105,69 @@ pub struct UeResult {
     pub queue_delay_ms: DelayPercentiles,
     /// Received Mbps per second.
     pub per_second_mbps: Vec<f64>,
+    /// Base-station queue samples every `simulation.trace_interval_ms` (empty when traces are
+    /// off or the access is a shared FIFO).
+    pub trace: Vec<UeSample>,
+}
+
+/// One fine-grained sample of a flow, taken at `t_s`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct FlowSample {
+    /// Sample time, seconds.
+    pub t_s: f64,
+    /// Payload delivered in order to the receiver over the interval ending at `t_s`, Mbit/s.
+    pub mbps: f64,
+    /// Congestion window, bytes (0 for non-TCP flows).
+    pub cwnd_bytes: u64,
+    /// Smoothed RTT, ms (0 before the first sample, and for non-TCP flows).
+    pub srtt_ms: f64,
+    /// The controller's mode (controller-defined; 0 when it has none).
+    pub mode: u8,
+    /// The controller's estimate (Legilimens: capacity in Mbit/s; NaN, serialized as null,
+    /// when it has none).
+    pub estimate: f64,
+    /// The controller's flag (Legilimens: cell busy).
+    pub flag: bool,
+}
+
+/// A change of a controller's mode.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct ModeChange {
+    /// When, seconds.
+    pub t_s: f64,
+    /// The new mode.
+    pub mode: u8,
+}
+
+/// One fine-grained sample of a UE's base-station queue, taken at `t_s`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct UeSample {
+    /// Sample time, seconds.
+    pub t_s: f64,
+    /// Bytes queued.
+    pub queue_bytes: u64,
+    /// Packets queued.
+    pub queue_packets: u32,
+}
+
+/// Aggregates over the flows of one traffic class.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClassResult {
+    /// `"foreground"`, `"background"`, or `"dscp<N>"` for the flows carrying DSCP value N.
+    pub class: String,
+    /// Flows in the class.
+    pub flows: u32,
+    /// Delivery rate: bytes of the class's packets delivered over the access link (headers
+    /// included) over the run, Mbps.
+    pub delivered_mbps: f64,
+    /// Payload delivered in order to the receiving applications over the run, Mbps.
+    pub goodput_mbps: f64,
+    /// Packets of the class dropped anywhere.
+    pub drops: u64,
+    /// Sojourn of the class's packets at the base station.
+    pub queue_delay_ms: DelayPercentiles,
+    /// BoDe's power: delivery rate over p99 sojourn, Mbps per ms (0 without samples).
+    pub power: f64,
 }
 
 /// Cell-wide per-second series.
@@ -146,10 +216,37 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 queue_delay_ms: f.delay.percentiles(),
                 rtt_ms: f.rtt.percentiles(),
                 per_second_mbps: f.series.mbps(end),
+                trace: f.trace.clone(),
+                mode_changes: f.mode_changes.clone(),
             }
         })
         .collect();
     let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+    let class = |name: String, member: &dyn Fn(&crate::engine::FlowRt) -> bool| {
+        let mut delay = DelayHistogram::default();
+        let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
+        for f in sim.flows.iter().filter(|f| member(f)) {
+            delay.merge(&f.delay);
+            n += 1;
+            air += f.air_bytes;
+            good += f.delivered();
+            drops += f.drops;
+        }
+        let queue_delay_ms = delay.percentiles();
+        let delivered_mbps = air as f64 * 8.0 / dur / 1e6;
+        let power = if queue_delay_ms.p99 > 0.0 { delivered_mbps / queue_delay_ms.p99 } else { 0.0 };
+        ClassResult { class: name, flows: n, delivered_mbps, goodput_mbps: good as f64 * 8.0 / dur / 1e6, drops, queue_delay_ms, power }
+    };
+    let mut classes = vec![
+        class("foreground".into(), &|f| f.class == TrafficClass::Foreground),
+        class("background".into(), &|f| f.class == TrafficClass::Background),
+    ];
+    let mut dscps: Vec<u8> = sim.flows.iter().map(|f| f.dscp).collect();
+    dscps.sort_unstable();
+    dscps.dedup();
+    for d in dscps {
+        classes.push(class(format!("dscp{d}"), &|f| f.dscp == d));
+    }
     RunResult {
         scenario: sim.scenario.name.clone(),
         seed: sim.scenario.simulation.seed,
@@ -175,8 +272,10 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 mean_snr_db: u.mean_snr_db,
                 queue_delay_ms: u.delay.percentiles(),
                 per_second_mbps: u.series.mbps(end),
+                trace: u.trace.clone(),
             })
             .collect(),
+        classes,
         series: CellSeries {
             prb_utilization: if lte {
                 sim.prbs

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use cellshare_aqm::{BodeConfig, CoDelConfig, PieConfig, RedConfig, SneakerConfig};
 use cellshare_cell::SchedulerConfig;
 use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
@@ -80,11 +81,17 @@ pub struct SimulationConfig {
     pub duration_s: f64,
     /// Seed of every random draw in the run. Default 1.
     pub seed: u64,
+    /// Interval of the fine-grained traces in milliseconds: every flow's delivered rate,
+    /// window, smoothed RTT and congestion-controller state (mode, estimate, flag) and every
+    /// UE's base-station queue are sampled this often (integer, 1 to 60000, or 0 for no
+    /// traces). Controller mode changes are recorded as they happen whenever traces are on.
+    /// Default 100.
+    pub trace_interval_ms: u64,
 }
 
 impl Default for SimulationConfig {
     fn default() -> Self {
-        Self { duration_s: 10.0, seed: 1 }
+        Self { duration_s: 10.0, seed: 1, trace_interval_ms: 100 }
     }
 }
 
@@ -110,7 +117,9 @@ impl Default for CellConfig {
     }
 }
 
-/// A queue discipline (`kind` selects it).
+/// A queue discipline (`kind` selects it). Every discipline also enforces a hard limit:
+/// `cell.rlc_queue_bytes` (or, inside a DiffServ class, the class's `queue_bytes`), or
+/// `limit_packets` packets when given.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AqmConfig {
@@ -126,12 +135,139 @@ pub enum AqmConfig {
         #[serde(default)]
         limit_packets: Option<u32>,
     },
+    /// RED (Floyd & Jacobson 1993, gentle variant): random drops at arrival as the average
+    /// queue grows between `min_th` and `max_th`.
+    Red(RedConfig),
+    /// CoDel (RFC 8289): drops at dequeue once the sojourn stays above `target_ms` for
+    /// `interval_ms`, spaced by interval/sqrt(count).
+    Codel(CoDelConfig),
+    /// PIE (RFC 8033): random drops at arrival with a probability steered every
+    /// `t_update_ms` towards `target_ms` of queueing delay (sojourn timestamps).
+    Pie(PieConfig),
+    /// BoDe (bode-bounded-delay-aqm.txt): drop at dequeue every packet whose sojourn
+    /// reached `bounded_delay_ms`, unless fewer than 3 packets remain queued behind it.
+    Bode(BodeConfig),
+    /// The Sneaker paper's strict-priority baseline: every background data packet arriving
+    /// while any foreground packet is queued in the cell is dropped (at arrival only; queued
+    /// background packets are served). UE queues are tail drop at `cell.rlc_queue_bytes`.
+    StrictPriority {},
+    /// Sneaker (sneaker-background-aqm.txt): background data packets dropped at arrival
+    /// with the probability of Eq. (5) (or Eq. (4)), from cell-wide signals and the RTT
+    /// each packet carries. UE queues are tail drop at `cell.rlc_queue_bytes`.
+    Sneaker(SneakerConfig),
+    /// DiffServ: each UE's queue split into classes served in strict priority, each with its
+    /// own discipline.
+    Diffserv(DiffServConfig),
 }
 
 impl Default for AqmConfig {
     fn default() -> Self {
         AqmConfig::TailDrop { limit_packets: None }
     }
+}
+
+impl AqmConfig {
+    /// The discipline's name, as written in `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AqmConfig::TailDrop { .. } => "tail_drop",
+            AqmConfig::HeadDrop { .. } => "head_drop",
+            AqmConfig::Red(_) => "red",
+            AqmConfig::Codel(_) => "codel",
+            AqmConfig::Pie(_) => "pie",
+            AqmConfig::Bode(_) => "bode",
+            AqmConfig::StrictPriority {} => "strict_priority",
+            AqmConfig::Sneaker(_) => "sneaker",
+            AqmConfig::Diffserv(_) => "diffserv",
+        }
+    }
+
+    /// Checks the discipline's parameters; `at` is its key path (e.g. `cell.aqm`);
+    /// `per_queue` restricts it to the disciplines a single queue can run (DiffServ classes).
+    pub fn validate(&self, at: &str, per_queue: bool) -> Result<(), ScenarioError> {
+        let wrap = |(k, v, e): cellshare_aqm::ParamError| ScenarioError::new(format!("{at}.{k}"), v, e);
+        let limit = match self {
+            AqmConfig::TailDrop { limit_packets } | AqmConfig::HeadDrop { limit_packets } => *limit_packets,
+            AqmConfig::Red(c) => {
+                c.validate().map_err(wrap)?;
+                c.limit_packets
+            }
+            AqmConfig::Codel(c) => {
+                c.validate().map_err(wrap)?;
+                c.limit_packets
+            }
+            AqmConfig::Pie(c) => {
+                c.validate().map_err(wrap)?;
+                c.limit_packets
+            }
+            AqmConfig::Bode(c) => {
+                c.validate().map_err(wrap)?;
+                c.limit_packets
+            }
+            AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) | AqmConfig::Diffserv(_) if per_queue => {
+                return Err(ScenarioError::new(
+                    format!("{at}.kind"),
+                    format!("{:?}", self.kind()),
+                    "a per-queue discipline inside a DiffServ class: tail_drop, head_drop, red, codel, pie or bode",
+                ));
+            }
+            AqmConfig::StrictPriority {} => None,
+            AqmConfig::Sneaker(c) => {
+                c.validate().map_err(wrap)?;
+                None
+            }
+            AqmConfig::Diffserv(d) => {
+                if d.classes.is_empty() || d.classes.len() > 16 {
+                    return Err(ScenarioError::new(format!("{at}.classes"), format!("{} classes", d.classes.len()), "1 to 16 classes"));
+                }
+                let mut seen = [false; 256];
+                for (i, c) in d.classes.iter().enumerate() {
+                    for &v in &c.dscp {
+                        if std::mem::replace(&mut seen[v as usize], true) {
+                            return Err(ScenarioError::new(format!("{at}.classes[{i}].dscp"), v, "each DSCP value in at most one class"));
+                        }
+                    }
+                    if let Some(b) = c.queue_bytes {
+                        if b < 1500 {
+                            return Err(ScenarioError::new(format!("{at}.classes[{i}].queue_bytes"), b, "at least 1500 bytes (one packet)"));
+                        }
+                    }
+                    c.aqm.validate(&format!("{at}.classes[{i}].aqm"), true)?;
+                }
+                None
+            }
+        };
+        if limit == Some(0) {
+            return Err(ScenarioError::new(format!("{at}.limit_packets"), 0, "at least 1 packet"));
+        }
+        Ok(())
+    }
+}
+
+/// `cell.aqm = { kind = "diffserv", classes = [...] }`: per-UE DiffServ queues.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffServConfig {
+    /// The classes in priority order (the first is served first), 1 to 16. A packet goes to
+    /// the class listing its flow's `dscp`; packets whose DSCP no class lists go to the last
+    /// class.
+    pub classes: Vec<DiffServClass>,
+}
+
+/// One DiffServ class of a per-UE queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiffServClass {
+    /// DSCP values (flows' `dscp`) of this class. Default: none.
+    #[serde(default)]
+    pub dscp: Vec<u8>,
+    /// Byte limit of this class's queue. Default: `cell.rlc_queue_bytes`.
+    #[serde(default)]
+    pub queue_bytes: Option<u64>,
+    /// The class's discipline (tail_drop, head_drop, red, codel, pie or bode). Default: tail
+    /// drop.
+    #[serde(default)]
+    pub aqm: AqmConfig,
 }
 
 /// `[wired]`: the path from the servers to the base station and back.
@@ -321,6 +457,13 @@ impl Scenario {
         if !(s.duration_s > 0.0 && s.duration_s <= 86_400.0) {
             return Err(ScenarioError::new("simulation.duration_s", s.duration_s, "a duration in seconds in (0, 86400]"));
         }
+        if s.trace_interval_ms > 60_000 {
+            return Err(ScenarioError::new(
+                "simulation.trace_interval_ms",
+                s.trace_interval_ms,
+                "an interval in milliseconds in [1, 60000], or 0 for no traces",
+            ));
+        }
         let c = &self.cell;
         if cellshare_channel::prbs_for_bandwidth(c.bandwidth_mhz).is_none() {
             return Err(ScenarioError::new("cell.bandwidth_mhz", c.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"));
@@ -331,12 +474,7 @@ impl Scenario {
         if c.rlc_queue_bytes < 1500 {
             return Err(ScenarioError::new("cell.rlc_queue_bytes", c.rlc_queue_bytes, "at least 1500 bytes (one packet)"));
         }
-        match c.aqm {
-            AqmConfig::TailDrop { limit_packets: Some(0) } | AqmConfig::HeadDrop { limit_packets: Some(0) } => {
-                return Err(ScenarioError::new("cell.aqm.limit_packets", 0, "at least 1 packet"));
-            }
-            _ => {}
-        }
+        c.aqm.validate("cell.aqm", false)?;
         let w = &self.wired;
         for (key, v) in [("wired.remote_rate_mbps", w.remote_rate_mbps), ("wired.backhaul_rate_mbps", w.backhaul_rate_mbps)] {
             if !(v > 0.0 && v.is_finite()) {

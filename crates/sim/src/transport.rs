@@ -13,7 +13,7 @@ use cellshare_transport::cc::{
     reno::{Reno, RenoConfig},
     tcp_lp::{TcpLp, TcpLpConfig},
     vegas::{Vegas, VegasConfig},
-    CongestionControl,
+    CcTrace, CongestionControl,
 };
 use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use cellshare_transport::udp::{CbrSource, DatagramSink};
@@ -75,7 +75,9 @@ impl CcConfig {
     }
 
     /// Builds the controller for segments of `mss` bytes and an initial window of `iw` bytes.
-    pub fn build(&self, mss: u32, iw: u64) -> Box<dyn CongestionControl> {
+    /// Controllers that draw random numbers use `stream_rng(seed, …, index)`: the scenario's
+    /// seed and the flow's index.
+    pub fn build(&self, mss: u32, iw: u64, seed: u64, index: u64) -> Box<dyn CongestionControl> {
         match self {
             CcConfig::Reno(c) => Box::new(Reno::new(c, mss, iw)),
             CcConfig::Cubic(c) => Box::new(Cubic::new(c, mss, iw)),
@@ -83,7 +85,7 @@ impl CcConfig {
             CcConfig::Vegas(c) => Box::new(Vegas::new(c, mss, iw)),
             CcConfig::Ledbat(c) => Box::new(Ledbat::new(c, mss, iw)),
             CcConfig::TcpLp(c) => Box::new(TcpLp::new(c, mss, iw)),
-            CcConfig::Legilimens(c) => Box::new(Legilimens::new(c, mss, iw)),
+            CcConfig::Legilimens(c) => Box::new(Legilimens::new(c, mss, iw, seed, index)),
         }
     }
 }
@@ -180,15 +182,16 @@ pub fn header_bytes(s: &Sender) -> u32 {
 
 impl Sender {
     /// Builds the sender for `cfg`, created at `now`; it sends nothing until
-    /// [`Sender::app_start`]. `ts_offset_ms` offsets its timestamp clock.
-    pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32) -> Self {
+    /// [`Sender::app_start`]. `ts_offset_ms` offsets its timestamp clock; `seed` and `index`
+    /// (the scenario's seed, the flow's index) seed its controller's random draws.
+    pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32, seed: u64, index: u64) -> Self {
         match cfg {
             TransportConfig::Cbr { rate_mbps, packet_bytes } => {
                 let rate_bps = (rate_mbps * 1e6).round() as u64;
                 Sender::Cbr { src: CbrSource::new(rate_bps, *packet_bytes, now, 0), rate_bps, payload: *packet_bytes }
             }
             TransportConfig::Tcp { cc, tcp } => {
-                let controller = cc.build(tcp.mss, tcp.initial_window_bytes());
+                let controller = cc.build(tcp.mss, tcp.initial_window_bytes(), seed, index);
                 Sender::Tcp(Box::new(TcpSender::new(tcp, controller, now, ts_offset_ms)))
             }
         }
@@ -254,6 +257,23 @@ impl Sender {
         match self {
             Sender::Cbr { .. } => 0,
             Sender::Tcp(t) => t.srtt(),
+        }
+    }
+
+    /// The congestion controller's trace point (mode, estimate, flag), if a TCP sender.
+    #[inline]
+    pub fn cc_trace(&self) -> Option<CcTrace> {
+        match self {
+            Sender::Cbr { .. } => None,
+            Sender::Tcp(t) => Some(t.cc().trace()),
+        }
+    }
+
+    /// Congestion window (bytes) and smoothed RTT (ns), if a TCP sender.
+    pub fn window(&self) -> Option<(u64, Nanos)> {
+        match self {
+            Sender::Cbr { .. } => None,
+            Sender::Tcp(t) => Some((t.cwnd(), t.srtt())),
         }
     }
 

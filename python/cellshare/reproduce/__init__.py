@@ -74,6 +74,16 @@ class Context:
         write_result(result, self.out / "runs" / label, scenario_text=text)
         return result
 
+    def run_lln(self, label: str, scenario: Mapping[str, Any]):
+        """Runs an LLN `scenario` (a mapping with an ``lln`` table) and writes its outputs
+        under ``runs/<label>/``."""
+        from ..lln import run_lln_text, write_lln_result
+
+        text = tomli_w.dumps(dict(scenario))
+        result = run_lln_text(text)
+        write_lln_result(result, self.out / "runs" / label, scenario_text=text)
+        return result
+
     def claim(self, id: str, description: str, paper: str, ours: Any, target: str, holds: bool) -> None:
         """Records a claim; `ours` must be measured from the runs."""
         self.claims.append(Claim(id, description, paper, ours, target, bool(holds)))
@@ -96,4 +106,7 @@ def write_claims(exp: Experiment, ctx: Context) -> None:
 
 def load_all() -> None:
     """Imports every experiment module so they register."""
-    from . import lpt_fifo_vs_cell, pf_fairness  # noqa: F401
+    from . import (  # noqa: F401
+        bode, bode_diffserv, dtpa, legilimens, lpt_fifo_vs_cell, pf_fairness, sneaker_fairness,
+        sneaker_prioritization, sneaker_scaling,
+    )

@@ -48,31 +48,47 @@
 //!   ([`CapacityEstimator::note_flight`]). Without this every GAP burst of an odd number of
 //!   segments ended in a 40-TTI "gap" at ~1/40 of the capacity: an idle cell was judged busy
 //!   after every burst and the lone flow never left GAP I / back-off (≈ 1 Mbit/s of 30).
-//! - **Delayed-ACK credit** (paper silent, same reason): the ACK that ends a gap may cover
-//!   up to one segment (plus part of one, RLC segmentation) delivered *during* the gap, so
-//!   the busy test (line 9) credits the gap with `min(its bytes, 2·MSS − 1)`
-//!   ([`CapacityEstimator::set_delayed_acks`]); capacity updates keep the paper's rate.
-//!   Without it, at ~2.5 segments per TTI (30 Mbit/s, 1448-byte MSS) a fading dip to < 2
-//!   segments per TTI shows "gaps" of 2 TTIs with rate 1 MSS < λ·capacity on a lone UE.
 //! - **Queue gating in NORMAL**: a gap or a short slot only says something about the cell if
-//!   our data was queued at the eNodeB. In NORMAL (paced, possibly window-limited) the
-//!   estimator's verdict is therefore applied only when the flight before the ACK exceeds one
-//!   bandwidth-delay product, `capacity · min_rtt`, by two TTIs' worth of capacity (flight
-//!   beyond the BDP must sit in the bottleneck queue); other slots are still reconstructed but
-//!   do not change capacity or busy. Without this a paced sender measures its own 0.8·capacity and the estimate (and
-//!   with it the pacing rate) collapses geometrically, and slow start from a small window
-//!   reads its own idle TTIs as competition. GAP bursts are sent at line rate and are always
-//!   evaluated.
+//!   our data was queued at the eNodeB. In NORMAL (window-capped, so often below one BDP)
+//!   the estimator's verdict is therefore applied only when the newest segment the ACK covers
+//!   waited: its RTT sample minus the minimum RTT is at least [`QUEUE_DELAY_MIN_MS`]; and at
+//!   least half a BDP (`capacity · min_rtt / 2`) is in flight (not the slow-start ramp).
+//!   Not TSval − TSecr: a delayed ACK echoes the TSval of the *first* of its two segments,
+//!   which the ACK clock may have sent many ms before the second, so that one-way delay
+//!   shows "queueing" that is the sender's own spacing (a lone flow with T = 300 ms was
+//!   judged busy 64 ms into every NORMAL). Other slots are still reconstructed but change
+//!   neither capacity nor busy. Without the gating a window-capped sender measures its own
+//!   0.8·capacity and the estimate (and with it the cap) collapses geometrically, and slow
+//!   start from a small window reads its own idle TTIs as competition. GAP bursts are sent
+//!   back to back and are always evaluated.
+//! - **Sub-quantum slots** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
+//!   receiver ACKs every second segment, so a TTI that completes fewer than two segments
+//!   leaves no ACK of its own; a slot of at most 2 MSS followed by a gap may be TTIs in which
+//!   we *were* served (a fade below two segments per TTI). Such gaps are not evaluated
+//!   ([`CapacityEstimator::set_delayed_acks`]). Without this, at ~2.5 segments per TTI
+//!   (30 Mbit/s, 1448-byte MSS) every fading dip made a lone UE "busy". Outages (CQI 0, no
+//!   service at all for some TTIs) remain indistinguishable from competition by timestamps
+//!   alone: on Rayleigh-fading channels a lone flow sees such false "busy" verdicts.
+//! - **Back-off exponent**: k counts busy verdicts in GAP I (k = 1 for the first), capped at
+//!   `max_backoff_exp`; the wait is T·U{1..2^k} ([L]: "doubles the waiting interval").
+//!   Like 802.11's contention window, k resets on *success*: NORMAL held for
+//!   [`BACKOFF_RESET_WAITS`]·T without busyness. Not on passing GAP I: under PF a UE that
+//!   was idle for T has a decayed averaged rate and is served alone for tens of TTIs, so a
+//!   GAP burst rarely sees a single competitor, and resetting k there kept the back-off at
+//!   its minimum while a foreground flow was active (Legilimens then took ≈ 20 % of the cell
+//!   instead of yielding).
 //! - **NORMAL start window**: `initial_window_bytes` (the constructor's IW) with `ssthresh`
 //!   kept from earlier losses (unset at first) — "like after a timeout" ([L] §III-B) read as
 //!   "restart from a small window and slow-start"; IW rather than 1 MSS because the GAP probes
 //!   have just shown the cell idle.
-//! - **NORMAL cap**: pacing rate `capacity_cap · capacity · 1000` bytes/s, and `cwnd ≤
-//!   capacity_cap · capacity · srtt/TTI` (at least 2 MSS).
-//! - **Back-off**: k counts consecutive busy back-offs (k = 1 for the first), capped at
-//!   `max_backoff_exp`; the wait is T·U{1..2^k} drawn from
-//!   `stream_rng(seed, "cc.legilimens", 0)`. k resets when GAP I completes without busyness.
-//!   After the wait the flow re-enters GAP I.
+//! - **NORMAL cap** ("sending rate capped at 80 % of the estimated capacity", [Th]): as a
+//!   window, `cwnd ≤ capacity_cap · capacity · min_rtt/TTI` (at least 2 MSS), so the rate
+//!   `cwnd/RTT` stays at or below `capacity_cap · capacity` whatever the queueing. No pacing:
+//!   the paper's implementation is a Linux 4.4 congestion-control module, which sends
+//!   ACK-clocked bursts (pacing there needs the fq qdisc); the bursts also let the estimator
+//!   see full TTIs.
+//! - **Back-off draws** come from `stream_rng(seed, "cc.legilimens", flow index)`. After the
+//!   wait the flow re-enters GAP I.
 //! - **Busy during a burst** acts at once (on the ACK that reveals it, [L] "this back-off can
 //!   happen anytime during the probing burst"), not at the end of the wait.
 //! - **Loss**: in NORMAL, Reno halving (`ssthresh = max(flight/2, 2·MSS)`, `cwnd = ssthresh`);
@@ -98,8 +114,11 @@ use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
 /// |---|---|---|---|---|
 /// | `standard` | `lambda` (0.5) | GAP I | T | `capacity_cap` |
 /// | `passive` | 1 (any gap with rate < capacity is busy) | back-off at once | T | `capacity_cap` |
-/// | `active` | `lambda / 2` (0.25) | GAP I | T/2 | `capacity_cap` |
+/// | `active` | `lambda` | GAP I | T/2 | `capacity_cap` |
 ///
+/// Active halves the waits rather than λ: with λ/2 a flow sharing a PF cell with one
+/// competitor (gaps of one TTI, slot rate = capacity/2) is never judged busy and stops
+/// yielding at all (measured: half of the cell while the foreground is on).
 /// The rate cap is the same for all three because [Th] states that Legilimens (both
 /// versions) uses 80 % of the estimated capacity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -108,8 +127,8 @@ pub enum LegilimensVariant {
     /// The paper's algorithm with the configured parameters.
     #[default]
     Standard,
-    /// Uses more of the spare capacity: λ halved (tolerates more sharing before calling the
-    /// cell busy) and GAP / back-off waits halved (returns to probing sooner).
+    /// Uses more of the spare capacity: GAP and back-off waits halved (probes and returns
+    /// to NORMAL sooner), same busy threshold.
     Active,
     /// Yields whenever anything else is present: λ = 1 (any gap whose rate is below the
     /// capacity is busy) and every busy verdict leads straight to exponential back-off.
@@ -132,10 +151,11 @@ pub struct LegilimensConfig {
     pub capacity_cap: f64,
     /// Flavour, see [`LegilimensVariant`]. Default `standard`.
     pub variant: LegilimensVariant,
-    /// Cap on the back-off exponent k (wait T·U{1..2^k}). Default 6.
+    /// Cap on the back-off exponent k (wait T·U{1..2^k}; integer in [1, 30]). Default 3: the
+    /// longest wait is 8·T = 2 s, so spare capacity is found again within about 2 s plus
+    /// the GAP ramp (the paper gives no cap; larger caps yield more, recapture later — see
+    /// the `legilimens-onoff` reproduction).
     pub max_backoff_exp: u32,
-    /// Seed of the back-off draws (deterministic stream `"cc.legilimens"`). Default 0.
-    pub seed: u64,
 }
 
 impl Default for LegilimensConfig {
@@ -146,8 +166,7 @@ impl Default for LegilimensConfig {
             wait_ms: 250,
             capacity_cap: 0.8,
             variant: LegilimensVariant::Standard,
-            max_backoff_exp: 6,
-            seed: 0,
+            max_backoff_exp: 3,
         }
     }
 }
@@ -248,17 +267,17 @@ pub struct CapacityEstimator {
     /// Capacity in bytes per TTI; NaN before the first evaluated slot.
     capacity: f64,
     busy: bool,
-    /// Segment size when the receiver uses delayed ACKs: the busy test credits the gap with
-    /// up to `2·mss − 1` bytes of the ACK that ends it (see
-    /// [`CapacityEstimator::set_delayed_acks`]); `None`: one ACK per packet, as [L] assumes.
-    ack_credit: Option<u64>,
+    /// Segment size when the receiver uses delayed ACKs: gaps after slots of at most 2·mss
+    /// are not evaluated (see [`CapacityEstimator::set_delayed_acks`]); `None`: one ACK per
+    /// packet, as [L] assumes.
+    ack_quantum_mss: Option<u64>,
 }
 
 impl CapacityEstimator {
     /// An estimator with busy threshold `lambda` whose first ACK is counted from sequence
     /// number `base_seq` (the first byte the flow sends).
     pub fn new(lambda: f64, base_seq: u64) -> CapacityEstimator {
-        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false, ack_credit: None }
+        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false, ack_quantum_mss: None }
     }
 
     /// Capacity estimate in bytes per TTI, `None` before the first evaluated slot.
@@ -283,20 +302,17 @@ impl CapacityEstimator {
     }
 
     /// Declares (`Some(mss)`) that the receiver acknowledges every second segment (delayed
-    /// ACKs, RFC 1122 §4.2.3.2, RFC 5681 §4.2): the ACK that ends a gap carries the TSval of
-    /// the TTI in which its *last* segment arrived, while up to one earlier segment (plus, with
-    /// RLC segmentation, part of the last one) — less than `2·mss` bytes, else the receiver
-    /// would have ACKed earlier — may have been delivered during the "gap" TTIs without an
-    /// ACK. [L] Fig. 4 assumes one ACK per packet and is silent. With this set, the busy test
-    /// (line 9) uses the most favourable reading of the ACK stream, `rate_busy =
-    /// (slot[i−1].n + min(bytes of the ACK opening slot[i], 2·mss − 1)) / duration`: busy
-    /// only when even crediting the gap with what the receiver may have withheld leaves it
-    /// below λ·capacity. Capacity (lines 10–16) still uses the paper's `rate`.
-    /// Without this, at ~2.5 segments per TTI (30 Mbit/s) a lone UE on a fading channel
-    /// shows a "gap" every time a TTI completes fewer than two segments (one delayed ACK),
-    /// with `rate = 2 MSS / 2` below λ·capacity: an idle cell is judged busy.
+    /// ACKs, RFC 1122 §4.2.3.2, RFC 5681 §4.2). An ACK then carries the TSval of the TTI in
+    /// which its *second* segment arrived, and a TTI that completes fewer than two segments
+    /// leaves no ACK of its own: a slot of at most `2·mss` bytes followed by a gap may hide
+    /// TTIs in which we were served (a fade below two segments per TTI). Such gaps are
+    /// reconstructed but not evaluated (neither capacity nor busy change). [L] Fig. 4 assumes
+    /// one ACK per packet and is silent. Without this, at ~2.5 segments per TTI (30 Mbit/s,
+    /// 1448-byte MSS) a lone UE on a fading channel shows a "gap" every time a TTI completes
+    /// fewer than two segments, with `rate = 2 MSS / 2` below λ·capacity: an idle cell is
+    /// judged busy.
     pub fn set_delayed_acks(&mut self, mss: Option<u64>) {
-        self.ack_credit = mss;
+        self.ack_quantum_mss = mss;
     }
 
     /// Records the flight left after the ACK just observed. When it is a lone segment (`0 <
@@ -367,7 +383,12 @@ impl CapacityEstimator {
             }
             _ => false,
         } || (gap && prev.lone_tail);
-        if !count || sender_gap {
+        // Sub-quantum slot (see `set_delayed_acks`): a receiver that acknowledges every
+        // second segment cannot show a TTI that completed fewer than two segments, so a gap
+        // after a slot of at most one ACK quantum (2·MSS) may be TTIs in which we *were*
+        // served (a deep fade below two segments per TTI), not someone else's TTIs.
+        let sub_quantum = gap && self.ack_quantum_mss.is_some_and(|mss| prev.n <= 2 * mss);
+        if !count || sender_gap || sub_quantum {
             self.busy = false;
             return Some(SlotSample { duration, rate, gap, busy: false, counted: false });
         }
@@ -378,9 +399,7 @@ impl CapacityEstimator {
             self.busy = false;
         } else if gap {
             // Lines 9–16.
-            let credit = self.ack_credit.map_or(0, |mss| bytes.min((2 * mss).saturating_sub(1)));
-            let rate_busy = (prev.n + credit) as f64 / duration as f64;
-            self.busy = rate_busy < self.lambda * self.capacity;
+            self.busy = rate < self.lambda * self.capacity;
             if rate > self.capacity {
                 self.capacity = 0.8 * self.capacity + 0.2 * rate;
             }
@@ -393,11 +412,14 @@ impl CapacityEstimator {
     }
 }
 
-/// NORMAL-mode queue gating margin: a slot verdict counts only while the flight before the
-/// ACK exceeds one BDP (`capacity · min_rtt`) by this many TTIs of capacity, so that at least
-/// a full TTI's worth of our data was waiting at the eNodeB (one TTI more absorbs arrival
-/// timing within the TTI).
-const QUEUE_MARGIN_TTIS: f64 = 2.0;
+/// NORMAL-mode queue gating: a slot verdict counts only when the newest segment covered by
+/// the ACK that opens the next slot waited at least this long (ms, RTT sample − min RTT):
+/// one TTI of scheduling granularity plus a real wait of at least one TTI.
+pub const QUEUE_DELAY_MIN_MS: i32 = 2;
+
+/// NORMAL must run this many waits T without busyness before the back-off exponent k
+/// resets (see the module documentation).
+pub const BACKOFF_RESET_WAITS: u64 = 2;
 
 /// Legilimens' mode ([L] Figure 6); the discriminant is the trace `mode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -444,17 +466,23 @@ pub struct Legilimens {
     last_backoff_slots: u64,
     srtt: Nanos,
     min_rtt: Nanos,
+    /// When NORMAL was last entered.
+    normal_since: Nanos,
+    /// Queueing delay of the newest acknowledged segment, ms (RTT sample − min RTT).
+    qdelay_ms: i32,
     rng: StreamRng,
 }
 
 impl Legilimens {
     /// A Legilimens controller for segments of `mss` bytes; `initial_window_bytes` is the
-    /// window NORMAL mode starts from. The flow starts in GAP I.
-    pub fn new(cfg: &LegilimensConfig, mss: u32, initial_window_bytes: u64) -> Legilimens {
+    /// window NORMAL mode starts from. The flow starts in GAP I. Back-off draws come from
+    /// `stream_rng(seed, "cc.legilimens", index)`: the scenario's seed and the flow's index,
+    /// so that flows back off independently and a run is reproducible.
+    pub fn new(cfg: &LegilimensConfig, mss: u32, initial_window_bytes: u64, seed: u64, index: u64) -> Legilimens {
         let mss = mss.max(1) as u64;
         let (lambda, wait) = match cfg.variant {
             LegilimensVariant::Standard => (cfg.lambda, cfg.wait_ms * MS),
-            LegilimensVariant::Active => (cfg.lambda / 2.0, (cfg.wait_ms * MS / 2).max(1)),
+            LegilimensVariant::Active => (cfg.lambda, (cfg.wait_ms * MS / 2).max(1)),
             LegilimensVariant::Passive => (1.0, cfg.wait_ms * MS),
         };
         Legilimens {
@@ -477,7 +505,9 @@ impl Legilimens {
             last_backoff_slots: 0,
             srtt: 0,
             min_rtt: 0,
-            rng: stream_rng(cfg.seed, "cc.legilimens", 0),
+            normal_since: 0,
+            qdelay_ms: 0,
+            rng: stream_rng(seed, "cc.legilimens", index),
         }
     }
 
@@ -520,11 +550,11 @@ impl Legilimens {
         }
     }
 
-    /// NORMAL-mode window cap: `capacity_cap · capacity · srtt/TTI` (at least 2 MSS).
+    /// NORMAL-mode window cap: `capacity_cap · capacity · min_rtt/TTI` (at least 2 MSS).
     fn cwnd_cap(&self) -> u64 {
         match self.capacity() {
-            Some(c) if self.srtt > 0 => {
-                let bytes = self.cfg.capacity_cap * c * (self.srtt as f64 / MS as f64);
+            Some(c) if self.min_rtt > 0 => {
+                let bytes = self.cfg.capacity_cap * c * (self.min_rtt as f64 / MS as f64);
                 (bytes as u64).max(2 * self.mss)
             }
             _ => u64::MAX,
@@ -551,6 +581,7 @@ impl Legilimens {
                 // "Like after a timeout": restart from a small window (IW) and slow-start.
                 self.burst_left = 0;
                 self.deadline = None;
+                self.normal_since = now;
                 self.cwnd = self.initial_window.min(self.cwnd_cap());
                 self.ca_acked = 0;
             }
@@ -572,7 +603,6 @@ impl Legilimens {
     fn expire(&mut self, now: Nanos) {
         match self.mode {
             LegilimensMode::GapI => {
-                self.backoff_exp = 0;
                 self.enter(LegilimensMode::GapII, now);
             }
             LegilimensMode::GapII => self.enter(LegilimensMode::GapIII, now),
@@ -583,18 +613,24 @@ impl Legilimens {
     }
 
     /// Whether an ACK's slot verdict may be applied: always outside NORMAL; in NORMAL only
-    /// while the flight exceeds one BDP (`capacity · min_rtt`) plus [`QUEUE_MARGIN_TTIS`] of
-    /// capacity, i.e. our data is queued at the eNodeB (see the module documentation).
-    fn queue_backed(&self, ev: &AckEvent) -> bool {
+    /// when the ACK shows at least [`QUEUE_DELAY_MIN_MS`] of queueing delay, i.e. our data
+    /// was waiting at the eNodeB, and at least half a BDP (`capacity · min_rtt / 2`) was in
+    /// flight (see the module documentation).
+    fn queue_backed(&self, prior_in_flight: u64) -> bool {
         if self.mode != LegilimensMode::Normal {
             return true;
         }
-        match self.capacity() {
-            Some(c) if self.min_rtt > 0 => {
-                ev.prior_in_flight as f64 >= c * (self.min_rtt as f64 / MS as f64 + QUEUE_MARGIN_TTIS)
-            }
+        let ramped = match self.capacity() {
+            Some(c) if self.min_rtt > 0 => prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / MS as f64),
             _ => true,
-        }
+        };
+        ramped && self.qdelay_ms >= QUEUE_DELAY_MIN_MS
+    }
+
+    /// Queueing delay of the newest segment the last RTT-sampled ACK covered, ms: its RTT
+    /// minus the minimum RTT.
+    pub fn queue_delay_ms(&self) -> i32 {
+        self.qdelay_ms
     }
 }
 
@@ -615,7 +651,10 @@ impl CongestionControl for Legilimens {
             self.burst_hold = false;
             self.deadline = Some(ev.now + self.wait);
         }
-        let count = self.queue_backed(ev);
+        if let Some(rtt) = ev.rtt_sample {
+            self.qdelay_ms = ((rtt.saturating_sub(ev.min_rtt)) / MS).min(i32::MAX as u64) as i32;
+        }
+        let count = self.queue_backed(ev.prior_in_flight);
         let lambda = self.lambda;
         let est = self.est.get_or_insert_with(|| {
             // The TCP receiver acknowledges every second segment (delayed ACKs).
@@ -632,6 +671,10 @@ impl CongestionControl for Legilimens {
         if sample.is_some_and(|s| s.busy) {
             self.on_busy(ev.now);
             return;
+        }
+        if self.mode == LegilimensMode::Normal && ev.now >= self.normal_since + BACKOFF_RESET_WAITS * self.wait {
+            // Success, as in 802.11's contention window: NORMAL held without busyness.
+            self.backoff_exp = 0;
         }
         if self.mode == LegilimensMode::Normal {
             let slow_start = self.cwnd < self.ssthresh;
@@ -686,14 +729,6 @@ impl CongestionControl for Legilimens {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh
-    }
-
-    fn pacing_rate(&self) -> Option<f64> {
-        if self.mode != LegilimensMode::Normal {
-            return None;
-        }
-        // Capacity in bytes per TTI (1 ms) → bytes per second.
-        self.capacity().filter(|c| *c > 0.0).map(|c| self.cfg.capacity_cap * c * 1000.0)
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
@@ -925,11 +960,11 @@ mod tests {
     }
 
     #[test]
-    fn delayed_ack_credit_separates_fading_from_competition() {
+    fn sub_quantum_slots_separate_fading_from_competition() {
         // 2.5 segments per TTI with an ACK every 2 segments: capacity ≈ 2.5 segments.
         let alone: Vec<u64> = (0..60).map(|i| if i % 2 == 0 { 3 * MSS } else { 2 * MSS }).collect();
         // Fading to one segment per TTI, still served every TTI: one ACK every 2 TTIs, rate
-        // 1 MSS < λ·capacity. Only the withheld-segment credit keeps it from being "busy".
+        // 1 MSS < λ·capacity. Only the sub-quantum rule keeps it from being "busy".
         let fade: Vec<u64> = [alone.clone(), vec![MSS; 40]].concat();
         let mut paper = CapacityEstimator::new(0.5, 0);
         assert!(run(&mut paper, &acks(&fade, 0, Rx::Delayed)).iter().any(|s| s.busy));
@@ -942,8 +977,8 @@ mod tests {
         dack.set_delayed_acks(Some(MSS));
         let samples = run(&mut dack, &acks(&shared, 0, Rx::Delayed));
         assert!(samples.iter().skip(40).filter(|s| s.busy).count() >= 5, "{samples:?}");
-        // Per-packet ACKs (the paper's receiver): the credit is at most 2·MSS − 1 bytes, so
-        // whole-TTI ACKs (10 segments) keep the paper's verdicts (fig5b: C every 4 TTIs busy).
+        // Whole-TTI ACKs (10 segments, far above the 2-MSS quantum) keep the paper's verdicts
+        // (fig5b: C every 4 TTIs busy).
         let mut big = CapacityEstimator::new(0.5, 0);
         big.set_delayed_acks(Some(MSS));
         let sched: Vec<u64> = [vec![C; 20], every(80, 4, C)].concat();
@@ -965,7 +1000,7 @@ mod tests {
         // at a time, one ACK per TTI; the odd last segment is ACKed by the receiver's 40 ms
         // delayed-ACK timer. The idle cell must not be judged busy.
         let cfg = LegilimensConfig::default();
-        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
         let mut flight = 0;
         while flight + MSS <= leg.cwnd() {
             flight += MSS;
@@ -1024,7 +1059,7 @@ mod tests {
 
     impl Sim {
         fn new(cfg: LegilimensConfig) -> Sim {
-            let leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+            let leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
             Sim {
                 log: vec![(0, leg.mode())],
                 leg,
@@ -1066,6 +1101,7 @@ mod tests {
                         ts_val: served as u32,
                         ts_ecr: 5000 + sent as u32,
                         srtt: (self.t - sent) * MS,
+                        rtt_sample: Some((self.t - sent) * MS),
                         min_rtt: self.delay * MS,
                         bytes_in_flight: flight,
                         prior_in_flight: flight + acked,
@@ -1125,7 +1161,7 @@ mod tests {
     fn gap_bursts_release_k_times_m() {
         // Burst sizes: the sender releases whole segments up to k·M beyond the flight.
         let cfg = LegilimensConfig::default();
-        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
         assert_eq!(leg.cwnd(), cfg.burst_bytes);
         let mut flight = 0;
         while flight + MSS <= leg.cwnd() {
@@ -1163,7 +1199,7 @@ mod tests {
     #[test]
     fn backoff_waits_are_multiples_of_t_and_grow() {
         let cfg = LegilimensConfig::default();
-        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS);
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
         let t_wait = 250 * MS;
         let mut now = 0;
         let mut seq = 0;
@@ -1209,28 +1245,63 @@ mod tests {
             now = deadline;
             leg.on_timer(now);
         }
-        // Capped at 2^6, and the later (larger-range) draws are larger on average.
-        assert!(spans.iter().all(|&s| s <= 64));
+        // Capped at 2^3, and the later (larger-range) draws are larger on average.
+        assert!(spans.iter().all(|&s| s <= 8));
         let early: u64 = spans[..2].iter().sum();
         let late: u64 = spans[6..].iter().sum();
         assert!(late > early, "{spans:?}");
-        // GAP I passing without busyness resets k.
-        leg.on_timer(now + t_wait);
-        assert_eq!(leg.mode(), GapII);
-        assert_eq!(leg.backoff().0, 0);
+        // Passing GAP I, II, III does not reset k ...
+        for (i, mode) in [GapII, GapIII, Normal].into_iter().enumerate() {
+            leg.on_timer(now + (i as u64 + 1) * t_wait);
+            assert_eq!(leg.mode(), mode);
+            assert_eq!(leg.backoff().0, cfg.max_backoff_exp);
+        }
+        // ... holding NORMAL without busyness for BACKOFF_RESET_WAITS·T does.
+        let normal_at = now + 3 * t_wait;
+        tti -= 3; // the next ACK is back to back with the last busy one
+        feed(&mut leg, normal_at + t_wait, false, &mut tti);
+        assert_eq!((leg.mode(), leg.backoff().0), (Normal, cfg.max_backoff_exp));
+        feed(&mut leg, normal_at + BACKOFF_RESET_WAITS * t_wait, false, &mut tti);
+        assert_eq!((leg.mode(), leg.backoff().0), (Normal, 0));
     }
 
     #[test]
-    fn normal_pacing_is_cap_times_capacity() {
+    fn normal_rate_cap_is_a_window_of_cap_times_capacity_times_min_rtt() {
         let mut sim = Sim::new(LegilimensConfig::default());
-        assert_eq!(sim.leg.pacing_rate(), None);
         sim.run(1000, |_| C);
         assert_eq!(sim.leg.mode(), Normal);
+        assert_eq!(sim.leg.pacing_rate(), None, "ACK-clocked, like the paper's kernel module");
         let cap = sim.leg.capacity().unwrap();
-        let rate = sim.leg.pacing_rate().unwrap();
-        assert!((rate - 0.8 * cap * 1000.0).abs() < 1e-6);
-        // cwnd is capped at 0.8 · capacity · srtt (srtt ≈ 20 ms here, a bit more with queueing).
-        assert!(sim.leg.cwnd() as f64 <= 0.8 * cap * 40.0, "{}", sim.leg.cwnd());
+        // min RTT is 20 ms in the harness: cwnd ≤ 0.8 · capacity · 20 TTIs, and it reaches it.
+        let limit = 0.8 * cap * 20.0;
+        assert!(sim.leg.cwnd() as f64 <= limit + 1.0, "{} > {limit}", sim.leg.cwnd());
+        assert!(sim.leg.cwnd() as f64 >= 0.9 * limit, "{} < {limit}", sim.leg.cwnd());
+    }
+
+    #[test]
+    fn normal_evaluates_slots_only_with_queued_data_and_half_a_bdp_in_flight() {
+        let mut leg = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS, 1, 0);
+        // Queueing delay = RTT sample − min RTT (of the newest acknowledged segment).
+        leg.on_ack(&AckEvent { now: 100 * MS, rtt_sample: Some(27 * MS), min_rtt: 20 * MS, mss: MSS as u32, ..Default::default() });
+        assert_eq!(leg.queue_delay_ms(), 7);
+        // NORMAL evaluates slots only at >= QUEUE_DELAY_MIN_MS of queueing.
+        leg.mode = Normal;
+        leg.qdelay_ms = QUEUE_DELAY_MIN_MS - 1;
+        assert!(!leg.queue_backed(0));
+        leg.qdelay_ms = QUEUE_DELAY_MIN_MS;
+        assert!(leg.queue_backed(0));
+        // With a capacity (10 KB/TTI) and min RTT (20 ms): at least half a BDP in flight.
+        leg.est = Some(CapacityEstimator::new(0.5, 0));
+        for (i, t) in [0u32, 1, 2].into_iter().enumerate() {
+            leg.est.as_mut().unwrap().observe(10_000 * (i as u64 + 1), t);
+        }
+        assert_eq!(leg.capacity(), Some(10_000.0));
+        leg.min_rtt = 20 * MS;
+        assert!(!leg.queue_backed(99_999));
+        assert!(leg.queue_backed(100_000));
+        leg.mode = GapI;
+        leg.qdelay_ms = 0;
+        assert!(leg.queue_backed(0), "GAP bursts are always evaluated");
     }
 
     #[test]
@@ -1253,19 +1324,23 @@ mod tests {
 
     #[test]
     fn variants_differ_as_defined() {
-        let std_ = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS);
+        let std_ = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS, 1, 0);
         let act = Legilimens::new(
             &LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() },
             MSS as u32,
             10 * MSS,
+            1,
+            0,
         );
         let pas = Legilimens::new(
             &LegilimensConfig { variant: LegilimensVariant::Passive, ..Default::default() },
             MSS as u32,
             10 * MSS,
+            1,
+            0,
         );
         assert_eq!((std_.lambda(), std_.wait()), (0.5, 250 * MS));
-        assert_eq!((act.lambda(), act.wait()), (0.25, 125 * MS));
+        assert_eq!((act.lambda(), act.wait()), (0.5, 125 * MS));
         assert_eq!((pas.lambda(), pas.wait()), (1.0, 250 * MS));
 
         // Closed loop; the flow is alone for its first 10 TTIs (the first GAP I burst
@@ -1282,20 +1357,25 @@ mod tests {
         assert!(!p.modes().contains(&Normal), "{:?}", p.log);
         assert!(p.modes().contains(&Backoff));
 
-        // A competitor taking 2 TTIs in 3 (rate C/3): busy for standard (C/3 < C/2), not for
-        // active (C/3 ≥ C/4), which reaches NORMAL sooner than T·3 thanks to T/2 waits.
+        // A competitor taking 2 TTIs in 3 (rate C/3 < λ·C): busy for standard and active.
         let third = |t: u64| if t < 10 || t.is_multiple_of(3) { C } else { 0 };
-        let mut s = Sim::new(LegilimensConfig::default());
-        s.run(2000, third);
-        assert!(!s.modes().contains(&Normal), "{:?}", s.log);
+        for variant in [LegilimensVariant::Standard, LegilimensVariant::Active] {
+            let mut s = Sim::new(LegilimensConfig { variant, ..Default::default() });
+            s.run(2000, third);
+            assert!(!s.modes().contains(&Normal), "{:?}", s.log);
+        }
+        // Alone, active reaches NORMAL after 3·T/2 = 375 ms, standard after 3·T = 750 ms.
         let mut a = Sim::new(LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() });
-        a.run(2000, third);
+        a.run(2000, |_| C);
         assert_eq!(a.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", a.log);
         assert_eq!(a.log[3].0, 375);
+        let mut s = Sim::new(LegilimensConfig::default());
+        s.run(2000, |_| C);
+        assert_eq!(s.log[3].0, 750);
 
         // Passive: busy in GAP II goes straight to back-off (standard: GAP I).
         let busy_in_gap_ii = |variant| {
-            let mut leg = Legilimens::new(&LegilimensConfig { variant, ..Default::default() }, MSS as u32, 10 * MSS);
+            let mut leg = Legilimens::new(&LegilimensConfig { variant, ..Default::default() }, MSS as u32, 10 * MSS, 1, 0);
             leg.on_sent(0, MSS as u32, MSS);
             leg.on_timer(leg.poll_timeout().unwrap());
             assert_eq!(leg.mode(), GapII);

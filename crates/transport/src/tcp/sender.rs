@@ -460,6 +460,12 @@ impl TcpSender {
         self.cc.pacing_rate().filter(|r| r.is_finite() && *r > 0.0)
     }
 
+    /// Whether [`TcpSender::poll_transmit`] at `now` would return a segment, without sending
+    /// it (for a caller that delays its transmissions, e.g. DTPA's TX period).
+    pub fn can_transmit(&self, now: Nanos) -> bool {
+        !(self.pacing_rate().is_some() && now < self.next_release) && self.next().is_some()
+    }
+
     /// The next segment to put on the wire at `now`, if the windows and the pacer allow.
     /// Call in a loop until `None`; retransmissions come first.
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
