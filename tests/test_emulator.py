@@ -9,8 +9,14 @@ import tempfile
 import time
 from pathlib import Path
 
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
 import pytest
 
+import cellshare
 from cellshare import bpf, emulate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -136,9 +142,14 @@ def test_bode_bounds_sojourn_in_the_emulator(emu_ready, tmp_path, run_cli):
     r = run_cli("emulate", p, "--out", tmp_path / "out")
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "out" / "summary.json").read_text())
-    # BoDe bounds the sojourn of served packets (plus transmission at 20 Mbps, 1 TTI here).
-    assert s["queue_delay_ms"]["p99"] <= 30.0 + 2.0, s["queue_delay_ms"]
+    # BoDe bounds the sojourn of served packets; transmission (up to a TTI here) and the wait
+    # for the TTI come on top, as in the simulator.
+    q = s["queue_delay_ms"]
+    assert q["p99"] <= 30.0 + 3.0 and q["max"] <= 30.0 + 5.0, q
     assert s["flows"][0]["throughput_mbps"] >= 0.8 * 20.0
+    assert s["drops"]["dequeue"] > 0, "BoDe dropped at dequeue"
+    sim = cellshare.run(tomllib.loads(emulate.simulator_text(text))).summary["queue_delay_ms"]
+    assert abs(q["p99"] - sim["p99"]) <= 2.0 and abs(q["p50"] - sim["p50"]) <= 2.0, (q, sim)
 
 
 def test_emulator_input_errors_and_privileges(emu_ready, tmp_path, run_cli):
