@@ -112,9 +112,11 @@ class Result:
         """One row per flow."""
         rows = []
         for f in self.summary["flows"]:
-            row = {k: v for k, v in f.items() if k != "queue_delay_ms"}
+            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms")}
             for k, v in f["queue_delay_ms"].items():
                 row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
+            for k, v in f.get("rtt_ms", {}).items():
+                row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = v
             rows.append(row)
         return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
 

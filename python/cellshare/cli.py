@@ -230,6 +230,11 @@ def scenario_reference_cmd(
         out.write_text(md)
 
 
+from .emu_cli import register as _register_emu  # noqa: E402  (needs the app above)
+
+_register_emu(app)
+
+
 def main() -> None:
     """Entry point of the `cellshare` console script."""
     app()

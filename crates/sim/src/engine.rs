@@ -112,6 +112,8 @@ pub(crate) struct FlowRt {
     delivered_prev: u64,
     pub series: PerSecond,
     pub delay: DelayHistogram,
+    /// The sender's smoothed RTT after every ACK (TCP flows).
+    pub rtt: DelayHistogram,
     pub fct: Option<Nanos>,
     pub first_send: Option<Nanos>,
     pub drops: u64,
@@ -233,6 +235,52 @@ fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64) -> RlcQueue {
     }
 }
 
+/// Builds the scenario's cell: one UE per entry of every `[[ues]]` group with its channel
+/// (fixed, trace, radio; UE `i` draws from the stream `("ue-channel", i)` of the scenario seed),
+/// its RLC queue (discipline, or DiffServ classes) and the cell-level dropper if any. Returns the cell and each UE's mean SNR in dB (radio UEs).
+/// Shared by the simulator and the real-time emulator (`cellshare-emu`), so both run the same
+/// cell for the same scenario. `traces` holds the parsed trace files keyed as written.
+pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<f64>>), ScenarioError> {
+    let seed = sc.simulation.seed;
+    let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz)
+        .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", sc.cell.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"))?;
+    let mut cell = Cell::new(n_prb, sc.cell.scheduler);
+    let mut snrs = Vec::new();
+    for (gi, g) in sc.ues.iter().enumerate() {
+        for _ in 0..g.count {
+            let idx = snrs.len() as u64;
+            let mut rng = stream_rng(seed, "ue-channel", idx);
+            let mut mean_snr_db = None;
+            let channel = match &g.channel {
+                ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
+                ChannelConfig::Trace { file, offset_ms, random_offset } => {
+                    let trace = traces.get(file).cloned().ok_or_else(|| {
+                        ScenarioError::new(format!("ues[{gi}].channel.file"), format!("{file:?}"), "a trace file that was loaded")
+                    })?;
+                    let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
+                    Channel::Trace(TraceChannel::new(trace, off))
+                }
+                ChannelConfig::Radio(r) => {
+                    let ch = RadioChannel::new(r, n_prb, &mut rng);
+                    mean_snr_db = Some(ch.mean_snr_db());
+                    Channel::Radio(Box::new(ch))
+                }
+            };
+            cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
+            snrs.push(mean_snr_db);
+        }
+    }
+    match &sc.cell.aqm {
+        AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
+        AqmConfig::Sneaker(c) => {
+            let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", 0))));
+            cell.set_dropper(d, from_millis_f64(c.active_window_ms));
+        }
+        _ => {}
+    }
+    Ok((cell, snrs))
+}
+
 impl Simulation {
     /// Builds a simulation of `scenario`, whose trace files have been parsed into `traces`
     /// (keyed by the file string as written in the scenario).
@@ -242,40 +290,11 @@ impl Simulation {
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
         let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
-        let mut cell = Cell::new(n_prb, sc.cell.scheduler);
-        let mut ues = Vec::new();
-        for (gi, g) in sc.ues.iter().enumerate() {
-            for _ in 0..g.count {
-                let idx = ues.len() as u64;
-                let mut rng = stream_rng(seed, "ue-channel", idx);
-                let mut mean_snr_db = None;
-                let channel = match &g.channel {
-                    ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
-                    ChannelConfig::Trace { file, offset_ms, random_offset } => {
-                        let trace = traces.get(file).cloned().ok_or_else(|| {
-                            ScenarioError::new(format!("ues[{gi}].channel.file"), format!("{file:?}"), "a trace file that was loaded")
-                        })?;
-                        let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
-                        Channel::Trace(TraceChannel::new(trace, off))
-                    }
-                    ChannelConfig::Radio(r) => {
-                        let ch = RadioChannel::new(r, n_prb, &mut rng);
-                        mean_snr_db = Some(ch.mean_snr_db());
-                        Channel::Radio(Box::new(ch))
-                    }
-                };
-                cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
-                ues.push(UeRt { series: PerSecond::new(end), trace: UeTrace::default(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db });
-            }
-        }
-        match &sc.cell.aqm {
-            AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
-            AqmConfig::Sneaker(c) => {
-                let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", 0))));
-                cell.set_dropper(d, from_millis_f64(c.active_window_ms));
-            }
-            _ => {}
-        }
+        let (cell, snrs) = build_cell(&sc, traces)?;
+        let ues: Vec<UeRt> = snrs
+            .into_iter()
+            .map(|mean_snr_db| UeRt { series: PerSecond::new(end), trace: UeTrace::default(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db })
+            .collect();
         let access = match &sc.shared_fifo {
             Some(f) => Access::Fifo(SharedFifo {
                 rate_bps: (f.rate_mbps * 1e6).round() as u64,
@@ -356,6 +375,7 @@ impl Simulation {
                     delivered_prev: 0,
                     series: PerSecond::new(end),
                     delay: DelayHistogram::default(),
+                    rtt: DelayHistogram::default(),
                     fct: None,
                     first_send: None,
                     drops: 0,
@@ -533,7 +553,12 @@ impl Simulation {
                     sack: p.sack,
                     sack_len: p.sack_len,
                 };
-                self.flows[f as usize].sender.on_ack(self.now, &ack);
+                let fl = &mut self.flows[f as usize];
+                fl.sender.on_ack(self.now, &ack);
+                let srtt = fl.sender.rtt_hint();
+                if srtt > 0 {
+                    fl.rtt.record(srtt);
+                }
                 self.note_cc_mode(f);
                 self.service_sender(f);
             }

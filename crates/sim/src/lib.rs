@@ -16,7 +16,7 @@ pub mod scenario;
 pub mod schema;
 pub mod transport;
 
-pub use engine::{Simulation, TraceSet};
+pub use engine::{build_cell, Simulation, TraceSet};
 pub use results::RunResult;
 pub use scenario::{Scenario, ScenarioError};
 

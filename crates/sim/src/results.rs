@@ -79,6 +79,8 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Sojourn of this flow's packets at the base station.
     pub queue_delay_ms: DelayPercentiles,
+    /// The sender's smoothed RTT sampled after every ACK (TCP flows; empty otherwise).
+    pub rtt_ms: DelayPercentiles,
     /// Goodput per second of simulated time, Mbps.
     pub per_second_mbps: Vec<f64>,
     /// Fine-grained samples every `simulation.trace_interval_ms` (empty when traces are off).
@@ -288,6 +290,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 retransmits,
                 timeouts,
                 queue_delay_ms: f.delay.percentiles(),
+                rtt_ms: f.rtt.percentiles(),
                 per_second_mbps: f.series.mbps(end),
                 trace: f.trace.clone(),
                 mode_changes: f.mode_changes.clone(),

@@ -1,0 +1,27 @@
+//! # cellshare-emu
+//!
+//! A real-time emulator of one LTE cell shared by many UEs, carrying real Linux traffic. It
+//! creates a server network namespace and one namespace per UE, each with a TUN device
+//! (as Mahimahi does), and forwards every IPv4 packet between them through the very same
+//! per-UE RLC queues, MAC scheduler, channel models and queue disciplines as the simulator
+//! (`cellshare-cell`, `cellshare-channel`, `cellshare-aqm`, built from the same scenario by
+//! [`cellshare_sim::build_cell`]) in a 1 ms TTI loop driven by the monotonic clock, with the
+//! scenario's wired delays on both directions.
+//!
+//! - [`config`]: the scenario (the simulator's TOML plus an optional `[emulator]` table).
+//! - [`netns`]: namespaces, TUN devices, addresses, clean-up (also of a crashed earlier run).
+//! - [`engine`]: the real-time forwarding loop and its metrics.
+//! - [`packet`]: the IPv4/TCP header fields the emulator reads.
+//! - [`pcap`]: a minimal pcap writer (raw IPv4 link type).
+//! - [`traffic`]: the project's traffic tool (per-flow congestion control, per-second reports).
+//! - [`run`]: one emulation from scenario to results folder.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod engine;
+pub mod netns;
+pub mod packet;
+pub mod pcap;
+pub mod run;
+pub mod traffic;

@@ -1,0 +1,189 @@
+//! `cellshare-emu`: the real-time cell emulator and its traffic tool. See the crate docs of
+//! `cellshare_emu` and the README's emulator section.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cellshare_emu::config::EmuScenario;
+use cellshare_emu::run::{run, RunError};
+use cellshare_emu::{netns, traffic};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cellshare-emu", about = "Real-time multi-UE LTE cell emulator carrying real Linux traffic between network namespaces.")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario in real time (needs root); results go to --out.
+    Run {
+        /// Scenario TOML (the simulator's format plus an optional [emulator] table).
+        scenario: PathBuf,
+        /// Output folder (created).
+        #[arg(long)]
+        out: PathBuf,
+        /// Override simulation.duration_s (seconds).
+        #[arg(long)]
+        duration: Option<f64>,
+    },
+    /// Check a scenario without running it.
+    Validate {
+        /// Scenario TOML.
+        scenario: PathBuf,
+    },
+    /// Delete namespaces left behind by emulator runs that crashed.
+    Cleanup,
+    /// The traffic tool (run inside the namespaces).
+    Traffic {
+        #[command(subcommand)]
+        cmd: TrafficCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum TrafficCmd {
+    /// Accept TCP connections and print per-second goodput.
+    Recv {
+        /// Port to listen on.
+        #[arg(long)]
+        port: u16,
+    },
+    /// Send to a receiver with a chosen congestion control; print per-second throughput and RTT.
+    Send {
+        /// Receiver ADDR:PORT.
+        #[arg(long)]
+        to: std::net::SocketAddr,
+        /// Congestion control (any name in /proc/sys/net/ipv4/tcp_available_congestion_control).
+        #[arg(long, default_value = "cubic")]
+        cc: String,
+        /// Seconds to run.
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+        /// On period, seconds (with --off).
+        #[arg(long, requires = "off")]
+        on: Option<f64>,
+        /// Off period, seconds (with --on).
+        #[arg(long, requires = "on")]
+        off: Option<f64>,
+        /// Stop after this many bytes.
+        #[arg(long)]
+        bytes: Option<u64>,
+        /// DSCP to mark the packets with (IP TOS = DSCP << 2).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=63))]
+        dscp: u8,
+    },
+    /// Time TCP connection attempts (SYN → RST) to a closed port: the idle RTT.
+    Ping {
+        /// Target ADDR:PORT (a port nobody listens on).
+        #[arg(long)]
+        to: std::net::SocketAddr,
+        /// Number of probes.
+        #[arg(long, default_value_t = 5)]
+        count: u32,
+        /// Pause between probes, ms.
+        #[arg(long, default_value_t = 20)]
+        interval_ms: u64,
+    },
+}
+
+fn load(path: &PathBuf, duration: Option<f64>) -> Result<EmuScenario, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut sc = EmuScenario::from_toml_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(d) = duration {
+        if !(d > 0.0 && d <= 86_400.0) {
+            return Err(format!("--duration = {d}: expected seconds in (0, 86400]"));
+        }
+        sc.scenario.simulation.duration_s = d;
+    }
+    Ok(sc)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Validate { scenario } => match load(&scenario, None) {
+            Ok(sc) => {
+                println!("{}: ok ({} UEs, {} flows)", scenario.display(), sc.scenario.n_ues(), sc.flows().len());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Cmd::Run { scenario, out, duration } => {
+            let sc = match load(&scenario, duration) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let stop = Arc::new(AtomicBool::new(false));
+            for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+                if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
+                    eprintln!("error: cannot install the signal handler: {e}");
+                    return ExitCode::from(1);
+                }
+            }
+            let base = scenario.parent().map(|p| p.to_path_buf()).unwrap_or_default();
+            match run(&sc, &base, &out, stop) {
+                Ok(summary) => {
+                    println!("{}", serde_json::to_string(&summary).expect("json"));
+                    ExitCode::SUCCESS
+                }
+                Err(RunError::Input(e)) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+                Err(RunError::Runtime(e)) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Cmd::Cleanup => {
+            if let Err(e) = netns::check_privileges() {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+            let removed = netns::cleanup_stale();
+            println!("removed {} stale namespace(s){}{}", removed.len(), if removed.is_empty() { "" } else { ": " }, removed.join(", "));
+            ExitCode::SUCCESS
+        }
+        Cmd::Traffic { cmd } => {
+            let r = match cmd {
+                TrafficCmd::Recv { port } => traffic::recv(port),
+                TrafficCmd::Send { to, cc, duration, on, off, bytes, dscp } => {
+                    if !(duration > 0.0 && duration.is_finite()) {
+                        Err(format!("--duration = {duration}: expected seconds > 0"))
+                    } else if on.is_some_and(|x| x.is_nan() || x <= 0.0) || off.is_some_and(|x| x.is_nan() || x < 0.0) {
+                        Err("--on / --off: expected seconds, --on > 0 and --off >= 0".into())
+                    } else {
+                        traffic::send(&traffic::SendOptions { to, cc, duration_s: duration, on_off: on.zip(off), bytes, dscp })
+                    }
+                }
+                TrafficCmd::Ping { to, count, interval_ms } => traffic::ping(to, count, Duration::from_millis(interval_ms)).map(|v| {
+                    let mut s = v.clone();
+                    s.sort_by(|a, b| a.total_cmp(b));
+                    let med = s.get(s.len() / 2).copied().unwrap_or(f64::NAN);
+                    let min = s.first().copied().unwrap_or(f64::NAN);
+                    println!("{{\"rtt_ms\": {v:?}, \"min\": {min:.3}, \"median\": {med:.3}}}");
+                }),
+            };
+            match r {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+"""`cellshare bpf`: build, load, unload and list the project's eBPF TCP congestion controls.
+
+The controls live in `bpf/` at the repository root (Legilimens, LEDBAT, TCP-LP; this kernel
+ships neither of the last two). Each is a `tcp_congestion_ops` written in eBPF: it is
+compiled with clang (`-target bpf`) against a `vmlinux.h` dumped from the running kernel's
+BTF by bpftool, and registered with `bpftool struct_ops register`, after which the kernel
+lists it in `/proc/sys/net/ipv4/tcp_available_congestion_control` and any socket can select
+it (`setsockopt(TCP_CONGESTION)`, `iperf3 -C NAME`, `sysctl net.ipv4.tcp_congestion_control`).
+Registration outlives this process; `unload` unregisters it (sockets still using it keep it
+until they close).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+
+#: The controls this project ships: name → (source file, struct_ops map name).
+CONTROLS = {
+    "legilimens": "legilimens.bpf.c",
+    "ledbat": "ledbat.bpf.c",
+    "tcp_lp": "tcp_lp.bpf.c",
+}
+
+AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+BTF = Path("/sys/kernel/btf/vmlinux")
+
+
+class BpfError(RuntimeError):
+    """A control could not be built, loaded or unloaded; the message says why and what to do."""
+
+
+def source_dir() -> Path:
+    """The folder with the eBPF sources: `$CELLSHARE_BPF_DIR`, else `bpf/` of the source tree."""
+    env = os.environ.get("CELLSHARE_BPF_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "bpf"
+
+
+def build_dir() -> Path:
+    """Where objects are built, per kernel release (BTF differs between kernels)."""
+    base = os.environ.get("CELLSHARE_BPF_BUILD") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cellshare", "bpf")
+    return Path(base) / platform.release()
+
+
+def available() -> list[str]:
+    """Congestion controls the kernel offers now."""
+    try:
+        return AVAILABLE.read_text().split()
+    except OSError:
+        return []
+
+
+def missing_requirements() -> list[str]:
+    """What this machine lacks to build and load the controls (empty when all is there)."""
+    miss = []
+    for tool, pkg in (("clang", "clang"), ("bpftool", "bpftool")):
+        if shutil.which(tool) is None:
+            miss.append(f"{tool} (Debian package {pkg})")
+    if not Path("/usr/include/bpf/bpf_helpers.h").exists():
+        miss.append("libbpf headers (Debian package libbpf-dev)")
+    if not BTF.exists():
+        miss.append(f"kernel BTF ({BTF}; the kernel needs CONFIG_DEBUG_INFO_BTF)")
+    if os.geteuid() != 0:
+        miss.append("root (loading BPF programs needs CAP_BPF and CAP_NET_ADMIN)")
+    return miss
+
+
+def _check_name(name: str) -> None:
+    if name not in CONTROLS:
+        raise BpfError(f"unknown control {name!r}: expected one of {', '.join(CONTROLS)}")
+
+
+def _run(cmd: list[str], what: str) -> str:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-25:])
+        raise BpfError(f"{what} failed (exit {p.returncode}): {' '.join(cmd)}\n{tail}")
+    return p.stdout
+
+
+def build(name: str) -> Path:
+    """Compiles control `name` (if its object is older than its sources); returns the object."""
+    _check_name(name)
+    for tool in ("clang", "bpftool"):
+        if shutil.which(tool) is None:
+            raise BpfError(f"{tool} is not installed: apt-get install clang llvm libbpf-dev bpftool")
+    src = source_dir()
+    c = src / CONTROLS[name]
+    if not c.exists():
+        raise BpfError(f"eBPF source {c} not found: set CELLSHARE_BPF_DIR to the repository's bpf/ folder")
+    out = build_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    vmlinux = out / "vmlinux.h"
+    if not vmlinux.exists():
+        text = _run(["bpftool", "btf", "dump", "file", str(BTF), "format", "c"], "dumping the kernel's BTF")
+        tmp = vmlinux.with_suffix(".tmp")
+        tmp.write_text(text)
+        tmp.replace(vmlinux)
+    obj = out / f"{name}.bpf.o"
+    deps = [c, src / "cs_tcp.h", vmlinux]
+    if not obj.exists() or obj.stat().st_mtime < max(d.stat().st_mtime for d in deps):
+        _run(["clang", "-O2", "-g", "-Wall", "-target", "bpf", "-D__TARGET_ARCH_x86",
+              f"-I{out}", f"-I{src}", "-c", str(c), "-o", str(obj)], f"compiling {name}")
+    return obj
+
+
+def load(name: str) -> bool:
+    """Builds and registers control `name`; returns False if it was already loaded."""
+    _check_name(name)
+    if name in available():
+        return False
+    miss = missing_requirements()
+    if miss:
+        raise BpfError("cannot load eBPF programs here; missing: " + "; ".join(miss))
+    obj = build(name)
+    _run(["bpftool", "struct_ops", "register", str(obj)], f"registering {name} (the verifier's log follows)")
+    if name not in available():
+        raise BpfError(f"{name} was registered but is not in {AVAILABLE}")
+    return True
+
+
+def unload(name: str) -> bool:
+    """Unregisters control `name`; returns False if it was not loaded."""
+    _check_name(name)
+    if name not in available():
+        return False
+    ids = _registered_ids(name)
+    if not ids:
+        raise BpfError(f"{name} is listed in {AVAILABLE} but no struct_ops map in use carries that name "
+                       "(was it registered by another tool?)")
+    for map_id in ids:
+        _run(["bpftool", "struct_ops", "unregister", "id", str(map_id)], f"unregistering {name} (map id {map_id})")
+    if name in available():
+        raise BpfError(f"{name} is still listed in {AVAILABLE} after unregistering")
+    return True
+
+
+def _registered_ids(name: str) -> list[int]:
+    """Ids of the struct_ops maps named `name` that are registered (state INUSE). An
+    unregistered map lingers (state TOBEFREE) while sockets still use its control, and a new
+    registration of the same name then coexists with it, so unregistering goes by id."""
+    text = _run(["bpftool", "-j", "struct_ops", "dump", "name", name], f"listing the struct_ops maps named {name}")
+    entries = json.loads(text or "[]")
+    ids = []
+    # The dump alternates each map's information and its struct_ops value.
+    for info, value in zip(entries[0::2], entries[1::2]):
+        state = next(iter(value.values()), {}).get("common", {}).get("state", "")
+        if state.endswith("INUSE"):
+            ids.append(int(info["bpf_map_info"]["id"]))
+    return ids
+
+
+def status() -> list[dict]:
+    """One row per shipped control: name, loaded, source."""
+    avail = set(available())
+    return [{"name": n, "loaded": n in avail, "source": str(source_dir() / f)} for n, f in CONTROLS.items()]

@@ -1,0 +1,170 @@
+"""CLI commands of the real-time side: `cellshare bpf load|unload|list`, `cellshare emulate`,
+`cellshare crosscheck`. Registered on the main app by `register(app)`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from . import bpf as bpfmod
+from . import emulate as emu
+
+bpf_app = typer.Typer(add_completion=False, no_args_is_help=True,
+                      help="eBPF TCP congestion controls (Legilimens, LEDBAT, TCP-LP): build, load, unload, list.")
+
+
+def _fail(msg: str, code: int = 2) -> typer.Exit:
+    from .cli import err_console
+    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
+    return typer.Exit(code)
+
+
+def _name_arg(name: str) -> str:
+    if name not in bpfmod.CONTROLS:
+        raise _fail(f"NAME = {name!r}: expected one of {', '.join(bpfmod.CONTROLS)}")
+    return name
+
+
+@bpf_app.command("load")
+def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+    """Compile (clang, against this kernel's BTF) and register a control; it then appears in
+    /proc/sys/net/ipv4/tcp_available_congestion_control."""
+    from .cli import out_console
+    _name_arg(name)
+    try:
+        fresh = bpfmod.load(name)
+    except bpfmod.BpfError as e:
+        raise _fail(str(e), 1)
+    out_console.print(f"{name}: {'loaded' if fresh else 'already loaded'}", highlight=False)
+
+
+@bpf_app.command("unload")
+def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+    """Unregister a control (sockets using it keep it until they close)."""
+    from .cli import out_console
+    _name_arg(name)
+    try:
+        was = bpfmod.unload(name)
+    except bpfmod.BpfError as e:
+        raise _fail(str(e), 1)
+    out_console.print(f"{name}: {'unloaded' if was else 'was not loaded'}", highlight=False)
+
+
+@bpf_app.command("list")
+def bpf_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """The project's controls and whether each is loaded, and what the kernel offers."""
+    from .cli import out_console
+    rows = bpfmod.status()
+    if as_json:
+        sys.stdout.write(json.dumps({"controls": rows, "available": bpfmod.available()}, indent=2) + "\n")
+        return
+    t = Table(title="eBPF congestion controls")
+    for c in ("name", "loaded", "source"):
+        t.add_column(c)
+    for r in rows:
+        t.add_row(r["name"], "yes" if r["loaded"] else "no", r["source"])
+    out_console.print(t)
+    out_console.print("kernel offers: " + " ".join(bpfmod.available()), highlight=False)
+
+
+def _print_emu(summary: dict) -> None:
+    from .cli import out_console
+    t = Table(title=f"{summary['scenario'] or 'scenario'}: {summary['duration_s']:g} s emulated in real time")
+    for c in ("flow", "UE", "class", "cc", "Mbps", "RTT p50 ms", "sojourn p50 ms", "sojourn p99 ms", "drops"):
+        t.add_column(c, justify="left" if c in ("flow", "class", "cc") else "right")
+    for f in summary["flows"]:
+        q = f["queue_delay_ms"] or {}
+        rtt = (f.get("sender") or {}).get("rtt_ms")
+        t.add_row(f["name"], str(f["ue"]), f["class"], f["cc"], f"{f['throughput_mbps']:.2f}",
+                  "-" if rtt is None else f"{rtt:.1f}", f"{q.get('p50', 0):.1f}", f"{q.get('p99', 0):.1f}", str(f["drops"]))
+    for f in summary.get("other_flows", [])[:20]:
+        q = f["queue_delay_ms"]
+        mbps = f["bytes_delivered"] * 8 / max(summary["duration_s"], 1e-9) / 1e6
+        t.add_row(f["five_tuple"], str(f["ue"]), "-", "-", f"{mbps:.2f}", "-", f"{q['p50']:.1f}", f"{q['p99']:.1f}",
+                  str(f["drops"]))
+    out_console.print(t)
+    o = summary["overhead_ms"]
+    idle = ", ".join(f"UE{r['ue']} {r['median']:.1f}" for r in summary["idle_rtt_ms"])
+    out_console.print(f"cell: PRB utilization {summary['prb_utilization']:.1%}, delivered {summary['delivered_mbps']:.2f} Mbps; "
+                      f"idle RTT ms (median) {idle or '-'} vs modelled base {summary['base_rtt_ms']:g}; "
+                      f"emulator overhead p50 {o['p50']:.3f} / p99 {o['p99']:.3f} / max {o['max']:.3f} ms", highlight=False)
+
+
+def emulate_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML (the simulator's format plus an optional [emulator] table)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Results folder: summary.json, flows/, commands/, emu.pcap."),
+    duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+    as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
+) -> None:
+    """Run a scenario in real time: real Linux TCP flows between network namespaces through the
+    simulator's cell, scheduler, channels and queue disciplines (needs root)."""
+    if not scenario.is_file():
+        raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+    try:
+        summary = emu.emulate(scenario, out, duration)
+    except emu.EmulatorError as e:
+        raise _fail(str(e), e.code)
+    if as_json:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        _print_emu(summary)
+        from .cli import out_console
+        out_console.print(f"results written to {out}/", highlight=False)
+
+
+def crosscheck_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML with TCP flows."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for sim/, emu/ and crosscheck.json."),
+    duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+) -> None:
+    """Run the same scenario in the simulator and the emulator and compare per-flow throughput
+    (within 15 %) and median RTT (within 20 %); exits 1 when they disagree more."""
+    from .api import run_text
+    from .cli import _with_overrides, out_console
+    from .output import write_result
+    from . import _core
+
+    if not scenario.is_file():
+        raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+    text = scenario.read_text()
+    try:
+        sim_text = _with_overrides(emu.simulator_text(text), None, duration)
+        result = run_text(sim_text, str(scenario.resolve().parent), progress=False, label=str(scenario))
+    except _core.ScenarioInvalid as e:
+        raise _fail(f"{scenario}: {e.args[0]}")
+    out.mkdir(parents=True, exist_ok=True)
+    if (out / "emu").exists():
+        shutil.rmtree(out / "emu")
+    write_result(result, out / "sim", scenario_text=sim_text)
+    try:
+        emu_summary = emu.emulate(scenario, out / "emu", duration)
+    except emu.EmulatorError as e:
+        raise _fail(str(e), e.code)
+    cmp = emu.compare(result.summary, emu_summary)
+    (out / "crosscheck.json").write_text(json.dumps(cmp, indent=2) + "\n")
+    t = Table(title="simulator vs emulator")
+    for c in ("flow", "sim Mbps", "emu Mbps", "diff", "sim RTT p50", "emu RTT p50", "diff"):
+        t.add_column(c, justify="left" if c == "flow" else "right")
+    for r in cmp["flows"]:
+        t.add_row(r["name"], f"{r['sim_mbps']:.2f}", f"{r['emu_mbps']:.2f}", f"{r['throughput_rel_diff']:.1%}",
+                  "-" if r["sim_rtt_p50_ms"] is None else f"{r['sim_rtt_p50_ms']:.1f}",
+                  "-" if r["emu_rtt_p50_ms"] is None else f"{r['emu_rtt_p50_ms']:.1f}",
+                  "-" if r["rtt_rel_diff"] is None else f"{r['rtt_rel_diff']:.1%}")
+    out_console.print(t)
+    out_console.print(f"throughput within 15 %: {cmp['throughput_within_tolerance']}, median RTT within 20 %: "
+                      f"{cmp['rtt_within_tolerance']}; written to {out}/crosscheck.json", highlight=False)
+    if not cmp["ok"]:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    """Adds `bpf`, `emulate` and `crosscheck` to the main app."""
+    app.add_typer(bpf_app, name="bpf")
+    app.command("emulate")(emulate_cmd)
+    app.command("crosscheck")(crosscheck_cmd)
