@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ..api import Result, run as run_scenario
 from ..output import write_result
@@ -74,6 +74,22 @@ class Context:
         write_result(result, self.out / "runs" / label, scenario_text=text)
         return result
 
+    def run_many(self, items: Sequence[tuple[str, Mapping[str, Any]]], keep: Callable[[Result], Any] | None = None,
+                 workers: int | None = None) -> list[Any]:
+        """Runs ``(label, scenario)`` pairs in parallel on the local cores (as
+        :meth:`run`, each writing ``runs/<label>/``) and returns, in the order given,
+        ``keep(result)`` for each — by default the run's summary dict. `keep` runs in the
+        worker and must be a module-level function; keep what it returns small (a few
+        numbers or a small table), so that memory stays flat over many runs."""
+        from ..parallel import run_parallel
+
+        jobs = [(label, tomli_w.dumps(dict(sc)), str(self.out / "runs" / label), keep) for label, sc in items]
+        out: list[Any] = [None] * len(jobs)
+        for i, value in run_parallel(_run_job, jobs, workers=workers, progress=self.progress,
+                                     description=f"{len(jobs)} runs"):
+            out[i] = value
+        return out
+
     def run_lln(self, label: str, scenario: Mapping[str, Any]):
         """Runs an LLN `scenario` (a mapping with an ``lln`` table) and writes its outputs
         under ``runs/<label>/``."""
@@ -87,6 +103,16 @@ class Context:
     def claim(self, id: str, description: str, paper: str, ours: Any, target: str, holds: bool) -> None:
         """Records a claim; `ours` must be measured from the runs."""
         self.claims.append(Claim(id, description, paper, ours, target, bool(holds)))
+
+
+def _run_job(job: tuple[str, str, str, Callable[[Result], Any] | None]) -> Any:
+    """One job of :meth:`Context.run_many` (module level, so worker processes can run it)."""
+    from ..api import run_text
+
+    label, text, folder, keep = job
+    result = run_text(text, ".", label=label)
+    write_result(result, Path(folder), scenario_text=text)
+    return keep(result) if keep is not None else result.summary
 
 
 def _fmt(v: Any) -> str:
