@@ -31,7 +31,10 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
+    from rich.markup import escape
+
+    # The message is plain text: a key like flows[x] must not be read as markup.
+    err_console.print(f"[bold red]error:[/] {escape(msg)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(code)
 
 

@@ -159,7 +159,8 @@ def _fmt(v: Any) -> str:
 
 def _table_html(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     h = "".join(f"<th>{html.escape(str(c))}</th>" for c in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c))}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c() if callable(c) else c))}</td>" for c in row)
+                   + "</tr>" for row in rows)
     return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -280,13 +281,19 @@ class _Report:
             fig.legend([handles[lab] for lab in labels], labels, loc="lower center", ncol=min(len(labels), 6),
                        frameon=False, bbox_to_anchor=(0.5, 1.0), borderaxespad=0.2)
 
-    def _ratio(self, values: dict, s, l) -> Optional[float]:
-        if self.baseline is None:
-            return None
-        b, v = values.get((self.baseline, l)), values.get((s, l))
-        if b is None or v is None or b == 0:
-            return None
-        return v / b
+    def _ratio(self, values: dict, s, l):
+        """Value ÷ the baseline's at the same load, evaluated when the table is written (once
+        `values` holds every scheme's)."""
+
+        def ratio() -> Optional[float]:
+            if self.baseline is None:
+                return None
+            b, v = values.get((self.baseline, l)), values.get((s, l))
+            if b is None or v is None or b == 0:
+                return None
+            return v / b
+
+        return ratio
 
     def throughput_over_time(self, names: Optional[Sequence[str]]) -> None:
         """Per-second goodput of chosen flows, one panel per scheme (first load, first seed)."""

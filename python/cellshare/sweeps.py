@@ -27,6 +27,7 @@ the per-run files, never holding all runs in memory.
 
 from __future__ import annotations
 
+import collections.abc
 import copy
 import hashlib
 import itertools
@@ -72,6 +73,11 @@ RESERVED_NAMES = frozenset(("run_id", "seed", "category", "size_bytes", "id", "n
 #: SHORT_MAX_BYTES are short, up to MEDIUM_MAX_BYTES medium, larger or unlimited long.
 SHORT_MAX_BYTES = 256 * 1024
 MEDIUM_MAX_BYTES = 8 * 1024 * 1024
+
+#: Runs a local sweep worker performs before it is replaced (starting one costs about a
+#: second of imports, more than a small run; a worker's memory does not grow from run to run:
+#: the README gives the measurements).
+TASKS_PER_WORKER = 256
 
 _TOP_KEYS = ("name", "description", "base", "seeds", "workers", "parameters", "axes")
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
@@ -183,13 +189,20 @@ class Axis:
 
 @dataclass
 class Run:
-    """One run of a sweep: its id, parameter values (column -> label) and seed, and the
-    complete scenario it runs."""
+    """One run of a sweep: its id, parameter values (column -> label) and seed. Its scenario
+    is built on demand from the sweep (runs hold no scenario, so a list of thousands of runs
+    stays small)."""
 
     run_id: str
     params: dict[str, Any]
     seed: Optional[int]
-    scenario: dict
+    combo: tuple[int, ...]
+    spec: "SweepSpec" = field(repr=False, compare=False)
+
+    @property
+    def scenario(self) -> dict:
+        """The complete scenario of this run (a new dict on every access)."""
+        return self.spec.scenario_for(self.combo, self.seed)
 
     def text(self) -> str:
         """The run's scenario as TOML text (what ``scenario.toml`` holds)."""
@@ -215,27 +228,32 @@ class SweepSpec:
         return [a.name for a in self.axes]
 
     def runs(self) -> list[Run]:
-        """Every run: the cartesian product of the axes, then the seeds (innermost)."""
+        """Every run: the cartesian product of the axes, then the seeds (innermost). Raises
+        :class:`SweepError` when a change does not apply to the base scenario."""
         out = []
         seeds: list[Optional[int]] = list(self.seeds) if self.seeds is not None else [None]
         for combo in itertools.product(*(range(len(a.labels)) for a in self.axes)):
-            doc = copy.deepcopy(self.base)
-            params: dict[str, Any] = {}
-            removes: list[tuple[str, str]] = []
-            for axis, k in zip(self.axes, combo):
-                params[axis.name] = axis.labels[k]
-                where = f"{axis.where} value {axis.labels[k]!r}"
-                for path, value in axis.sets[k].items():
-                    set_path(doc, path, value, where)
-                removes.extend((p, where) for p in axis.removes[k])
-            for path, where in sorted(removes, key=lambda pw: _remove_order(pw[0]), reverse=True):
-                remove_path(doc, path, where)
+            self.scenario_for(combo, None)  # every change applies (checked once per combination)
+            params = {axis.name: axis.labels[k] for axis, k in zip(self.axes, combo)}
             for seed in seeds:
-                d = copy.deepcopy(doc) if len(seeds) > 1 else doc
-                if seed is not None:
-                    d.setdefault("simulation", {})["seed"] = seed
-                out.append(Run(run_id(params, seed), params, seed, d))
+                out.append(Run(run_id(params, seed), params, seed, combo, self))
         return out
+
+    def scenario_for(self, combo: Sequence[int], seed: Optional[int]) -> dict:
+        """The scenario of the axes' values `combo` (indices) and `seed`: the base with every
+        axis's changes applied (sets first, then removals), and the seed."""
+        doc = copy.deepcopy(self.base)
+        removes: list[tuple[str, str]] = []
+        for axis, k in zip(self.axes, combo):
+            where = f"{axis.where} value {axis.labels[k]!r}"
+            for path, value in axis.sets[k].items():
+                set_path(doc, path, value, where)
+            removes.extend((p, where) for p in axis.removes[k])
+        for path, where in sorted(removes, key=lambda pw: _remove_order(pw[0]), reverse=True):
+            remove_path(doc, path, where)
+        if seed is not None:
+            doc.setdefault("simulation", {})["seed"] = seed
+        return doc
 
 
 def _remove_order(path: str) -> tuple:
@@ -412,15 +430,13 @@ def _overlaps(a: str, b: str) -> bool:
 
 def validate_runs(spec: SweepSpec, runs: Sequence[Run]) -> None:
     """Checks every run's scenario as ``cellshare validate`` would, before anything runs.
-    Runs that differ only by seed are checked once."""
-    seen: set[str] = set()
+    Runs that differ only by seed are checked once (the seed cannot make a scenario
+    invalid)."""
+    seen: set[tuple[int, ...]] = set()
     for r in runs:
-        doc = copy.deepcopy(r.scenario)
-        doc.get("simulation", {}).pop("seed", None)
-        key = tomli_w.dumps(doc)
-        if key in seen:
+        if r.combo in seen:
             continue
-        seen.add(key)
+        seen.add(r.combo)
         try:
             _core.validate(r.text(), spec.base_dir)
         except _core.ScenarioInvalid as e:
@@ -530,10 +546,12 @@ def plan(spec: SweepSpec, out: Path, force: bool,
 
 
 def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optional[int] = None,
-              ray_address: Optional[str] = None, force: bool = False, progress: bool = False) -> SweepOutcome:
+              ray_address: Optional[str] = None, force: bool = False, progress: bool = False,
+              tasks_per_worker: int = TASKS_PER_WORKER) -> SweepOutcome:
     """Runs the sweep into folder `out` (runs missing there, or all with `force`), then
     writes ``runs.parquet``, ``flows.parquet`` and ``sweep.json``. Everything is checked
-    before the first run starts."""
+    before the first run starts. A local worker process is replaced by a fresh one after
+    `tasks_per_worker` runs."""
     from .parallel import default_workers, run_parallel
 
     out = Path(out)
@@ -544,11 +562,12 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     _clean_stale(runs_dir)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))
     n_workers = workers or spec.workers or default_workers()
-    jobs = [(r.run_id, r.params, r.seed, r.text(), spec.base_dir, str(runs_dir)) for r in todo]
+    jobs = _Jobs(todo, spec.base_dir, str(runs_dir))
     t0 = time.perf_counter()
     pids: set[int] = set()
     worker_rss = 0.0
     for _, info in run_parallel(_run_job, jobs, workers=n_workers, ray_address=ray_address, progress=progress,
+                                tasks_per_worker=tasks_per_worker,
                                 description=f"sweep: {len(jobs)} runs"):
         pids.add(info["worker_pid"])
         worker_rss = max(worker_rss, info["worker_peak_rss_mb"])
@@ -561,6 +580,23 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     meta.update({"parameters": spec.param_names, "seeds": spec.seeds, "ray": ray_address})
     (out / "sweep.json").write_text(json.dumps(meta, indent=2) + "\n")
     return outcome
+
+
+class _Jobs(collections.abc.Sequence):
+    """The jobs of runs to do, built when the pool asks for them (at most a few are in
+    flight), so thousands of scenario texts never sit in memory at once."""
+
+    def __init__(self, runs: Sequence[Run], base_dir: str, runs_dir: str) -> None:
+        self.runs, self.base_dir, self.runs_dir = runs, base_dir, runs_dir
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        r = self.runs[i]
+        return (r.run_id, r.params, r.seed, r.text(), self.base_dir, self.runs_dir)
 
 
 def _jsonable(doc: Any) -> Any:
@@ -649,7 +685,9 @@ def _cast_param(v: Any, t: pa.DataType) -> Any:
     return v
 
 
-_BATCH_ROWS = 65536
+#: Row groups of flows.parquet: at most this many rows or runs' tables are held at once.
+_BATCH_ROWS = 16384
+_BATCH_RUNS = 64
 
 
 def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
@@ -675,7 +713,7 @@ def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
                 row.update(zip([f.name for f in pfields], param_values(r)))
                 row.update(info["scalars"])
                 rows.append(row)
-                if len(rows) >= 4096:
+                if len(rows) >= 1024:
                     writer.write_table(pa.Table.from_pylist(rows, schema=run_schema))
                     rows = []
             if rows or not runs:
@@ -688,20 +726,19 @@ def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
         t = pq.read_table(runs_dir / r.run_id / "flows.parquet")
         return with_categories(t, r.scenario)
 
-    schemas = []
-    for r in runs:
+    flow_schema = pa.schema([])
+    for r in runs:  # one schema at a time: thousands of schemas cost megabytes
         sch = pq.read_schema(runs_dir / r.run_id / "flows.parquet")
         for name, typ in (("size_bytes", pa.int64()), ("category", pa.string())):
             if name not in sch.names:
                 sch = sch.append(pa.field(name, typ))
-        schemas.append(sch)
-    flow_schema = pa.unify_schemas(schemas, promote_options="permissive") if schemas else pa.schema([])
+        flow_schema = pa.unify_schemas([flow_schema, sch], promote_options="permissive")
     flow_schema = pa.schema([f if f.type != pa.null() else pa.field(f.name, pa.float64()) for f in flow_schema])
     full_schema = pa.schema([pa.field("run_id", pa.string()), *pfields, *flow_schema])
     with _atomic_file(out / "flows.parquet") as tmp:
         writer = pq.ParquetWriter(tmp, full_schema)
         try:
-            pending: list[pa.Table] = []
+            pending: list[pa.Table] = []  # a row group: up to _BATCH_ROWS rows or _BATCH_RUNS runs
             rows_pending = 0
             for r in runs:
                 t = load(r)
@@ -713,7 +750,7 @@ def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
                     cols[f.name] = t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(n, f.type)
                 pending.append(pa.table(cols, schema=full_schema))
                 rows_pending += n
-                if rows_pending >= _BATCH_ROWS:
+                if rows_pending >= _BATCH_ROWS or len(pending) >= _BATCH_RUNS:
                     writer.write_table(pa.concat_tables(pending))
                     pending, rows_pending = [], 0
             if pending or not runs:
