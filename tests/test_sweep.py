@@ -394,3 +394,14 @@ def test_categories_are_kept_or_derived():
     assert own.column("category").to_pylist() == ["custom", "medium"]
     with pytest.raises(SweepError):
         load_sweep({"base": {}, "parameters": {"a..b": [1]}})
+
+
+def test_shipped_sweep_expands_and_validates():
+    spec = load_sweep(REPO / "scenarios" / "background-schemes-sweep.toml")
+    runs = spec.runs()
+    validate_runs(spec, runs)
+    assert spec.param_names == ["scheme", "load"] and len(runs) == 7 * 3 * 3
+    wo = next(r for r in runs if r.params["scheme"] == "w/o bg")
+    assert all(f.get("class") != "background" for f in wo.scenario["flows"])
+    ideal = next(r for r in runs if r.params["scheme"] == "ideal priority").scenario
+    assert ideal["cell"]["scheduler"]["kind"] == "priority" and ideal["flows"][8]["class"] == "background"

@@ -278,7 +278,8 @@ class _Report:
                     handles[lab] = h
                     labels.append(lab)
         if handles:
-            fig.legend([handles[lab] for lab in labels], labels, loc="lower center", ncol=min(len(labels), 6),
+            ncol = len(labels) if len(labels) <= 5 else (len(labels) + 1) // 2
+            fig.legend([handles[lab] for lab in labels], labels, loc="lower center", ncol=ncol,
                        frameon=False, bbox_to_anchor=(0.5, 1.0), borderaxespad=0.2)
 
     def _ratio(self, values: dict, s, l):
@@ -304,14 +305,17 @@ class _Report:
             if rs:
                 picks.append((s, rs[0]))
         if names is None:
+            # background flows first, then long ones, from every run shown (a scheme without
+            # background traffic has none), up to 4
+            shown = {r["run_id"] for _, r in picks}
+            pool = [f for s, _ in picks for f in self.cells.get((s, load0), []) if f["run_id"] in shown]
             names = []
-            first_flows = self.cells.get((picks[0][0], load0), []) if picks else []
-            seen_run = picks[0][1]["run_id"] if picks else None
-            for f in first_flows:
-                if f["run_id"] == seen_run and f["category"] in ("long", "background") and f["name"] not in names:
-                    names.append(f["name"])
+            for cat in ("background", "long"):
+                for f in pool:
+                    if f["category"] == cat and f["name"] not in names:
+                        names.append(f["name"])
             if not names:
-                names = [f["name"] for f in first_flows if f["run_id"] == seen_run][:4]
+                names = list(dict.fromkeys(f["name"] for f in pool))
             names = names[:4]
         plt = self.plt
         n = len(picks)
@@ -331,7 +335,8 @@ class _Report:
                 found.add(name)
                 xs = [series["second"][i] for i in idx]
                 ys = [series["mbps"][i] for i in idx]
-                ax.stairs(ys, [*xs, xs[-1] + 1], color=flow_colors[name], label=name, linewidth=1.5)
+                ax.stairs(ys, [*xs, xs[-1] + 1], baseline=None, color=flow_colors[name], label=name,
+                          linewidth=1.5)
                 rows.append((str(s), name, r["run_id"], sum(ys) / len(ys) if ys else None, max(ys) if ys else None))
             ax.set_title(f"{s}" + (" (baseline)" if s == self.baseline else ""))
             ax.set_xlabel("time (s)")
