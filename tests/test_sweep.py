@@ -397,7 +397,7 @@ def test_categories_are_kept_or_derived():
 
 
 def test_shipped_sweep_expands_and_validates():
-    spec = load_sweep(REPO / "scenarios" / "background-schemes-sweep.toml")
+    spec = load_sweep(REPO / "scenarios" / "sweeps" / "background-schemes.toml")
     runs = spec.runs()
     validate_runs(spec, runs)
     assert spec.param_names == ["scheme", "load"] and len(runs) == 7 * 3 * 3

@@ -234,7 +234,8 @@ def sweep_cmd(
 ) -> None:
     """Run a scenario over parameter lists and seeds, in parallel; resume where a previous
     invocation stopped; gather runs.parquet and flows.parquet."""
-    from .sweeps import SweepError, load_sweep, plan, run_sweep
+    from .parallel import RayUnavailable
+    from .sweeps import RunFailed, SweepError, load_sweep, plan, run_sweep
 
     target = out or Path("results") / sweep_file.stem
     try:
@@ -254,12 +255,10 @@ def sweep_cmd(
             out_console.print(t)
             return
         outcome = run_sweep(spec, target, workers=workers, ray_address=ray, force=force, progress=True)
-    except SweepError as e:
+    except (SweepError, RayUnavailable) as e:
         raise _fail(str(e))
-    except RuntimeError as e:
-        if "ray" in str(e).lower():
-            raise _fail(str(e))
-        raise
+    except RunFailed as e:
+        raise _fail(f"{e} (the runs completed so far are kept; run the sweep again to resume)", 1)
     where = f"Ray ({ray})" if ray else f"{outcome.workers} local worker{'s' if outcome.workers != 1 else ''}"
     out_console.print(f"{outcome.total} runs: {outcome.ran} ran in {outcome.wall_s:.1f} s on {where}, "
                       f"{outcome.skipped} already complete", highlight=False)

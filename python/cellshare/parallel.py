@@ -21,6 +21,10 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 TASKS_PER_WORKER = 16
 
 
+class RayUnavailable(RuntimeError):
+    """A Ray address was given but the ``ray`` package is not installed."""
+
+
 def default_workers() -> int:
     """The number of local worker processes: the cores this process may use."""
     try:
@@ -101,11 +105,11 @@ def _run_ray(fn, items, workers: Optional[int], address: str, bar: "_Bar") -> It
     try:
         import ray
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise RuntimeError("--ray needs the 'ray' package: pip install 'cellshare[ray]'") from e
+        raise RayUnavailable(f"--ray {address}: needs the 'ray' package: pip install 'cellshare[ray]'") from e
     started = False
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
+        # "local" always starts a new local instance, even when RAY_ADDRESS names a cluster.
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
         started = True
     try:
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

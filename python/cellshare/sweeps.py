@@ -52,6 +52,10 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 
+class RunFailed(RuntimeError):
+    """A run raised an error while simulating (the message names the run)."""
+
+
 class SweepError(ValueError):
     """A bad sweep file or sweep output folder: the message names the key, the value and
     what was expected."""
@@ -440,8 +444,15 @@ def validate_runs(spec: SweepSpec, runs: Sequence[Run]) -> None:
         try:
             _core.validate(r.text(), spec.base_dir)
         except _core.ScenarioInvalid as e:
-            desc = ", ".join(f"{k} = {v!r}" for k, v in r.params.items()) or "the base scenario"
-            raise SweepError(f"run {r.run_id} ({desc}): {e.args[0]}") from None
+            raise SweepError(f"run {r.run_id} ({_describe(r.params, None)}): {e.args[0]}") from None
+
+
+def _describe(params: Mapping[str, Any], seed: Optional[int]) -> str:
+    """``scheme = 'cubic', load = 'low', seed = 1``."""
+    parts = [f"{k} = {v!r}" for k, v in params.items()]
+    if seed is not None:
+        parts.append(f"seed = {seed}")
+    return ", ".join(parts) or "the base scenario"
 
 
 # -- one run (in a worker) ------------------------------------------------------------------
@@ -487,7 +498,11 @@ def _run_job(job: tuple) -> dict:
     from .output import atomic_dir, write_result
 
     rid, params, seed, text, base_dir, runs_dir = job
-    result = run_text(text, base_dir)
+    try:
+        result = run_text(text, base_dir)
+    except Exception as e:
+        msg = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+        raise RunFailed(f"run {rid} ({_describe(params, seed)}) failed: {type(e).__name__}: {msg}") from None
     row = summary_scalars(result.summary)
     info = {"run_id": rid, "params": params, "seed": seed, "scalars": row, "worker_pid": os.getpid(),
             "worker_peak_rss_mb": round(_peak_rss_mb(), 1)}
