@@ -73,9 +73,9 @@ high = {{ "flows[0].stop_s" = 3.0 }}
 """
 
 
-def write_sweep(folder: Path, seeds: int = 5, extra: str = "") -> Path:
+def write_sweep(folder: Path, seeds: int = 5, extra: str = "", duration_s: float = 3.0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "base.toml").write_text(BASE)
+    (folder / "base.toml").write_text(BASE.replace("duration_s = 3.0", f"duration_s = {duration_s}"))
     p = folder / "sweep.toml"
     p.write_text(SWEEP.format(seeds=seeds) + extra)
     return p
@@ -193,7 +193,9 @@ def sweep30(tmp_path_factory):
     from conftest import cellshare
 
     d = tmp_path_factory.mktemp("sweep30")
-    sweep_file = write_sweep(d, seeds=5)
+    # 20 simulated seconds (~40 ms a run): long enough that a worker still importing
+    # cellshare cannot find every run already taken by the other
+    sweep_file = write_sweep(d, seeds=5, duration_s=20.0)
     t0 = time.perf_counter()
     p = cellshare("sweep", sweep_file, "--out", d / "out", "--workers", "2")
     wall = time.perf_counter() - t0
@@ -264,22 +266,21 @@ def test_resume_runs_only_what_is_missing(sweep30, run_cli, tmp_path):
         assert (out / "runs" / rid / "summary.json").stat().st_mtime_ns == m, f"{rid} was redone"
     assert table_without_wall(out / "runs.parquet").equals(before_runs)
     assert pq.read_table(out / "flows.parquet").equals(before_flows)
-    # a second invocation runs nothing; --force redoes everything
+    # a second invocation runs nothing
     p = run_cli("sweep", sweep_file, "--out", out, "--workers", "2")
     assert "30 runs: 0 ran" in p.stdout
     # a changed base scenario is not silently mixed with old runs
-    (d / "base.toml").write_text(BASE.replace("duration_s = 3.0", "duration_s = 2.0"))
+    base = (d / "base.toml").read_text()
+    (d / "base.toml").write_text(base.replace("duration_s = 20.0", "duration_s = 2.0"))
     try:
         p = run_cli("sweep", sweep_file, "--out", out)
         assert p.returncode == 2 and "different scenario" in p.stderr and "--force" in p.stderr
     finally:
-        (d / "base.toml").write_text(BASE)
+        (d / "base.toml").write_text(base)
 
 
 def test_killed_sweep_resumes(run_cli, tmp_path):
-    sweep_file = write_sweep(tmp_path, seeds=4, extra="")
-    base = (tmp_path / "base.toml").read_text().replace("duration_s = 3.0", "duration_s = 40.0")
-    (tmp_path / "base.toml").write_text(base)
+    sweep_file = write_sweep(tmp_path, seeds=4, duration_s=40.0)
     out = tmp_path / "out"
     env = {**os.environ, "COLUMNS": "200"}
     proc = subprocess.Popen([sys.executable, "-m", "cellshare.cli", "sweep", str(sweep_file), "--out", str(out),
@@ -366,6 +367,15 @@ def test_python_api_sweep_and_dataframes(tmp_path):
     flows = res.to_pandas("flows")
     assert len(flows) == 20 and set(flows["category"]) == {"long", "background", "short", "medium"}
     assert res.outcome.ran == 4
+    again = cellshare.sweep(spec, out=tmp_path / "out", workers=1)
+    assert (again.outcome.ran, again.outcome.skipped) == (0, 4)
+    rid = df["run_id"][0]
+    before = (res.run_dir(rid) / "summary.json").stat().st_mtime_ns
+    forced = cellshare.sweep(spec, out=tmp_path / "out", workers=1, force=True)
+    assert (forced.outcome.ran, forced.outcome.skipped) == (4, 0)
+    assert (res.run_dir(rid) / "summary.json").stat().st_mtime_ns != before
+    assert forced.to_pandas("runs").drop(columns=list(WALL_CLOCK_COLUMNS)).equals(
+        df.drop(columns=list(WALL_CLOCK_COLUMNS)))
     r = cellshare.run(str(tmp_path / "base.toml"))
     fl = r.to_pandas("flows")
     assert list(fl["name"]) == ["long", "bg", "short1", "short2", "medium"]
