@@ -22,7 +22,8 @@ TASKS_PER_WORKER = 16
 
 
 class RayUnavailable(RuntimeError):
-    """A Ray address was given but the ``ray`` package is not installed."""
+    """A Ray address was given but the ``ray`` package is not installed, or Ray cannot be
+    started or reached at that address."""
 
 
 def default_workers() -> int:
@@ -109,7 +110,10 @@ def _run_ray(fn, items, workers: Optional[int], address: str, bar: "_Bar") -> It
     started = False
     if not ray.is_initialized():
         # "local" always starts a new local instance, even when RAY_ADDRESS names a cluster.
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            raise RayUnavailable(f"--ray {address}: cannot start or reach Ray: {e}") from e
         started = True
     try:
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

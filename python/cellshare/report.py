@@ -110,6 +110,9 @@ def load_folder(folder: Union[str, os.PathLike], scheme: Optional[str] = None,
         runs, flows, dirs, params, title = _load_sweep(folder)
     elif (folder / "summary.json").is_file() and (folder / "flows.parquet").is_file():
         runs, flows, dirs, params, title = _load_run(folder)
+    elif (folder / "runs").is_dir() and (folder / "sweep.toml").is_file():
+        raise ReportError(f"{folder}: the sweep has not finished (no runs.parquet yet); expected a complete sweep "
+                          f"— run `cellshare sweep` again with --out {folder} to finish it")
     else:
         raise ReportError(f"{folder}: neither a sweep output folder (runs.parquet, flows.parquet) nor a run folder "
                           f"(summary.json, flows.parquet); expected the --out folder of `cellshare sweep` or "
@@ -210,20 +213,56 @@ class _Report:
                 k += 1
         self.sections: list[str] = []
         self.plt = _style()
-        # flows grouped by (scheme, load) and seed: plain lists, one pass over the table
-        cols = {c: data.flows.column(c).to_pylist() for c in data.flows.column_names
-                if c in (*_FLOW_COLUMNS, data.scheme, data.load)}
-        run_of = {r["run_id"]: r for r in data.runs}
-        self.cells: dict[tuple, list[dict]] = {}
-        for i in range(data.flows.num_rows):
-            r = run_of.get(cols["run_id"][i])
-            if r is None:
-                continue
-            key = (self._s(r), self._l(r))
-            self.cells.setdefault(key, []).append({
-                "run_id": cols["run_id"][i], "seed": r.get("seed"), "category": cols["category"][i],
-                "fct_s": cols["fct_s"][i], "completed": cols["completed"][i],
-                "throughput_mbps": cols["throughput_mbps"][i], "name": cols["name"][i]})
+        self._index_flows(data)
+
+    def _index_flows(self, data: _Data) -> None:
+        """Flows as numpy columns (a sweep can have millions): the run, scheme and load index
+        of every row, and category and name as codes into small lists."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        f = data.flows
+        run_ids = [r["run_id"] for r in data.runs]
+        run_idx = pc.index_in(f.column("run_id"), value_set=pa.array(run_ids, pa.string()))
+        run_idx = np.asarray(run_idx.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        keep = run_idx >= 0
+        s_of_run = np.array([self.schemes.index(self._s(r)) for r in data.runs] + [-1], dtype=np.int64)
+        l_of_run = np.array([self.loads.index(self._l(r)) for r in data.runs] + [-1], dtype=np.int64)
+
+        def codes(col: str) -> tuple[np.ndarray, list]:
+            enc = f.column(col).combine_chunks().dictionary_encode() if f.num_rows else None
+            if enc is None:
+                return np.zeros(0, dtype=np.int64), []
+            idx = np.asarray(enc.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+            return idx, enc.dictionary.to_pylist()
+
+        def floats(col: str) -> np.ndarray:
+            return np.asarray(f.column(col).cast(pa.float64()).fill_null(float("nan")).to_numpy(), dtype=np.float64)
+
+        self.f_run = run_idx[keep]
+        self.f_scheme = s_of_run[self.f_run]
+        self.f_load = l_of_run[self.f_run]
+        cat, self.cat_names = codes("category")
+        name, self.name_names = codes("name")
+        self.f_cat, self.f_name = cat[keep], name[keep]
+        self.f_fct = floats("fct_s")[keep]
+        self.f_done = np.asarray(f.column("completed").fill_null(False).to_numpy(zero_copy_only=False),
+                                 dtype=bool)[keep]
+        self.f_tput = floats("throughput_mbps")[keep]
+
+    def _mask(self, s=None, l=None, category: Optional[str] = None):
+        """Rows of scheme `s`, load `l` and `category` (None: any)."""
+        import numpy as np
+
+        m = np.ones(len(self.f_run), dtype=bool)
+        if s is not None:
+            m &= self.f_scheme == self.schemes.index(s)
+        if l is not None:
+            m &= self.f_load == self.loads.index(l)
+        if category is not None:
+            code = self.cat_names.index(category) if category in self.cat_names else -2
+            m &= self.f_cat == code
+        return m
 
     def _s(self, r: dict):
         return r[self.d.scheme] if self.d.scheme else "all"
@@ -304,18 +343,21 @@ class _Report:
             rs = self.runs_of(s, load0)
             if rs:
                 picks.append((s, rs[0]))
+        import numpy as np
+
+        shown = np.isin(self.f_run, [self.d.runs.index(r) for _, r in picks])
+        shown_names = [self.name_names[k] for k in dict.fromkeys(self.f_name[shown].tolist()) if k >= 0]
         if names is None:
             # background flows first, then long ones, from every run shown (a scheme without
             # background traffic has none), up to 4
-            shown = {r["run_id"] for _, r in picks}
-            pool = [f for s, _ in picks for f in self.cells.get((s, load0), []) if f["run_id"] in shown]
             names = []
             for cat in ("background", "long"):
-                for f in pool:
-                    if f["category"] == cat and f["name"] not in names:
-                        names.append(f["name"])
+                m = shown & self._mask(category=cat)
+                for k in dict.fromkeys(self.f_name[m].tolist()):
+                    if k >= 0 and self.name_names[k] not in names:
+                        names.append(self.name_names[k])
             if not names:
-                names = list(dict.fromkeys(f["name"] for f in pool))
+                names = list(shown_names)
             names = names[:4]
         plt = self.plt
         n = len(picks)
@@ -350,7 +392,7 @@ class _Report:
             plt.close(fig)
             raise ReportError(f"--flows: no flow called {', '.join(map(repr, missing))} in the runs shown; expected "
                               f"names from the flows table, e.g. "
-                              f"{', '.join(sorted({f['name'] for f in self.cells.get((picks[0][0], load0), [])})[:8])}")
+                              f"{', '.join(sorted(shown_names)[:8])}")
         fig.tight_layout()
         self._legend(fig, axes.ravel())
         img = _save(fig, self.out, "throughput")
@@ -368,17 +410,17 @@ class _Report:
         any_short = False
         for s in self.schemes:
             for l in self.loads:
-                fl = [f for f in self.cells.get((s, l), []) if f["category"] == "short"]
-                done = [f["fct_s"] * 1000 for f in fl if f["completed"] and f["fct_s"] is not None]
-                if fl:
+                m = self._mask(s, l, "short")
+                n_short = int(m.sum())
+                done = self.f_fct[m & self.f_done & ~np.isnan(self.f_fct)] * 1000
+                if n_short:
                     any_short = True
-                ps = [float(np.percentile(done, q)) if done else None for q, _ in FCT_PERCENTILES]
+                ps = [float(np.percentile(done, q)) if len(done) else None for q, _ in FCT_PERCENTILES]
                 for (q, lab), v in zip(FCT_PERCENTILES, ps):
                     if v is not None:
                         vals[lab][(s, l)] = v
-                if fl:
-                    rows.append([str(s), str(l), f"{len(done)}/{len(fl)}", *ps,
-                                 self._ratio(vals["p99"], s, l)])
+                if n_short:
+                    rows.append([str(s), str(l), f"{len(done)}/{n_short}", *ps, self._ratio(vals["p99"], s, l)])
         if not any_short:
             self._section("Short-flow completion times", None, "No short flows (finite, ≤ 256 KB) in these runs.", "")
             return
@@ -402,8 +444,7 @@ class _Report:
         """Mean per-flow goodput of medium, long and background flows per scheme and load."""
         import numpy as np
 
-        present = [c for c in THROUGHPUT_CATEGORIES
-                   if any(f["category"] == c for cell in self.cells.values() for f in cell)]
+        present = [c for c in THROUGHPUT_CATEGORIES if self._mask(category=c).any()]
         if not present:
             self._section("Flow throughput", None, "No medium, long or background flows in these runs.", "")
             return
@@ -413,17 +454,17 @@ class _Report:
         for c in present:
             for l in self.loads:
                 for s in self.schemes:
-                    fl = [f for f in self.cells.get((s, l), []) if f["category"] == c]
-                    if not fl:
+                    sel = self._mask(s, l, c)
+                    if not sel.any():
                         continue
-                    by_run: dict[str, list] = {}
-                    for f in fl:
-                        by_run.setdefault(f["run_id"], []).append(f["throughput_mbps"])
-                    run_means = [float(np.mean(v)) for v in by_run.values()]
-                    m = float(np.mean([f["throughput_mbps"] for f in fl]))
+                    tput, runs = self.f_tput[sel], self.f_run[sel]
+                    sums = np.bincount(runs, weights=tput)
+                    counts = np.bincount(runs)
+                    run_means = sums[counts > 0] / counts[counts > 0]
+                    m = float(np.mean(tput))
                     means[c][(s, l)] = m
                     errs[c][(s, l)] = float(np.std(run_means)) if len(run_means) > 1 else 0.0
-                    rows.append([c, str(s), str(l), len(fl), len(by_run), m, errs[c][(s, l)],
+                    rows.append([c, str(s), str(l), int(sel.sum()), len(run_means), m, errs[c][(s, l)],
                                  self._ratio(means[c], s, l)])
         plt = self.plt
         fig, axes = plt.subplots(1, len(present), figsize=(7.0 if len(present) > 1 else 3.6, 2.6), squeeze=False)

@@ -573,6 +573,7 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     all_runs = spec.runs()
     todo, done = plan(spec, out, force, all_runs)
     runs_dir = out / "runs"
+    fresh = not out.exists()
     runs_dir.mkdir(parents=True, exist_ok=True)
     _clean_stale(runs_dir)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))
@@ -581,11 +582,16 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     t0 = time.perf_counter()
     pids: set[int] = set()
     worker_rss = 0.0
-    for _, info in run_parallel(_run_job, jobs, workers=n_workers, ray_address=ray_address, progress=progress,
-                                tasks_per_worker=tasks_per_worker,
-                                description=f"sweep: {len(jobs)} runs"):
-        pids.add(info["worker_pid"])
-        worker_rss = max(worker_rss, info["worker_peak_rss_mb"])
+    try:
+        for _, info in run_parallel(_run_job, jobs, workers=n_workers, ray_address=ray_address, progress=progress,
+                                    tasks_per_worker=tasks_per_worker, description=f"sweep: {len(jobs)} runs"):
+            pids.add(info["worker_pid"])
+            worker_rss = max(worker_rss, info["worker_peak_rss_mb"])
+    except BaseException:
+        # a folder this call created and no run completed in (e.g. Ray unreachable): remove it
+        if fresh and not any(p.is_dir() and not p.name.startswith(".") for p in runs_dir.iterdir()):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
     wall = time.perf_counter() - t0
     write_dataset(spec, all_runs, out)
     outcome = SweepOutcome(out=out, total=len(all_runs), ran=len(todo), skipped=len(done), wall_s=wall,
