@@ -210,6 +210,10 @@ def test_thirty_runs_use_both_cores(sweep30):
     assert len(infos) == 30
     pids = {i["worker_pid"] for i in infos}
     assert len(pids) >= 2, f"all 30 runs ran in one process: {pids}"
+    # and at the same time: some runs of different workers overlap
+    spans = [(i["started_unix_s"], i["simulated_until_unix_s"], i["worker_pid"]) for i in infos]
+    overlapping = sum(1 for a in spans for b in spans if a[2] < b[2] and a[0] < b[1] and b[0] < a[1])
+    assert overlapping > 0, "the two workers never simulated at the same time"
     meta = json.loads((out / "sweep.json").read_text())
     assert meta["ran"] == 30 and meta["workers"] == 2 and len(meta["worker_pids"]) >= 2
     print(f"30-run sweep on 2 workers: {wall:.1f} s wall (CLI included), {len(pids)} worker processes")

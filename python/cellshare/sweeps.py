@@ -498,6 +498,7 @@ def _run_job(job: tuple) -> dict:
     from .output import atomic_dir, write_result
 
     rid, params, seed, text, base_dir, runs_dir = job
+    started = time.time()
     try:
         result = run_text(text, base_dir)
     except Exception as e:
@@ -505,7 +506,8 @@ def _run_job(job: tuple) -> dict:
         raise RunFailed(f"run {rid} ({_describe(params, seed)}) failed: {type(e).__name__}: {msg}") from None
     row = summary_scalars(result.summary)
     info = {"run_id": rid, "params": params, "seed": seed, "scalars": row, "worker_pid": os.getpid(),
-            "worker_peak_rss_mb": round(_peak_rss_mb(), 1)}
+            "worker_peak_rss_mb": round(_peak_rss_mb(), 1), "started_unix_s": started,
+            "simulated_until_unix_s": time.time()}
     with atomic_dir(Path(runs_dir) / rid) as tmp:
         write_result(result, tmp, scenario_text=text)
         (tmp / "run.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
