@@ -80,16 +80,19 @@ def test_report_options_and_bad_options(swept, run_cli, tmp_path):
     page = index.read_text()
     assert "scheme: <code>load</code> (low, high)" in page and "Dashed black: low (the baseline)" in page
     assert "Per-second goodput of medium, long" in page
-    for opts, needles in ((["--scheme", "nope"], ["--scheme 'nope'", "expected one of: scheme, load"]),
-                          (["--baseline", "nope"], ["--baseline 'nope'", "cubic, ledbat, w/o bg"]),
-                          (["--flows", "long,ghost"], ["no flow called 'ghost'"]),
-                          (["--scheme", "load", "--load", "load"], ["both 'load'"])):
+    for opts, needles in (({"scheme": "nope"}, ["--scheme 'nope'", "expected one of: scheme, load"]),
+                          ({"baseline": "nope"}, ["--baseline 'nope'", "cubic, ledbat, w/o bg"]),
+                          ({"flows": ["long", "ghost"]}, ["no flow called 'ghost'"]),
+                          ({"scheme": "load", "load": "load"}, ["both 'load'"])):
         target = tmp_path / "bad"
-        p = run_cli("report", swept, "--out", target, *opts)
-        assert p.returncode == 2, (opts, p.stdout, p.stderr)
-        msg = " ".join(p.stderr.split())
+        with pytest.raises(ReportError) as e:
+            write_report(swept, out=target, **opts)
+        msg = " ".join(str(e.value).split())
         assert all(n in msg for n in needles), (opts, msg)
         assert not target.exists(), opts
+    # through the command line: exit 2, nothing written
+    p = run_cli("report", swept, "--out", tmp_path / "bad", "--flows", "long,ghost")
+    assert p.returncode == 2 and "no flow called 'ghost'" in p.stderr and not (tmp_path / "bad").exists()
     p = run_cli("report", tmp_path / "nothing-here")
     assert p.returncode == 2 and "neither a sweep output folder" in p.stderr
 
