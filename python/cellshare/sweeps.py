@@ -526,7 +526,8 @@ class SweepOutcome:
     ran: int
     skipped: int
     wall_s: float
-    workers: int
+    #: Local worker processes, or the cap on runs in flight on Ray (None: the cluster's CPUs).
+    workers: Optional[int]
     worker_pids: list[int]
     parent_peak_rss_mb: float
     worker_peak_rss_mb: float
@@ -579,7 +580,8 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     runs_dir.mkdir(parents=True, exist_ok=True)
     _clean_stale(runs_dir)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))
-    n_workers = workers or spec.workers or default_workers()
+    # on Ray, no count means as many runs in flight as the cluster has CPUs
+    n_workers = workers or spec.workers or (None if ray_address else default_workers())
     jobs = _Jobs(todo, spec.base_dir, str(runs_dir))
     t0 = time.perf_counter()
     pids: set[int] = set()
