@@ -149,6 +149,9 @@ BAD = {
                     ["mix types", "expected values of one type"]),
     "reserved axis name": ('base = "base.toml"\n[axes.seed]\na = { "cell.bandwidth_mhz" = 5 }\n',
                            ["'seed'", "column of the dataset already"]),
+    "duplicate column name": ('base = "base.toml"\n[axes."cell.bandwidth_mhz"]\nx = { "cell.rlc_queue_bytes" = 1000 }\n'
+                              '[parameters]\n"cell.bandwidth_mhz" = [5, 10]\n',
+                              ["'cell.bandwidth_mhz' is used by another axis", "expected distinct names"]),
     "missing base file": ('base = "nope.toml"\n', ["base = 'nope.toml'", "cannot read"]),
     "bad remove": ('base = "base.toml"\n[axes.scheme]\nx = { remove = ["flows[7]"] }\n',
                    ["cannot remove 'flows[7]'", "5 entries in flows"]),

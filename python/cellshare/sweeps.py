@@ -407,7 +407,11 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
 
     # column names and overlapping keys
     seen: dict[str, str] = {}
+    names = [a.name for a in axes]
     for a in axes:
+        if names.count(a.name) > 1:
+            raise SweepError(f"{a.where}: the column name {a.name!r} is used by another axis or parameter; "
+                             f"expected distinct names")
         if a.name in RESERVED_NAMES:
             raise SweepError(f"{a.where}: the name {a.name!r} is a column of the dataset already; "
                              f"expected another name (reserved: {', '.join(sorted(RESERVED_NAMES))})")
