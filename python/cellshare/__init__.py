@@ -6,13 +6,16 @@ A fast, deterministic TTI-level LTE cell simulator (Rust) with a thin Python lay
     result = cellshare.run("scenarios/two-ues-pf.toml")
     print(result.summary["delivered_mbps"])
     result.flows().to_pylist()          # one dict per flow (pyarrow table)
+    result.to_pandas("flows")           # or to_polars: a DataFrame
+    cellshare.sweep("sweep.toml", out="out/sweep").to_pandas("runs")
 
 The Python API is imported lazily, so ``from cellshare import _core`` stays light.
 """
 
 from ._core import ScenarioInvalid, __version__
 
-__all__ = ["Result", "ScenarioInvalid", "__version__", "default_scenario", "load_scenario", "run"]
+__all__ = ["Result", "ScenarioInvalid", "SweepResult", "__version__", "default_scenario", "load_scenario", "run",
+           "sweep"]
 
 
 def __getattr__(name: str):
@@ -20,4 +23,8 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name in ("sweep", "SweepResult"):
+        from . import sweeps
+
+        return getattr(sweeps, name)
     raise AttributeError(f"module 'cellshare' has no attribute {name!r}")

@@ -190,6 +190,28 @@ class Result:
         ue, t_s, queue_bytes, queue_packets."""
         return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_TRACE_SCHEMA)
 
+    #: Tables :meth:`table` knows, each the method of the same name.
+    TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
+              "mode_changes", "ue_trace")
+
+    def table(self, name: str) -> pa.Table:
+        """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""
+        if name not in self.TABLES:
+            raise ValueError(f"table {name!r}: expected one of {', '.join(self.TABLES)}")
+        return getattr(self, name)()
+
+    def to_pandas(self, name: str = "flows"):
+        """The table called `name` (see :attr:`TABLES`) as a pandas DataFrame (needs pandas)."""
+        from .frames import to_pandas
+
+        return to_pandas(self.table(name))
+
+    def to_polars(self, name: str = "flows"):
+        """The table called `name` (see :attr:`TABLES`) as a polars DataFrame (needs polars)."""
+        from .frames import to_polars
+
+        return to_polars(self.table(name))
+
     def flow(self, name: str) -> dict:
         """The summary of the flow called `name`."""
         for f in self.raw["flows"]:

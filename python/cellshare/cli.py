@@ -31,7 +31,10 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
+    from rich.markup import escape
+
+    # The message is plain text: a key like flows[x] must not be read as markup.
+    err_console.print(f"[bold red]error:[/] {escape(msg)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(code)
 
 
@@ -214,6 +217,79 @@ def reproduce_cmd(
     out_console.print(f"written to {target}/", highlight=False)
     if not all(c.holds for c in ctx.claims):
         raise typer.Exit(1)
+
+
+@app.command("sweep")
+def sweep_cmd(
+    sweep_file: Path = typer.Argument(..., help="Sweep TOML file: a base scenario, [parameters], [axes.NAME], seeds."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: results/<sweep file name>."),
+    workers: Optional[int] = typer.Option(None, min=1, max=4096,
+                                          help="Parallel runs. Default: the sweep's `workers`, else every core "
+                                               "(with --ray: the cluster's CPUs)."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                      help="Run on a Ray cluster: an address (auto, ray://host:10001) or 'local' "
+                                           "to start a local Ray instance. Needs 'cellshare[ray]'."),
+    force: bool = typer.Option(False, "--force", help="Redo every run, even those already complete in --out."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Check the sweep and list its runs; run nothing."),
+) -> None:
+    """Run a scenario over parameter lists and seeds, in parallel; resume where a previous
+    invocation stopped; gather runs.parquet and flows.parquet."""
+    from .parallel import RayUnavailable
+    from .sweeps import RunFailed, SweepError, load_sweep, plan, run_sweep
+
+    target = out or Path("results") / sweep_file.stem
+    try:
+        spec = load_sweep(sweep_file)
+        if dry_run:
+            todo, done = plan(spec, target, force)
+            t = Table(title=f"{sweep_file}: {len(todo) + len(done)} runs ({len(done)} complete in {target})")
+            t.add_column("run id")
+            for name in spec.param_names:
+                t.add_column(name)
+            t.add_column("seed")
+            t.add_column("state")
+            pending = {r.run_id for r in todo}
+            for r in spec.runs():
+                t.add_row(r.run_id, *(str(r.params[n]) for n in spec.param_names), str(r.seed),
+                          "to run" if r.run_id in pending else "complete")
+            out_console.print(t)
+            return
+        outcome = run_sweep(spec, target, workers=workers, ray_address=ray, force=force, progress=True)
+    except (SweepError, RayUnavailable) as e:
+        raise _fail(str(e))
+    except RunFailed as e:
+        raise _fail(f"{e} (the runs completed so far are kept; run the sweep again to resume)", 1)
+    where = f"Ray ({ray})" if ray else f"{outcome.workers} local worker{'s' if outcome.workers != 1 else ''}"
+    out_console.print(f"{outcome.total} runs: {outcome.ran} ran in {outcome.wall_s:.1f} s on {where}, "
+                      f"{outcome.skipped} already complete", highlight=False)
+    out_console.print(f"dataset: {target / 'runs.parquet'} (one row per run), {target / 'flows.parquet'} "
+                      f"(every run's flows)", highlight=False)
+
+
+@app.command("report")
+def report_cmd(
+    folder: Path = typer.Argument(..., help="A sweep output folder (runs.parquet) or a single run folder "
+                                            "(summary.json)."),
+    scheme: Optional[str] = typer.Option(None, "--scheme", help="Parameter whose values are the schemes. "
+                                         "Default: an axis called 'scheme', else the first parameter."),
+    load: Optional[str] = typer.Option(None, "--load", help="Parameter whose values are the loads. Default: an "
+                                       "axis called 'load', else the second parameter (none if only one)."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="The scheme drawn as the yardstick (dashed). "
+                                           "Default: 'w/o bg' when it is a scheme, else none."),
+    flows: Optional[str] = typer.Option(None, "--flows", help="Comma-separated flow names for the per-second "
+                                        "throughput figure. Default: up to 4 long and background flows."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Report folder. Default: FOLDER/report."),
+) -> None:
+    """Write an HTML report with PNG figures (throughput over time, short-flow FCT, flow
+    throughput by category, queue-delay CDFs, Jain's index) for a sweep or a run."""
+    from .report import ReportError, write_report
+
+    try:
+        index = write_report(folder, out=out, scheme=scheme, load=load, baseline=baseline,
+                             flows=[f.strip() for f in flows.split(",") if f.strip()] if flows is not None else None)
+    except ReportError as e:
+        raise _fail(str(e))
+    out_console.print(f"report written to {index}", highlight=False)
 
 
 @app.command("scenario-reference")

@@ -11,14 +11,21 @@ simulator) is inherited.
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import sys
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 #: Runs a local worker process performs before it is replaced by a fresh one.
 TASKS_PER_WORKER = 16
+
+
+class RayUnavailable(RuntimeError):
+    """A Ray address was given but the ``ray`` package is not installed, or Ray cannot be
+    started or reached at that address."""
 
 
 def default_workers() -> int:
@@ -65,9 +72,28 @@ def run_parallel(
         bar.close()
 
 
+#: How long a new local worker waits for the others to be ready before taking work, s.
+READY_TIMEOUT_S = 10.0
+
+
+def _worker_ready(module: str, ready, workers: int, timeout_s: float) -> None:
+    """Initializer of a local worker: imports the run function's module, then waits (at most
+    `timeout_s`) until every first-generation worker has done the same, so that a worker
+    still importing does not find every run already taken by the first one ready (short runs
+    would otherwise all go to one process). Replacement workers find the count reached."""
+    importlib.import_module(module)
+    with ready.get_lock():
+        ready.value += 1
+    deadline = time.monotonic() + timeout_s
+    while ready.value < workers and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def _run_pool(fn, items, workers: int, tasks_per_worker: int, bar: "_Bar") -> Iterator[tuple[int, Any]]:
     ctx = multiprocessing.get_context("spawn")
-    kwargs: dict[str, Any] = {"max_workers": min(workers, len(items)), "mp_context": ctx}
+    n = min(workers, len(items))
+    kwargs: dict[str, Any] = {"max_workers": n, "mp_context": ctx, "initializer": _worker_ready,
+                              "initargs": (fn.__module__, ctx.Value("i", 0), n, READY_TIMEOUT_S)}
     if sys.version_info >= (3, 11):
         kwargs["max_tasks_per_child"] = max(1, tasks_per_worker)
     pending: dict[Future, int] = {}
@@ -101,11 +127,14 @@ def _run_ray(fn, items, workers: Optional[int], address: str, bar: "_Bar") -> It
     try:
         import ray
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise RuntimeError("--ray needs the 'ray' package: pip install 'cellshare[ray]'") from e
+        raise RayUnavailable(f"--ray {address}: needs the 'ray' package: pip install 'cellshare[ray]'") from e
     started = False
     if not ray.is_initialized():
-        ray.init(address=None if address == "local" else address, include_dashboard=False,
-                 log_to_driver=False, configure_logging=False)
+        # "local" always starts a new local instance, even when RAY_ADDRESS names a cluster.
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            raise RayUnavailable(f"--ray {address}: cannot start or reach Ray: {e}") from e
         started = True
     try:
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

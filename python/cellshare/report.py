@@ -1,0 +1,650 @@
+"""`cellshare report DIR`: an HTML page with PNG (and PDF) figures for a sweep or a run.
+
+Figures, each with a table of its numbers underneath:
+
+- per-second throughput of chosen flows (one panel per scheme);
+- short-flow FCT p50 / p99 / p99.9 per scheme and load (log scale);
+- throughput of medium, long and background flows per scheme and load;
+- base-station queue-delay CDFs per load (one line per scheme);
+- Jain's index per scheme and load.
+
+The baseline scheme (``--baseline``, by default ``"w/o bg"`` when the sweep has it) is the
+yardstick: a dashed black line in every figure and a "÷ baseline" column in the tables.
+Flows are grouped by the flows table's ``category`` column when it has one; otherwise the
+category is derived as :func:`cellshare.sweeps.category_of` does. Figures aggregate every run
+of a (scheme, load) cell: all seeds and any other parameter are pooled (the page says which).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .sweeps import with_categories
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+class ReportError(ValueError):
+    """A folder or option the report cannot use; the message says what was expected."""
+
+
+#: Scheme colours, in scheme order (the baseline is black).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#999999", "#882255",
+           "#117733")
+#: Percentiles of the short-flow FCT figure.
+FCT_PERCENTILES = ((50.0, "p50"), (99.0, "p99"), (99.9, "p99.9"))
+#: Categories of the throughput figure, in panel order.
+THROUGHPUT_CATEGORIES = ("medium", "long", "background")
+#: Scheme value used as the yardstick when none is named and it exists.
+DEFAULT_BASELINE = "w/o bg"
+
+_FLOW_COLUMNS = ("run_id", "name", "class", "category", "size_bytes", "fct_s", "completed", "throughput_mbps")
+
+
+@dataclass
+class _Data:
+    """What a report needs: runs (one dict each), their flows, where their folders are."""
+
+    title: str
+    runs: list[dict]
+    flows: pa.Table
+    run_dirs: dict[str, Path]
+    params: list[str]
+    scheme: Optional[str]
+    load: Optional[str]
+
+
+def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
+    runs = pq.read_table(folder / "runs.parquet").to_pylist()
+    names = pq.read_schema(folder / "runs.parquet").names
+    meta_path = folder / "sweep.json"
+    if meta_path.is_file():
+        params = list(json.loads(meta_path.read_text()).get("parameters", []))
+    else:
+        params = names[1:names.index("seed")] if "seed" in names else []
+    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in pq.read_schema(folder / "flows.parquet").names]
+    flows = pq.read_table(folder / "flows.parquet", columns=cols)
+    dirs = {r["run_id"]: folder / "runs" / r["run_id"] for r in runs}
+    title = folder.name
+    src = folder / "sweep.toml"
+    if src.is_file():
+        name = tomllib.loads(src.read_text()).get("name")
+        title = name or title
+    return runs, flows, dirs, params, title
+
+
+def _load_run(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
+    from .sweeps import summary_scalars
+
+    summary = json.loads((folder / "summary.json").read_text())
+    scenario = None
+    if (folder / "scenario.toml").is_file():
+        scenario = tomllib.loads((folder / "scenario.toml").read_text())
+    label = summary.get("scenario") or folder.name
+    rid = folder.name
+    row = {"run_id": rid, "run": label, "seed": summary.get("seed"), **summary_scalars(summary)}
+    flows = with_categories(pq.read_table(folder / "flows.parquet"), scenario)
+    n = flows.num_rows
+    flows = flows.append_column("run_id", pa.array([rid] * n, pa.string()))
+    flows = flows.append_column("run", pa.array([label] * n, pa.string()))
+    return [row], flows, {rid: folder}, ["run"], label
+
+
+def load_folder(folder: Union[str, os.PathLike], scheme: Optional[str] = None,
+                load: Optional[str] = None) -> _Data:
+    """Reads a sweep output folder or a run folder and picks the scheme and load parameters
+    (defaults: axes called ``scheme`` and ``load``, else the first and second parameter)."""
+    folder = Path(folder)
+    if (folder / "runs.parquet").is_file() and (folder / "flows.parquet").is_file():
+        runs, flows, dirs, params, title = _load_sweep(folder)
+    elif (folder / "summary.json").is_file() and (folder / "flows.parquet").is_file():
+        runs, flows, dirs, params, title = _load_run(folder)
+    elif (folder / "runs").is_dir() and (folder / "sweep.toml").is_file():
+        raise ReportError(f"{folder}: the sweep has not finished (no runs.parquet yet); expected a complete sweep "
+                          f"— run `cellshare sweep` again with --out {folder} to finish it")
+    else:
+        raise ReportError(f"{folder}: neither a sweep output folder (runs.parquet, flows.parquet) nor a run folder "
+                          f"(summary.json, flows.parquet); expected the --out folder of `cellshare sweep` or "
+                          f"`cellshare run`")
+    if "category" not in flows.column_names:
+        flows = with_categories(flows, None)
+    for opt, key in (("--scheme", scheme), ("--load", load)):
+        if key is not None and key not in params:
+            raise ReportError(f"{opt} {key!r}: not a parameter of {folder}; expected one of: "
+                              f"{', '.join(params) or '(none: the runs have no parameters)'}")
+    if scheme is None:
+        scheme = "scheme" if "scheme" in params else (params[0] if params else None)
+    if load is None:
+        rest = [p for p in params if p != scheme]
+        load = "load" if "load" in rest else (rest[0] if rest else None)
+    if scheme is not None and scheme == load:
+        raise ReportError(f"--scheme and --load are both {scheme!r}; expected two different parameters")
+    return _Data(title, runs, flows, dirs, params, scheme, load)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def _values(runs: Sequence[dict], key: Optional[str]) -> list:
+    """The distinct values of `key` in run order (["all"] without the key)."""
+    if key is None:
+        return ["all"]
+    out: list = []
+    for r in runs:
+        if r[key] not in out:
+            out.append(r[key])
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        if v != v:
+            return "–"
+        if abs(v) >= 100:
+            return f"{v:.1f}"
+        if abs(v) >= 1:
+            return f"{v:.3g}" if abs(v) < 10 else f"{v:.2f}"
+        return f"{v:.3g}"
+    return str(v)
+
+
+def _table_html(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    h = "".join(f"<th>{html.escape(str(c))}</th>" for c in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c() if callable(c) else c))}</td>" for c in row)
+                   + "</tr>" for row in rows)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "font.size": 10, "axes.titlesize": 10, "axes.labelsize": 10, "legend.fontsize": 8, "xtick.labelsize": 9,
+        "ytick.labelsize": 9, "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,
+        "grid.alpha": 0.3, "grid.linewidth": 0.6, "lines.linewidth": 1.5, "savefig.dpi": 200,
+        "font.family": "DejaVu Sans", "pdf.fonttype": 42, "svg.hashsalt": "cellshare",
+    })
+    return plt
+
+
+def _save(fig, out: Path, stem: str) -> str:
+    fig.savefig(out / f"{stem}.png", bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(out / f"{stem}.pdf", bbox_inches="tight", metadata={"CreationDate": None, "Producer": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return f"{stem}.png"
+
+
+class _Report:
+    def __init__(self, data: _Data, out: Path, baseline: Optional[str]) -> None:
+        self.d = data
+        self.out = out
+        self.schemes = _values(data.runs, data.scheme)
+        self.loads = _values(data.runs, data.load)
+        if baseline is not None and baseline not in [str(s) for s in self.schemes]:
+            raise ReportError(f"--baseline {baseline!r}: not a value of {data.scheme or 'the scheme'}; expected one "
+                              f"of: {', '.join(map(str, self.schemes))}")
+        if baseline is None and DEFAULT_BASELINE in self.schemes:
+            baseline = DEFAULT_BASELINE
+        self.baseline = next((s for s in self.schemes if str(s) == baseline), None) if baseline is not None else None
+        self.colors = {}
+        k = 0
+        for s in self.schemes:
+            if s == self.baseline:
+                self.colors[s] = "black"
+            else:
+                self.colors[s] = PALETTE[k % len(PALETTE)]
+                k += 1
+        self.sections: list[str] = []
+        self.plt = _style()
+        self._index_flows(data)
+
+    def _index_flows(self, data: _Data) -> None:
+        """Flows as numpy columns (a sweep can have millions): the run, scheme and load index
+        of every row, and category and name as codes into small lists."""
+        import numpy as np
+        import pyarrow.compute as pc
+
+        f = data.flows
+        run_ids = [r["run_id"] for r in data.runs]
+        run_idx = pc.index_in(f.column("run_id"), value_set=pa.array(run_ids, pa.string()))
+        run_idx = np.asarray(run_idx.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+        keep = run_idx >= 0
+        s_of_run = np.array([self.schemes.index(self._s(r)) for r in data.runs] + [-1], dtype=np.int64)
+        l_of_run = np.array([self.loads.index(self._l(r)) for r in data.runs] + [-1], dtype=np.int64)
+
+        def codes(col: str) -> tuple[np.ndarray, list]:
+            enc = f.column(col).combine_chunks().dictionary_encode() if f.num_rows else None
+            if enc is None:
+                return np.zeros(0, dtype=np.int64), []
+            idx = np.asarray(enc.indices.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+            return idx, enc.dictionary.to_pylist()
+
+        def floats(col: str) -> np.ndarray:
+            return np.asarray(f.column(col).cast(pa.float64()).fill_null(float("nan")).to_numpy(), dtype=np.float64)
+
+        self.f_run = run_idx[keep]
+        self.f_scheme = s_of_run[self.f_run]
+        self.f_load = l_of_run[self.f_run]
+        cat, self.cat_names = codes("category")
+        name, self.name_names = codes("name")
+        self.f_cat, self.f_name = cat[keep], name[keep]
+        self.f_fct = floats("fct_s")[keep]
+        self.f_done = np.asarray(f.column("completed").fill_null(False).to_numpy(zero_copy_only=False),
+                                 dtype=bool)[keep]
+        self.f_tput = floats("throughput_mbps")[keep]
+
+    def _mask(self, s=None, l=None, category: Optional[str] = None):
+        """Rows of scheme `s`, load `l` and `category` (None: any)."""
+        import numpy as np
+
+        m = np.ones(len(self.f_run), dtype=bool)
+        if s is not None:
+            m &= self.f_scheme == self.schemes.index(s)
+        if l is not None:
+            m &= self.f_load == self.loads.index(l)
+        if category is not None:
+            code = self.cat_names.index(category) if category in self.cat_names else -2
+            m &= self.f_cat == code
+        return m
+
+    def _s(self, r: dict):
+        return r[self.d.scheme] if self.d.scheme else "all"
+
+    def _l(self, r: dict):
+        return r[self.d.load] if self.d.load else "all"
+
+    def runs_of(self, s, l) -> list[dict]:
+        return [r for r in self.d.runs if self._s(r) == s and self._l(r) == l]
+
+    # -- figures --------------------------------------------------------------------------
+    def _grouped_bars(self, ax, values: dict[tuple, Optional[float]], errs: Optional[dict] = None,
+                      log: bool = False) -> None:
+        """Bars per load group, one per scheme; the baseline as a dashed line across its group."""
+        others = [s for s in self.schemes if s != self.baseline]
+        width = 0.8 / max(1, len(others))
+        for j, s in enumerate(others):
+            xs, ys, es = [], [], []
+            for i, l in enumerate(self.loads):
+                v = values.get((s, l))
+                if v is None or v != v:
+                    continue
+                xs.append(i - 0.4 + width * (j + 0.5))
+                ys.append(v)
+                es.append((errs or {}).get((s, l)) or 0.0)
+            ax.bar(xs, ys, width * 0.92, color=self.colors[s], label=str(s),
+                   yerr=es if errs and any(es) else None, capsize=2, error_kw={"linewidth": 0.8})
+        if self.baseline is not None:
+            first = True
+            for i, l in enumerate(self.loads):
+                v = values.get((self.baseline, l))
+                if v is None or v != v:
+                    continue
+                ax.hlines(v, i - 0.45, i + 0.45, colors="black", linestyles="--", linewidth=1.4,
+                          label=f"{self.baseline} (baseline)" if first else None, zorder=5)
+                first = False
+        ax.set_xticks(range(len(self.loads)))
+        ax.set_xticklabels([str(l) for l in self.loads])
+        if self.d.load:
+            ax.set_xlabel(self.d.load)
+        if log:
+            ax.set_yscale("log")
+            _plain_log(ax.yaxis)
+        ax.grid(axis="x", visible=False)
+
+    def _legend(self, fig, axes) -> None:
+        """One legend for the figure, above the panels (call after tight_layout)."""
+        handles, labels = {}, []
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in handles:
+                    handles[lab] = h
+                    labels.append(lab)
+        if handles:
+            ncol = len(labels) if len(labels) <= 5 else (len(labels) + 1) // 2
+            fig.legend([handles[lab] for lab in labels], labels, loc="lower center", ncol=ncol,
+                       frameon=False, bbox_to_anchor=(0.5, 1.0), borderaxespad=0.2)
+
+    def _ratio(self, values: dict, s, l):
+        """Value ÷ the baseline's at the same load, evaluated when the table is written (once
+        `values` holds every scheme's)."""
+
+        def ratio() -> Optional[float]:
+            if self.baseline is None:
+                return None
+            b, v = values.get((self.baseline, l)), values.get((s, l))
+            if b is None or v is None or b == 0:
+                return None
+            return v / b
+
+        return ratio
+
+    def throughput_over_time(self, names: Optional[Sequence[str]]) -> None:
+        """Per-second goodput of chosen flows, one panel per scheme (first load, first seed)."""
+        load0 = self.loads[-1]
+        picks = []
+        for s in self.schemes:
+            rs = self.runs_of(s, load0)
+            if rs:
+                picks.append((s, rs[0]))
+        import numpy as np
+
+        shown = np.isin(self.f_run, [self.d.runs.index(r) for _, r in picks])
+        shown_names = [self.name_names[k] for k in dict.fromkeys(self.f_name[shown].tolist()) if k >= 0]
+        if names is None:
+            # background flows first, then long ones, from every run shown (a scheme without
+            # background traffic has none), up to 4
+            names = []
+            for cat in ("background", "long"):
+                m = shown & self._mask(category=cat)
+                for k in dict.fromkeys(self.f_name[m].tolist()):
+                    if k >= 0 and self.name_names[k] not in names:
+                        names.append(self.name_names[k])
+            if not names:
+                names = list(shown_names)
+            names = names[:4]
+        plt = self.plt
+        n = len(picks)
+        ncol = min(n, 3)
+        nrow = (n + ncol - 1) // ncol
+        fig, axes = plt.subplots(nrow, ncol, figsize=(7.0, 2.3 * nrow + 0.4), squeeze=False, sharey=True)
+        flow_colors = {name: PALETTE[(k + 1) % len(PALETTE)] for k, name in enumerate(names)}
+        rows = []
+        found = set()
+        for k, (s, r) in enumerate(picks):
+            ax = axes[k // ncol][k % ncol]
+            series = pq.read_table(self.d.run_dirs[r["run_id"]] / "flow_series.parquet").to_pydict()
+            for name in names:
+                idx = [i for i, x in enumerate(series["name"]) if x == name]
+                if not idx:
+                    continue
+                found.add(name)
+                xs = [series["second"][i] for i in idx]
+                ys = [series["mbps"][i] for i in idx]
+                ax.stairs(ys, [*xs, xs[-1] + 1], baseline=None, color=flow_colors[name], label=name,
+                          linewidth=1.5)
+                rows.append((str(s), name, r["run_id"], sum(ys) / len(ys) if ys else None, max(ys) if ys else None))
+            ax.set_title(f"{s}" + (" (baseline)" if s == self.baseline else ""))
+            ax.set_xlabel("time (s)")
+            ax.set_ylim(bottom=0)
+            if k % ncol == 0:
+                ax.set_ylabel("throughput (Mbit/s)")
+        for k in range(n, nrow * ncol):
+            axes[k // ncol][k % ncol].set_visible(False)
+        missing = [nm for nm in names if nm not in found]
+        if missing:
+            plt.close(fig)
+            raise ReportError(f"--flows: no flow called {', '.join(map(repr, missing))} in the runs shown; expected "
+                              f"names from the flows table, e.g. "
+                              f"{', '.join(sorted(shown_names)[:8])}")
+        fig.tight_layout()
+        self._legend(fig, axes.ravel())
+        img = _save(fig, self.out, "throughput")
+        where = f"{self.d.load} = {load0}, " if self.d.load else ""
+        self._section("Throughput over time", img,
+                      f"Per-second goodput of {', '.join(names)}; {where}one run per scheme (its first seed).",
+                      _table_html(["scheme", "flow", "run", "mean Mbit/s", "max Mbit/s"], rows))
+
+    def fct_short(self) -> None:
+        """Short-flow FCT percentiles per scheme and load."""
+        import numpy as np
+
+        vals: dict[str, dict] = {lab: {} for _, lab in FCT_PERCENTILES}
+        rows = []
+        any_short = False
+        for s in self.schemes:
+            for l in self.loads:
+                m = self._mask(s, l, "short")
+                n_short = int(m.sum())
+                done = self.f_fct[m & self.f_done & ~np.isnan(self.f_fct)] * 1000
+                if n_short:
+                    any_short = True
+                ps = [float(np.percentile(done, q)) if len(done) else None for q, _ in FCT_PERCENTILES]
+                for (q, lab), v in zip(FCT_PERCENTILES, ps):
+                    if v is not None:
+                        vals[lab][(s, l)] = v
+                if n_short:
+                    rows.append([str(s), str(l), f"{len(done)}/{n_short}", *ps, self._ratio(vals["p99"], s, l)])
+        if not any_short:
+            self._section("Short-flow completion times", None, "No short flows (finite, ≤ 256 KB) in these runs.", "")
+            return
+        plt = self.plt
+        fig, axes = plt.subplots(1, 3, figsize=(7.0, 2.6))
+        for ax, (_, lab) in zip(axes, FCT_PERCENTILES):
+            self._grouped_bars(ax, vals[lab], log=True)
+            ax.set_title(f"{lab} FCT")
+        axes[0].set_ylabel("flow completion time (ms)")
+        fig.tight_layout()
+        self._legend(fig, axes)
+        img = _save(fig, self.out, "fct_short")
+        rows.sort(key=lambda r: (self.loads.index(_orig(self.loads, r[1])), self.schemes.index(_orig(self.schemes, r[0]))))
+        self._section("Short-flow completion times", img,
+                      "FCT percentiles of completed short flows (≤ 256 KB), pooled over the runs of each scheme and "
+                      "load (log scale)." + self._baseline_note(),
+                      _table_html(["scheme", self.d.load or "load", "completed", "p50 ms", "p99 ms", "p99.9 ms",
+                                   "p99 ÷ baseline"], rows))
+
+    def throughput_categories(self) -> None:
+        """Mean per-flow goodput of medium, long and background flows per scheme and load."""
+        import numpy as np
+
+        present = [c for c in THROUGHPUT_CATEGORIES if self._mask(category=c).any()]
+        if not present:
+            self._section("Flow throughput", None, "No medium, long or background flows in these runs.", "")
+            return
+        means: dict[str, dict] = {c: {} for c in present}
+        errs: dict[str, dict] = {c: {} for c in present}
+        rows = []
+        for c in present:
+            for l in self.loads:
+                for s in self.schemes:
+                    sel = self._mask(s, l, c)
+                    if not sel.any():
+                        continue
+                    tput, runs = self.f_tput[sel], self.f_run[sel]
+                    sums = np.bincount(runs, weights=tput)
+                    counts = np.bincount(runs)
+                    run_means = sums[counts > 0] / counts[counts > 0]
+                    m = float(np.mean(tput))
+                    means[c][(s, l)] = m
+                    errs[c][(s, l)] = float(np.std(run_means)) if len(run_means) > 1 else 0.0
+                    rows.append([c, str(s), str(l), int(sel.sum()), len(run_means), m, errs[c][(s, l)],
+                                 self._ratio(means[c], s, l)])
+        plt = self.plt
+        fig, axes = plt.subplots(1, len(present), figsize=(7.0 if len(present) > 1 else 3.6, 2.6), squeeze=False)
+        axes = axes[0]
+        for ax, c in zip(axes, present):
+            self._grouped_bars(ax, means[c], errs[c])
+            ax.set_title(f"{c} flows")
+            ax.set_ylim(bottom=0)
+        axes[0].set_ylabel("mean flow throughput (Mbit/s)")
+        fig.tight_layout()
+        self._legend(fig, axes)
+        img = _save(fig, self.out, "throughput_categories")
+        self._section("Flow throughput", img,
+                      "Mean goodput of a flow over its life (start to completion, stop or end of run), by category; "
+                      "error bars: standard deviation of the per-run means." + self._baseline_note(),
+                      _table_html(["category", "scheme", self.d.load or "load", "flows", "runs", "mean Mbit/s",
+                                   "std over runs", "÷ baseline"], rows))
+
+    def queue_delay(self) -> None:
+        """Queue-delay CDFs: one panel per load, one line per scheme (mean of the runs' CDFs)."""
+        import numpy as np
+
+        plt = self.plt
+        n = len(self.loads)
+        ncol = min(n, 3)
+        nrow = (n + ncol - 1) // ncol
+        fig, axes = plt.subplots(nrow, ncol, figsize=(7.0 if ncol > 1 else 3.6, 2.4 * nrow + 0.4), squeeze=False,
+                                 sharey=True, sharex=True)
+        rows = []
+        drawn = False
+        for i, l in enumerate(self.loads):
+            ax = axes[i // ncol][i % ncol]
+            for s in self.schemes:
+                rs = self.runs_of(s, l)
+                curves = []
+                for r in rs:
+                    t = pq.read_table(self.d.run_dirs[r["run_id"]] / "queue_delay_cdf.parquet").to_pydict()
+                    if t["delay_ms"]:
+                        curves.append((np.asarray(t["delay_ms"], float), np.asarray(t["fraction"], float)))
+                if not curves:
+                    continue
+                lo = max(min(float(c[0][c[0] > 0].min()) if (c[0] > 0).any() else 0.01 for c in curves), 0.01)
+                hi = max(float(c[0].max()) for c in curves)
+                grid = np.geomspace(lo, max(hi, lo * 1.01), 400)
+                ys = np.mean([np.interp(grid, x, y, left=0.0, right=1.0) for x, y in curves], axis=0)
+                ax.plot(grid, ys, color=self.colors[s], linestyle="--" if s == self.baseline else "-",
+                        label=str(s) + (" (baseline)" if s == self.baseline else ""))
+                drawn = True
+                p50 = float(np.mean([r["queue_delay_p50_ms"] for r in rs]))
+                p99 = float(np.mean([r["queue_delay_p99_ms"] for r in rs]))
+                rows.append([str(s), str(l), len(rs), p50, p99])
+            ax.set_xscale("log")
+            _plain_log(ax.xaxis)
+            ax.set_xlabel("queue delay (ms)")
+            ax.set_ylim(0, 1.0)
+            if self.d.load:
+                ax.set_title(f"{self.d.load} = {l}")
+            if i % ncol == 0:
+                ax.set_ylabel("CDF of packets")
+        for k in range(n, nrow * ncol):
+            axes[k // ncol][k % ncol].set_visible(False)
+        if not drawn:
+            self.plt.close(fig)
+            self._section("Queue delay", None, "No packets were queued at the base station.", "")
+            return
+        fig.tight_layout()
+        self._legend(fig, axes.ravel())
+        img = _save(fig, self.out, "queue_delay_cdf")
+        self._section("Queue delay", img,
+                      "CDF of every packet's base-station sojourn (arrival to the end of the TTI carrying its last "
+                      "byte), averaged over the runs of each scheme and load.",
+                      _table_html(["scheme", self.d.load or "load", "runs", "mean p50 ms", "mean p99 ms"], rows))
+
+    def jain(self) -> None:
+        """Jain's index of the flows' throughput per scheme and load."""
+        import numpy as np
+
+        vals, errs, rows = {}, {}, []
+        for l in self.loads:
+            for s in self.schemes:
+                rs = self.runs_of(s, l)
+                if not rs:
+                    continue
+                xs = [r["jain_index"] for r in rs]
+                vals[(s, l)] = float(np.mean(xs))
+                errs[(s, l)] = float(np.std(xs)) if len(xs) > 1 else 0.0
+                rows.append([str(s), str(l), len(rs), vals[(s, l)], errs[(s, l)], self._ratio(vals, s, l)])
+        fig, ax = self.plt.subplots(1, 1, figsize=(3.6, 2.6))
+        self._grouped_bars(ax, vals, errs)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("Jain's fairness index")
+        fig.tight_layout()
+        self._legend(fig, [ax])
+        img = _save(fig, self.out, "jain")
+        self._section("Fairness", img,
+                      "Jain's index (Σx)²/(n·Σx²) of all flows' throughput in a run, mean over runs; error bars: "
+                      "standard deviation." + self._baseline_note(),
+                      _table_html(["scheme", self.d.load or "load", "runs", "Jain", "std", "÷ baseline"], rows))
+
+    def overview(self) -> str:
+        rows = []
+        for l in self.loads:
+            for s in self.schemes:
+                rs = self.runs_of(s, l)
+                if not rs:
+                    continue
+
+                def mean(k):
+                    xs = [r[k] for r in rs if r.get(k) is not None]
+                    return sum(xs) / len(xs) if xs else None
+
+                rows.append([str(s), str(l), len(rs), mean("prb_utilization"), mean("delivered_mbps"),
+                             mean("foreground_mbps"), mean("background_mbps")])
+        return _table_html(["scheme", self.d.load or "load", "runs", "PRB utilization", "cell Mbit/s",
+                            "foreground Mbit/s", "background Mbit/s"], rows)
+
+    def _baseline_note(self) -> str:
+        return f" Dashed black: {self.baseline} (the baseline)." if self.baseline is not None else ""
+
+    def _section(self, title: str, img: Optional[str], caption: str, table: str) -> None:
+        fig = f'<figure><img src="{html.escape(img)}" alt="{html.escape(title)}"><figcaption>{html.escape(caption)} ' \
+              f'<a href="{html.escape(img[:-4])}.pdf">PDF</a></figcaption></figure>' if img else \
+              f"<p>{html.escape(caption)}</p>"
+        self.sections.append(f'<section id="{html.escape(title.lower().replace(" ", "-"))}"><h2>'
+                             f"{html.escape(title)}</h2>{fig}{table}</section>")
+
+    def page(self) -> str:
+        d = self.d
+        pooled = [p for p in d.params if p not in (d.scheme, d.load)]
+        facts = [f"{len(d.runs)} run{'s' if len(d.runs) != 1 else ''}"]
+        if d.scheme:
+            facts.append(f"scheme: <code>{html.escape(d.scheme)}</code> ({', '.join(html.escape(str(s)) for s in self.schemes)})")
+        if d.load:
+            facts.append(f"load: <code>{html.escape(d.load)}</code> ({', '.join(html.escape(str(l)) for l in self.loads)})")
+        if self.baseline is not None:
+            facts.append(f"baseline: {html.escape(str(self.baseline))}")
+        if pooled:
+            facts.append(f"pooled over: {', '.join(f'<code>{html.escape(p)}</code>' for p in pooled)} and seeds")
+        css = ("body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;color:#222}"
+               "img{max-width:100%}table{border-collapse:collapse;font-size:0.9em;margin:0.5em 0 2em}"
+               "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}"
+               "td:first-child,th:first-child{text-align:left}figcaption{font-size:0.9em;color:#444}")
+        return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(d.title)}"
+                f"</title><style>{css}</style></head><body><h1>{html.escape(d.title)}</h1><p>{'; '.join(facts)}.</p>"
+                f"<section id=\"overview\"><h2>Overview</h2>{self.overview()}</section>"
+                + "".join(self.sections) + "</body></html>\n")
+
+
+def _plain_log(axis) -> None:
+    """Log-axis labels as plain numbers (1, 10, 100), no minor labels."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _orig(values: Sequence, text: str):
+    for v in values:
+        if str(v) == text:
+            return v
+    return values[0]
+
+
+def write_report(folder: Union[str, os.PathLike], *, out: Optional[Union[str, os.PathLike]] = None,
+                 scheme: Optional[str] = None, load: Optional[str] = None, baseline: Optional[str] = None,
+                 flows: Optional[Sequence[str]] = None) -> Path:
+    """Writes the report of a sweep or run folder into `out` (default ``FOLDER/report``),
+    atomically, and returns the path of its ``index.html``."""
+    from .output import atomic_dir
+
+    folder = Path(folder)
+    data = load_folder(folder, scheme, load)
+    target = Path(out) if out is not None else folder / "report"
+    with atomic_dir(target) as tmp:
+        rep = _Report(data, tmp, baseline)
+        rep.throughput_over_time(list(flows) if flows else None)
+        rep.fct_short()
+        rep.throughput_categories()
+        rep.queue_delay()
+        rep.jain()
+        (tmp / "index.html").write_text(rep.page())
+    return target / "index.html"
