@@ -27,3 +27,6 @@ mod tests;
 
 #[cfg(test)]
 mod aqm_tests;
+
+#[cfg(test)]
+mod uplink_tests;
