@@ -2,6 +2,8 @@
 runs of the reproductions' own scenarios, plus the interactive apps' per-request table and
 validation errors for the new keys."""
 
+import json
+
 import pyarrow.parquet as pq
 import tomli_w
 
@@ -21,11 +23,32 @@ def test_rtac_cuts_lte_and_wifi_bufferbloat_keeping_throughput():
         assert r["throughput_mbps"] >= 0.9 * auto["throughput_mbps"], (net, r["throughput_mbps"], auto["throughput_mbps"])
 
 
-def test_shared_buffer_rtac_coexists_drwa_starves():
-    res = _flows(cellshare.run(rtac.scenario("t", "wifi", ["auto", "rtac"], 20.0)))
-    assert res["rtac1"]["throughput_mbps"] >= 0.8 * res["auto0"]["throughput_mbps"], res
-    res = _flows(cellshare.run(rtac.scenario("t", "wifi", ["auto", "drwa"], 20.0)))
-    assert res["drwa1"]["throughput_mbps"] <= 0.3 * res["auto0"]["throughput_mbps"], res
+def _claims(out):
+    return {c["id"]: c for c in json.loads((out / "claims.json").read_text())}
+
+
+def test_reproduce_rtac_claims(run_cli, tmp_path):
+    out = tmp_path / "rtac"
+    p = run_cli("reproduce", "rtac", "--out", out)
+    c = _claims(out)
+    for key in ("lte-rtt-cut", "lte-tput-kept", "wifi-rtt-cut", "wifi-tput-kept", "ic-rtac-share", "ic-drwa-share",
+                "dc-drwa-share", "ic-three-rtac-share", "ic-three-drwa-share", "dc-three-drwa-share"):
+        assert c[key]["holds"], c[key]
+    # Direct competition in a deep shared buffer: RTAC is far from DRWA's starvation but
+    # below the thesis's 96 % (the README explains the fixed point); the command says so.
+    assert c["dc-rtac-share"]["ours"] > 10 * c["dc-drwa-share"]["ours"]
+    assert not c["dc-rtac-share"]["holds"] and p.returncode != 0
+    assert (out / "rtac-fig2.7.png").stat().st_size > 0 and (out / "rtac-coexistence.png").stat().st_size > 0
+
+
+def test_reproduce_sorpc_claims(run_cli, tmp_path):
+    out = tmp_path / "sorpc"
+    p = run_cli("reproduce", "sorpc", "--out", out)
+    assert p.returncode == 0, p.stdout + p.stderr
+    c = _claims(out)
+    assert len(c) == 10 and all(x["holds"] for x in c.values())
+    req = pq.read_table(out / "runs" / "game-sorpc-10" / "requests.parquet").to_pydict()
+    assert len(req["rtt_ms"]) == 250
 
 
 def test_sorpc_messenger_rtt_and_requests_table(run_cli, tmp_path):

@@ -783,7 +783,7 @@ impl Simulation {
                 };
                 let udp = matches!(fl.sender, Sender::Cbr { .. });
                 let id = self.arena.alloc(p);
-                self.to_uplink(id, udp, sor);
+                self.enqueue_uplink(id, udp, sor);
                 continue;
             }
             match fl.remote.send(now, p.size) {
@@ -833,7 +833,7 @@ impl Simulation {
                 // The server's ACK of an upload goes back down through the cell.
                 self.downlink_from_server(id);
             } else if self.uplinks[ue as usize].is_some() {
-                self.to_uplink(id, false, 0.0);
+                self.enqueue_uplink(id, false, 0.0);
             } else {
                 self.seq += 1;
                 self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
@@ -904,7 +904,7 @@ impl Simulation {
     }
 
     /// Packet `id` enters its UE's device transmit queue (SORPC band from `udp` and `sor`).
-    fn to_uplink(&mut self, id: PacketId, udp: bool, sor: f64) {
+    fn enqueue_uplink(&mut self, id: PacketId, udp: bool, sor: f64) {
         let now = self.now;
         let (ue, kind) = {
             let p = self.arena.get(id);
@@ -1042,7 +1042,7 @@ impl Simulation {
                 let dir = resp.dir;
                 let id = self.arena.alloc(e);
                 if dir == Direction::Uplink {
-                    self.to_uplink(id, true, 0.0);
+                    self.enqueue_uplink(id, true, 0.0);
                 } else {
                     self.downlink_from_server(id);
                 }

@@ -306,7 +306,7 @@ impl RwndConfig {
                     }
                     _ => {}
                 }
-                if !(delta_ms >= 0.0 && delta_ms <= 10_000.0) {
+                if !(0.0..=10_000.0).contains(&delta_ms) {
                     return Err(format!("delta_ms must be in [0, 10000] ms, got {delta_ms}"));
                 }
                 Ok(())
