@@ -109,3 +109,16 @@ def test_bad_new_keys_exit_2_naming_the_key(run_cli, tmp_path):
         assert p.returncode == 2, (label, p.stdout, p.stderr)
         assert key in p.stderr and detail in p.stderr, (label, p.stderr)
         assert not out.exists(), label
+
+
+def test_upload_over_a_mahimahi_uplink_trace(traces_dir):
+    up = traces_dir / "ATT-LTE-driving.up"
+    sc = sorpc.app_scenario("messenger", "sorpc", 10.0, 10.0)
+    sc["ues"][0]["uplink"]["channel"] = {"kind": "trace", "file": str(up)}
+    r = cellshare.run(sc)
+    f = _flows(r)
+    # The trace's opportunities carry the upload; the messenger still gets answers.
+    lines = [int(x) for x in up.read_text().split()]
+    trace_mbps = len(lines) * 1500 * 8 / (lines[-1] / 1000) / 1e6
+    assert 0.3 * trace_mbps < f["upload"]["throughput_mbps"] < 1.05 * trace_mbps, (f["upload"]["throughput_mbps"], trace_mbps)
+    assert f["messenger"]["app"]["completed"] >= 4

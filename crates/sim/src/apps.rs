@@ -203,13 +203,20 @@ pub(crate) struct AppRt {
 }
 
 impl AppRt {
-    pub fn new(cfg: &AppConfig, partner: u32, duration: Nanos) -> Self {
+    /// State for `cfg` whose response leg is `partner`, over a run of `duration`; the
+    /// VoIP datagram rate comes from the flow's `cbr` transport.
+    pub fn new(cfg: &AppConfig, transport: &TransportConfig, partner: u32, duration: Nanos) -> Self {
         let tcp = cfg.tcp_params();
         // Room for every request of the run: one allocation up front.
-        let n = match tcp {
-            Some((iv, _, _)) => (duration / iv.max(1)) as usize + 1,
-            None => 0,
+        let interval = match (tcp, transport) {
+            (Some((iv, _, _)), _) => iv,
+            (None, TransportConfig::Cbr { rate_mbps, packet_bytes }) => {
+                let wire = (*packet_bytes + cellshare_transport::wire::UDP_HEADER_BYTES) as f64 * 8.0;
+                (wire / (rate_mbps * 1e6) * 1e9) as Nanos
+            }
+            (None, TransportConfig::Tcp { .. }) => duration,
         };
+        let n = (duration / interval.max(1)) as usize + 1;
         Self {
             kind: cfg.kind(),
             partner,

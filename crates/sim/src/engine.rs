@@ -422,7 +422,7 @@ impl Simulation {
                     let resp = LegSpec { name: format!("{}.response", sim.flows[id as usize].name), ue: *ue, dir: f.direction.reverse(), start, stop, on_off: None, size: None };
                     sim.add_leg(f, resp, seed);
                     sim.flows[partner as usize].response_of = Some(id);
-                    sim.flows[id as usize].app = Some(Box::new(AppRt::new(app, partner, end)));
+                    sim.flows[id as usize].app = Some(Box::new(AppRt::new(app, &f.transport, partner, end)));
                 }
                 if start < end {
                     sim.push(start, Ev::FlowOn(id));
