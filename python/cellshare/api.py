@@ -77,6 +77,20 @@ def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], sc
     return pa.table(cols, schema=schema)
 
 
+def _flow_summary(f: dict) -> dict:
+    """A flow's summary entry: everything but its series; an app keeps its RTT statistics
+    (the per-request lists go to the ``requests`` table)."""
+    out = {k: v for k, v in f.items() if k not in _SERIES_KEYS}
+    if "app" in out:
+        out["app"] = {k: v for k, v in out["app"].items() if k not in ("t_s", "rtt_ms")}
+    return out
+
+
+_REQUESTS_SCHEMA = pa.schema([
+    ("flow", pa.uint32()), ("name", pa.string()), ("kind", pa.string()), ("t_s", pa.float64()), ("rtt_ms", pa.float64()),
+])
+
+
 @dataclass
 class Result:
     """Results of one run: the summary (what summary.json holds) and tables."""
@@ -102,7 +116,7 @@ class Result:
             "events": r["events"],
             "ttis": r["ttis"],
             "peak_packets": r["peak_packets"],
-            "flows": [{k: v for k, v in f.items() if k not in _SERIES_KEYS} for f in r["flows"]],
+            "flows": [_flow_summary(f) for f in r["flows"]],
             "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
             "classes": r["classes"],
         }
@@ -112,7 +126,10 @@ class Result:
         """One row per flow."""
         rows = []
         for f in self.summary["flows"]:
-            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms")}
+            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "app")}
+            if "app" in f:
+                for k, v in f["app"].items():
+                    row[f"app_{k}"] = v
             for k, v in f["queue_delay_ms"].items():
                 row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
             for k, v in f.get("rtt_ms", {}).items():
@@ -192,7 +209,7 @@ class Result:
 
     #: Tables :meth:`table` knows, each the method of the same name.
     TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
-              "mode_changes", "ue_trace")
+              "mode_changes", "ue_trace", "requests")
 
     def table(self, name: str) -> pa.Table:
         """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""
@@ -211,6 +228,21 @@ class Result:
         from .frames import to_polars
 
         return to_polars(self.table(name))
+    def requests(self) -> pa.Table:
+        """Every completed request of the interactive apps (ping, game, voip): flow, name,
+        kind, t_s (completion time), rtt_ms (request written to whole response received)."""
+        cols: dict[str, list] = {name: [] for name in _REQUESTS_SCHEMA.names}
+        for f in self.raw["flows"]:
+            app = f.get("app")
+            if not app:
+                continue
+            n = len(app["rtt_ms"])
+            cols["flow"].extend([f["id"]] * n)
+            cols["name"].extend([f["name"]] * n)
+            cols["kind"].extend([app["kind"]] * n)
+            cols["t_s"].extend(app["t_s"])
+            cols["rtt_ms"].extend(app["rtt_ms"])
+        return pa.table(cols, schema=_REQUESTS_SCHEMA)
 
     def flow(self, name: str) -> dict:
         """The summary of the flow called `name`."""

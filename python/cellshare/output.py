@@ -50,5 +50,7 @@ def write_result(result: Result, folder: Path, scenario_text: str | None = None)
     pq.write_table(result.mode_changes(), folder / "mode_changes.parquet")
     pq.write_table(result.ue_trace(), folder / "ue_trace.parquet")
     pq.write_table(result.classes(), folder / "classes.parquet")
+    if any("app" in f for f in result.raw["flows"]):
+        pq.write_table(result.requests(), folder / "requests.parquet")
     if scenario_text is not None:
         (folder / "scenario.toml").write_text(scenario_text)

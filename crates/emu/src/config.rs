@@ -136,6 +136,21 @@ impl EmuScenario {
                 return Err(ScenarioError::new(format!("emulator.commands[{i}].start_s"), c.start_s, "a time in seconds >= 0"));
             }
         }
+        // The modelled uplink, uploads and interactive apps are simulator-only: the emulator's
+        // UEs send over their real namespaces' return path.
+        if let Some(i) = self.scenario.ues.iter().position(|g| g.uplink.is_some()) {
+            return Err(ScenarioError::new(format!("ues[{i}].uplink"), "an uplink table", "no `uplink` in the emulator (simulator-only)"));
+        }
+        for (i, f) in self.scenario.flows.iter().enumerate() {
+            if f.direction != cellshare_sim::apps::Direction::Downlink || f.app.is_some() {
+                let key = if f.app.is_some() { "app" } else { "direction" };
+                return Err(ScenarioError::new(
+                    format!("flows[{i}].{key}"),
+                    if f.app.is_some() { "an app" } else { "\"uplink\"" },
+                    "downlink bulk flows in the emulator (uploads and apps are simulator-only)",
+                ));
+            }
+        }
         if self.emulator.run_flows {
             for (i, f) in self.scenario.flows.iter().enumerate() {
                 if f.dscp > 63 {

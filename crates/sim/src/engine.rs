@@ -22,7 +22,10 @@ use crate::metrics::{DelayHistogram, PerSecond};
 use crate::results::{FlowSample, FlowTrace, ModeChange, ModeChanges, UeSample, UeTrace};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
+use crate::apps::{AppRt, Direction};
 use crate::transport::{header_bytes, Receiver, Sender};
+use crate::uplink::{sorpc_band, UeUplink};
+use cellshare_transport::tcp::SendBuffer;
 
 const _: () = assert!(cellshare_core::packet::MAX_SACK_BLOCKS == cellshare_transport::wire::MAX_SACK_BLOCKS);
 
@@ -87,6 +90,12 @@ enum Ev {
     Deliver(PacketId),
     AckAtServer(PacketId),
     FifoDepart,
+    /// A UE's uplink serves one TTI.
+    UplinkTti(u32),
+    /// An uplink data packet reaches the server.
+    AtServer(PacketId),
+    /// An interactive app issues its next request.
+    AppTick(u32),
     /// Take the fine-grained trace samples.
     Sample,
 }
@@ -125,6 +134,16 @@ pub(crate) struct FlowRt {
     trace_delivered_prev: u64,
     /// Bytes of this flow's packets delivered over the access link, headers included.
     pub air_bytes: u64,
+    /// Where the data goes.
+    pub dir: Direction,
+    /// Send buffer of a TCP sender at the UE (uplink legs).
+    sndbuf: Option<SendBuffer>,
+    /// Bytes the application still wants to write into `sndbuf` (`u64::MAX`: bulk).
+    app_left: u64,
+    /// Interactive app state (request legs).
+    pub app: Option<Box<AppRt>>,
+    /// For a response leg: its request leg.
+    pub response_of: Option<u32>,
 }
 
 impl FlowRt {
@@ -134,6 +153,20 @@ impl FlowRt {
     pub fn loss_stats(&self) -> (u64, u64) {
         self.sender.loss_stats()
     }
+    pub fn sent_datagrams(&self) -> u64 {
+        self.sender.cbr_datagrams()
+    }
+}
+
+/// What distinguishes one leg of a flow entry.
+struct LegSpec {
+    name: String,
+    ue: u32,
+    dir: Direction,
+    start: Nanos,
+    stop: Nanos,
+    on_off: Option<(Nanos, Nanos)>,
+    size: Option<u64>,
 }
 
 /// Per-UE statistics.
@@ -156,6 +189,8 @@ enum DropSite {
     Wired,
     /// At the full shared FIFO.
     SharedFifo,
+    /// At a UE's full device transmit queue.
+    Device,
 }
 
 /// Drop counters by cause.
@@ -172,6 +207,14 @@ pub struct DropCounts {
     pub wired: u64,
     /// Dropped at the full shared FIFO.
     pub shared_fifo: u64,
+    /// Dropped at a UE's full device transmit queue (reported only when non-zero, i.e.
+    /// with a modelled uplink).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub device: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// A running simulation.
@@ -200,6 +243,9 @@ pub struct Simulation {
     trace_interval: Nanos,
     delivered_scratch: Vec<Delivery>,
     dropped_scratch: Vec<(PacketId, DropCause)>,
+    /// Each UE's modelled uplink, if any.
+    pub(crate) uplinks: Vec<Option<UeUplink>>,
+    uplink_done: Vec<PacketId>,
 }
 
 /// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
@@ -332,7 +378,23 @@ impl Simulation {
             trace_interval: sc.simulation.trace_interval_ms * MS,
             delivered_scratch: Vec::new(),
             dropped_scratch: Vec::new(),
+            uplinks: Vec::new(),
+            uplink_done: Vec::new(),
         };
+        for ue in 0..n_ues {
+            let gi = {
+                let mut first = 0;
+                sc.ues.iter().position(|g| {
+                    first += g.count;
+                    ue < first
+                })
+            };
+            let up = match sc.uplink_of(ue) {
+                Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue as u64, &format!("ues[{}].uplink", gi.unwrap_or(0)))?),
+                None => None,
+            };
+            sim.uplinks.push(up);
+        }
         for f in sc.flows.iter() {
             let targets: Vec<u32> = match (&f.ue, &f.ues) {
                 (Some(u), _) => vec![*u],
@@ -353,38 +415,15 @@ impl Simulation {
                     (Some(on), Some(off)) => Some((from_secs_f64(on), from_secs_f64(off))),
                     _ => None,
                 };
-                let mut clock = stream_rng(seed, "flow-clock", id as u64);
-                let sender = Sender::new(&f.transport, start, clock.gen(), seed, id as u64);
-                let receiver = Receiver::new(&f.transport, start, clock.gen());
-                sim.flows.push(FlowRt {
-                    name,
-                    ue: *ue,
-                    class: f.class,
-                    dscp: f.dscp,
-                    label: f.transport.label(),
-                    start,
-                    stop,
-                    size: f.bytes,
-                    on_off,
-                    header: header_bytes(&sender),
-                    receiver,
-                    sender,
-                    remote: Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes),
-                    sender_timer: None,
-                    receiver_timer: None,
-                    delivered_prev: 0,
-                    series: PerSecond::new(end),
-                    delay: DelayHistogram::default(),
-                    rtt: DelayHistogram::default(),
-                    fct: None,
-                    first_send: None,
-                    drops: 0,
-                    packets_delivered: 0,
-                    trace: FlowTrace::default(),
-                    mode_changes: ModeChanges::default(),
-                    trace_delivered_prev: 0,
-                    air_bytes: 0,
-                });
+                let leg = LegSpec { name, ue: *ue, dir: f.direction, start, stop, on_off, size: f.bytes };
+                sim.add_leg(f, leg, seed);
+                if let Some(app) = &f.app {
+                    let partner = id + 1;
+                    let resp = LegSpec { name: format!("{}.response", sim.flows[id as usize].name), ue: *ue, dir: f.direction.reverse(), start, stop, on_off: None, size: None };
+                    sim.add_leg(f, resp, seed);
+                    sim.flows[partner as usize].response_of = Some(id);
+                    sim.flows[id as usize].app = Some(Box::new(AppRt::new(app, &f.transport, partner, end)));
+                }
                 if start < end {
                     sim.push(start, Ev::FlowOn(id));
                 }
@@ -397,6 +436,55 @@ impl Simulation {
             sim.push(sim.trace_interval, Ev::Sample);
         }
         Ok(sim)
+    }
+
+    /// Adds one one-way flow (a bulk/finite flow, or one leg of an app) of scenario entry `f`.
+    fn add_leg(&mut self, f: &crate::scenario::FlowConfig, leg: LegSpec, seed: u64) {
+        let id = self.flows.len() as u32;
+        let w = &self.scenario.wired;
+        let remote = Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes);
+        let end = self.end;
+        let mut clock = stream_rng(seed, "flow-clock", id as u64);
+        let sender = Sender::new(&f.transport, leg.start, clock.gen(), seed, id as u64);
+        let receiver = Receiver::new(&f.transport, leg.start, clock.gen());
+        let sndbuf = match (&f.transport, leg.dir) {
+            (crate::transport::TransportConfig::Tcp { tcp, .. }, Direction::Uplink) => Some(SendBuffer::new(tcp.wmem_initial, tcp.wmem_max)),
+            _ => None,
+        };
+        self.flows.push(FlowRt {
+            name: leg.name,
+            ue: leg.ue,
+            class: f.class,
+            dscp: f.dscp,
+            label: f.transport.label(),
+            start: leg.start,
+            stop: leg.stop,
+            size: leg.size,
+            on_off: leg.on_off,
+            header: header_bytes(&sender),
+            receiver,
+            sender,
+            remote,
+            sender_timer: None,
+            receiver_timer: None,
+            delivered_prev: 0,
+            series: PerSecond::new(end),
+            delay: DelayHistogram::default(),
+            rtt: DelayHistogram::default(),
+            fct: None,
+            first_send: None,
+            drops: 0,
+            packets_delivered: 0,
+            trace: FlowTrace::default(),
+            mode_changes: ModeChanges::default(),
+            trace_delivered_prev: 0,
+            air_bytes: 0,
+            dir: leg.dir,
+            sndbuf,
+            app_left: 0,
+            app: None,
+            response_of: None,
+        });
     }
 
     #[inline]
@@ -496,6 +584,7 @@ impl Simulation {
             DropSite::Bs(DropCause::Admission) => self.drops.bs_admission += 1,
             DropSite::Wired => self.drops.wired += 1,
             DropSite::SharedFifo => self.drops.shared_fifo += 1,
+            DropSite::Device => self.drops.device += 1,
         }
     }
 
@@ -544,27 +633,87 @@ impl Simulation {
             Ev::AckAtServer(id) => {
                 let p = *self.arena.get(id);
                 self.arena.free(id);
-                let f = p.flow;
-                let ack = cellshare_transport::wire::Ack {
-                    ack: p.seq,
-                    rwnd: p.rwnd,
-                    ts_val: p.ts_val,
-                    ts_ecr: p.ts_ecr,
-                    sack: p.sack,
-                    sack_len: p.sack_len,
-                };
-                let fl = &mut self.flows[f as usize];
-                fl.sender.on_ack(self.now, &ack);
-                let srtt = fl.sender.rtt_hint();
-                if srtt > 0 {
-                    fl.rtt.record(srtt);
-                }
-                self.note_cc_mode(f);
-                self.service_sender(f);
+                self.ack_arrives(&p);
             }
             Ev::FifoDepart => self.fifo_depart(),
+            Ev::UplinkTti(ue) => self.uplink_tti(ue),
+            Ev::AtServer(id) => {
+                let p = *self.arena.get(id);
+                self.arena.free(id);
+                self.data_arrives(&p);
+            }
+            Ev::AppTick(f) => self.app_tick(f),
             Ev::Sample => self.sample(),
         }
+    }
+
+    /// An ACK (packet `p`) reaches its flow's sender: at the server for a downlink flow, at
+    /// the UE for an uplink one.
+    fn ack_arrives(&mut self, p: &Packet) {
+        let f = p.flow;
+        let ack = cellshare_transport::wire::Ack {
+            ack: p.seq,
+            rwnd: p.rwnd,
+            ts_val: p.ts_val,
+            ts_ecr: p.ts_ecr,
+            sack: p.sack,
+            sack_len: p.sack_len,
+        };
+        let fl = &mut self.flows[f as usize];
+        fl.sender.on_ack(self.now, &ack);
+        let srtt = fl.sender.rtt_hint();
+        if srtt > 0 {
+            fl.rtt.record(srtt);
+        }
+        self.fill_sndbuf(f);
+        self.note_cc_mode(f);
+        self.service_sender(f);
+    }
+
+    /// A sender at the UE: the application writes what its send buffer has room for
+    /// (after auto-tuning the buffer to the current cwnd).
+    #[inline]
+    fn fill_sndbuf(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        let (Some(sb), Sender::Tcp(t)) = (fl.sndbuf.as_mut(), &mut fl.sender) else { return };
+        sb.on_cwnd(t.cwnd());
+        let queued = t.written() - t.snd_una();
+        let w = sb.room(queued).min(fl.app_left);
+        if w > 0 {
+            t.write(w);
+            if fl.app_left != u64::MAX {
+                fl.app_left -= w;
+            }
+        }
+    }
+
+    /// The application of flow `f` writes `bytes` more (through the send buffer at a UE).
+    fn app_write(&mut self, f: u32, bytes: u64) {
+        let fl = &mut self.flows[f as usize];
+        if fl.sndbuf.is_some() {
+            fl.app_left = fl.app_left.saturating_add(bytes);
+            self.fill_sndbuf(f);
+        } else {
+            fl.sender.app_start(self.now, bytes);
+        }
+    }
+
+    /// Issues the next request of the app whose request leg is `f`.
+    fn app_tick(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        if now >= fl.stop {
+            return;
+        }
+        let Some(app) = fl.app.as_mut() else { return };
+        let Some((interval, req, _)) = app.tcp else { return };
+        app.pending.push_back(now);
+        app.requests += 1;
+        if now + interval < fl.stop.min(self.end) {
+            self.push(now + interval, Ev::AppTick(f));
+        }
+        self.app_write(f, req as u64);
+        self.service_sender(f);
     }
 
     fn flow_on(&mut self, f: u32) {
@@ -573,7 +722,17 @@ impl Simulation {
         if now >= fl.stop {
             return;
         }
-        fl.sender.app_start(now, fl.size.unwrap_or(u64::MAX));
+        if fl.app.as_ref().is_some_and(|a| a.tcp.is_some()) {
+            self.app_tick(f);
+            return;
+        }
+        if fl.sndbuf.is_some() {
+            fl.app_left = fl.size.unwrap_or(u64::MAX);
+            self.fill_sndbuf(f);
+        } else {
+            fl.sender.app_start(now, fl.size.unwrap_or(u64::MAX));
+        }
+        let fl = &mut self.flows[f as usize];
         if let Some((on, off)) = fl.on_off {
             let off_at = now + on;
             let stop = fl.stop.min(self.end);
@@ -589,14 +748,16 @@ impl Simulation {
 
     fn flow_off(&mut self, f: u32) {
         let fl = &mut self.flows[f as usize];
+        fl.app_left = 0;
         fl.sender.app_stop(self.now);
     }
 
     /// Lets the sender of flow `f` emit everything it may, then re-arms its timer.
     fn service_sender(&mut self, f: u32) {
         let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        while let Some(seg) = fl.sender.poll_transmit(now) {
+        loop {
+            let fl = &mut self.flows[f as usize];
+            let Some(seg) = fl.sender.poll_transmit(now) else { break };
             let p = Packet {
                 flow: f,
                 ue: fl.ue,
@@ -614,6 +775,17 @@ impl Simulation {
                 ..Default::default()
             };
             fl.first_send.get_or_insert(now);
+            if fl.dir == Direction::Uplink {
+                // SORPC's SOR of this socket as the packet enters the device queue.
+                let sor = match (&fl.sndbuf, &fl.sender) {
+                    (Some(sb), Sender::Tcp(t)) => sb.occupancy(t.written() - t.snd_una()),
+                    _ => 0.0,
+                };
+                let udp = matches!(fl.sender, Sender::Cbr { .. });
+                let id = self.arena.alloc(p);
+                self.enqueue_uplink(id, udp, sor);
+                continue;
+            }
             match fl.remote.send(now, p.size) {
                 Some(at) => {
                     let id = self.arena.alloc(p);
@@ -626,6 +798,7 @@ impl Simulation {
                 }
             }
         }
+        let fl = &mut self.flows[f as usize];
         if let Some(t) = rearm(&mut fl.sender_timer, fl.sender.poll_timeout(), now) {
             self.push(t, Ev::SenderWake(f));
         }
@@ -634,8 +807,9 @@ impl Simulation {
     /// Sends the receiver's pending ACK, if any, and re-arms its timer.
     fn service_receiver(&mut self, f: u32) {
         let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        while let Some(ack) = fl.receiver.poll_ack(now) {
+        loop {
+            let fl = &mut self.flows[f as usize];
+            let Some(ack) = fl.receiver.poll_ack(now) else { break };
             // With SACK blocks the TCP options grow by 2 + 8 bytes per block (+2 padding).
             let sack_bytes = if ack.sack_len > 0 { 4 + 8 * ack.sack_len as u32 } else { 0 };
             let p = Packet {
@@ -653,10 +827,19 @@ impl Simulation {
                 sent_at: now,
                 ..Default::default()
             };
+            let (dir, ue) = (fl.dir, fl.ue);
             let id = self.arena.alloc(p);
-            self.seq += 1;
-            self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
+            if dir == Direction::Uplink {
+                // The server's ACK of an upload goes back down through the cell.
+                self.downlink_from_server(id);
+            } else if self.uplinks[ue as usize].is_some() {
+                self.enqueue_uplink(id, false, 0.0);
+            } else {
+                self.seq += 1;
+                self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
+            }
         }
+        let fl = &mut self.flows[f as usize];
         if let Some(t) = rearm(&mut fl.receiver_timer, fl.receiver.poll_timeout(), now) {
             self.push(t, Ev::ReceiverWake(f));
         }
@@ -710,11 +893,77 @@ impl Simulation {
         }
     }
 
+    /// Packet `id` (a server's packet) leaves the server on its flow's remote link.
+    fn downlink_from_server(&mut self, id: PacketId) {
+        let p = *self.arena.get(id);
+        let fl = &mut self.flows[p.flow as usize];
+        match fl.remote.send(self.now, p.size) {
+            Some(at) => self.push(at, Ev::AtGateway(id)),
+            None => self.drop_packet(id, DropSite::Wired),
+        }
+    }
+
+    /// Packet `id` enters its UE's device transmit queue (SORPC band from `udp` and `sor`).
+    fn enqueue_uplink(&mut self, id: PacketId, udp: bool, sor: f64) {
+        let now = self.now;
+        let (ue, kind) = {
+            let p = self.arena.get(id);
+            (p.ue as usize, p.kind)
+        };
+        let up = self.uplinks[ue].as_mut().expect("validated: the UE has an uplink");
+        let band = up.sor_threshold.map_or(0, |th| sorpc_band(kind, udp, sor, th));
+        if !up.enqueue(&mut self.arena, id, band, now) {
+            self.drop_packet(id, DropSite::Device);
+            return;
+        }
+        if !up.active {
+            up.active = true;
+            // Served from the next TTI boundary on.
+            self.push((now / TTI + 1) * TTI, Ev::UplinkTti(ue as u32));
+        }
+    }
+
+    /// UE `ue`'s uplink serves one TTI; packets completed in it leave at its end and reach
+    /// the server after the fixed uplink + backhaul + remote delay.
+    fn uplink_tti(&mut self, ue: u32) {
+        let now = self.now;
+        let up = self.uplinks[ue as usize].as_mut().expect("uplink event for a UE with an uplink");
+        self.uplink_done.clear();
+        up.serve_tti(now / TTI, &self.arena, &mut self.uplink_done);
+        let more = up.backlogged();
+        up.active = more;
+        let at = now + TTI + self.ack_delay;
+        for i in 0..self.uplink_done.len() {
+            let id = self.uplink_done[i];
+            let p = self.arena.get(id);
+            let ev = if p.kind == PacketKind::Ack { Ev::AckAtServer(id) } else { Ev::AtServer(id) };
+            if p.kind == PacketKind::Data {
+                // An upload's queueing: sojourn in the device queue, transmission included.
+                let sojourn = now + TTI - p.enqueued_at;
+                self.flows[p.flow as usize].delay.record(sojourn);
+            }
+            self.push(at, ev);
+        }
+        if more {
+            self.push(now + TTI, Ev::UplinkTti(ue));
+        }
+    }
+
     /// Packet `id` reaches its UE.
     fn deliver(&mut self, id: PacketId) {
         let now = self.now;
         let p = *self.arena.get(id);
         self.arena.free(id);
+        if p.kind == PacketKind::Ack {
+            // The server's ACK of an upload reached the UE's sender.
+            let ue = &mut self.ues[p.ue as usize];
+            ue.series.add(now, p.size as u64);
+            ue.bytes += p.size as u64;
+            self.air_bytes.add(now, p.size as u64);
+            self.flows[p.flow as usize].air_bytes += p.size as u64;
+            self.ack_arrives(&p);
+            return;
+        }
         let sojourn = now - p.enqueued_at;
         let ue = &mut self.ues[p.ue as usize];
         ue.delay.record(sojourn);
@@ -725,8 +974,17 @@ impl Simulation {
         let f = p.flow;
         let fl = &mut self.flows[f as usize];
         fl.delay.record(sojourn);
-        fl.packets_delivered += 1;
         fl.air_bytes += p.size as u64;
+        self.data_arrives(&p);
+    }
+
+    /// Data packet `p` reaches its flow's receiver (the UE for downlink, the server for
+    /// uplink); interactive apps react to what became complete.
+    fn data_arrives(&mut self, p: &Packet) {
+        let now = self.now;
+        let f = p.flow;
+        let fl = &mut self.flows[f as usize];
+        fl.packets_delivered += 1;
         let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
         fl.receiver.on_segment(now, &seg);
         let d = fl.receiver.delivered();
@@ -740,7 +998,78 @@ impl Simulation {
             }
         }
         self.service_receiver(f);
+        if self.flows[f as usize].app.is_some() {
+            self.request_arrives(f, p);
+        } else if let Some(q) = self.flows[f as usize].response_of {
+            self.response_arrives(q, p);
+        }
     }
+
+    /// Data of request leg `f` reached the responder: answer every request now complete
+    /// (TCP apps), or echo the datagram (VoIP).
+    fn request_arrives(&mut self, f: u32, p: &Packet) {
+        let fl = &mut self.flows[f as usize];
+        let d = fl.receiver.delivered();
+        let app = fl.app.as_mut().expect("request leg");
+        let partner = app.partner;
+        match app.tcp {
+            Some((_, req, resp)) => {
+                let complete = d / req as u64;
+                if complete > app.served {
+                    let n = complete - app.served;
+                    app.served = complete;
+                    self.app_write(partner, n * resp as u64);
+                    self.service_sender(partner);
+                }
+            }
+            None => {
+                app.served += 1;
+                let payload = app.echo_bytes;
+                let resp = &self.flows[partner as usize];
+                let e = Packet {
+                    flow: partner,
+                    ue: resp.ue,
+                    size: payload + resp.header,
+                    payload,
+                    kind: PacketKind::Data,
+                    class: resp.class,
+                    dscp: resp.dscp,
+                    seq: p.seq,
+                    sent_at: self.now,
+                    app_tag: p.sent_at,
+                    ..Default::default()
+                };
+                let dir = resp.dir;
+                let id = self.arena.alloc(e);
+                if dir == Direction::Uplink {
+                    self.enqueue_uplink(id, true, 0.0);
+                } else {
+                    self.downlink_from_server(id);
+                }
+            }
+        }
+    }
+
+    /// Data of response leg `r` (of request leg `q`) reached the requester: record the RTT
+    /// of every request whose response is now complete.
+    fn response_arrives(&mut self, q: u32, p: &Packet) {
+        let now = self.now;
+        let r = self.flows[q as usize].app.as_ref().expect("request leg").partner;
+        let d = self.flows[r as usize].receiver.delivered();
+        let app = self.flows[q as usize].app.as_mut().expect("request leg");
+        match app.tcp {
+            Some((_, _, resp)) => {
+                let complete = d / resp as u64;
+                while (app.t_s.len() as u64) < complete {
+                    let Some(t0) = app.pending.pop_front() else { break };
+                    app.record(now, now - t0);
+                }
+            }
+            None => app.record(now, now - p.app_tag),
+        }
+    }
+
+
 
     /// Records a change of flow `f`'s controller mode (when traces are on).
     #[inline]

@@ -9,12 +9,14 @@
 
 #![warn(missing_docs)]
 
+pub mod apps;
 pub mod engine;
 pub mod metrics;
 pub mod results;
 pub mod scenario;
 pub mod schema;
 pub mod transport;
+pub mod uplink;
 
 pub use engine::{build_cell, Simulation, TraceSet};
 pub use results::RunResult;
@@ -25,3 +27,6 @@ mod tests;
 
 #[cfg(test)]
 mod aqm_tests;
+
+#[cfg(test)]
+mod uplink_tests;

@@ -88,6 +88,64 @@ pub struct FlowResult {
     /// The congestion controller's mode changes, as they happened (controllers with modes,
     /// e.g. Legilimens: 0 NORMAL, 1–3 GAP I–III, 4 back-off).
     pub mode_changes: ModeChanges,
+    /// `"uplink"` for an upload (or an app leg whose data goes up); absent for downlink.
+    /// For uplink data `queue_delay_ms` is the sojourn in the UE's device queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub direction: Option<&'static str>,
+    /// An interactive app's per-request RTTs (its request leg only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<AppResult>,
+}
+
+/// What the user of an interactive app feels: request → whole response.
+#[derive(Clone, Debug, Serialize)]
+pub struct AppResult {
+    /// `"ping"`, `"game"` or `"voip"`.
+    pub kind: &'static str,
+    /// Requests issued (VoIP: datagrams sent).
+    pub requests: u64,
+    /// Requests completed (response or echo received).
+    pub completed: u64,
+    /// Median RTT, ms (NaN, serialized as null, without completed requests).
+    pub rtt_p50_ms: f64,
+    /// 95th-percentile RTT, ms.
+    pub rtt_p95_ms: f64,
+    /// Mean RTT, ms.
+    pub rtt_mean_ms: f64,
+    /// Largest RTT, ms.
+    pub rtt_max_ms: f64,
+    /// Completion time of each completed request, s (the per-request table).
+    pub t_s: Vec<f64>,
+    /// RTT of each completed request, ms, in completion order.
+    pub rtt_ms: Vec<f64>,
+}
+
+/// Nearest-rank percentile `q` (0..=1) of `sorted` (NaN when empty).
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn app_result(f: &crate::engine::FlowRt) -> Option<AppResult> {
+    let app = f.app.as_ref()?;
+    let mut sorted = app.rtt_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let mean = if n > 0 { sorted.iter().sum::<f64>() / n as f64 } else { f64::NAN };
+    Some(AppResult {
+        kind: app.kind,
+        requests: if app.tcp.is_some() { app.requests } else { f.sent_datagrams() },
+        completed: n as u64,
+        rtt_p50_ms: percentile(&sorted, 0.5),
+        rtt_p95_ms: percentile(&sorted, 0.95),
+        rtt_mean_ms: mean,
+        rtt_max_ms: sorted.last().copied().unwrap_or(f64::NAN),
+        t_s: app.t_s.clone(),
+        rtt_ms: app.rtt_ms.clone(),
+    })
 }
 
 /// One UE's results.
@@ -294,6 +352,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 per_second_mbps: f.series.mbps(end),
                 trace: f.trace.clone(),
                 mode_changes: f.mode_changes.clone(),
+                direction: (f.dir == crate::apps::Direction::Uplink).then_some("uplink"),
+                app: app_result(f),
             }
         })
         .collect();

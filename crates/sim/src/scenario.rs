@@ -13,7 +13,9 @@ use cellshare_cell::SchedulerConfig;
 use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
 
+use crate::apps::{AppConfig, Direction};
 use crate::transport::TransportConfig;
+use crate::uplink::UplinkConfig;
 
 pub use cellshare_core::ScenarioError;
 
@@ -42,7 +44,8 @@ pub struct Scenario {
     pub shared_fifo: Option<SharedFifoConfig>,
     /// The UEs (receivers), in groups. UE indices count from 0 across groups in order.
     pub ues: Vec<UeGroup>,
-    /// Downlink flows from servers to UEs.
+    /// Flows between servers and UEs (downlink by default; `direction = "uplink"` for
+    /// uploads), bulk, finite, on/off or interactive (`app`).
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }
@@ -308,6 +311,11 @@ pub struct UeGroup {
     /// The downlink channel of each UE in the group (ignored behind a shared FIFO).
     #[serde(default)]
     pub channel: ChannelConfig,
+    /// Each UE's modelled uplink: channel and device transmit queue (single FIFO or SORPC).
+    /// Default: absent — ACKs return over the fixed `wired.uplink_delay_ms` and the UEs
+    /// cannot upload.
+    #[serde(default)]
+    pub uplink: Option<UplinkConfig>,
 }
 
 fn one() -> u32 {
@@ -394,6 +402,15 @@ pub struct FlowConfig {
     /// reported). Default: unlimited (bulk).
     #[serde(default)]
     pub bytes: Option<u64>,
+    /// `"downlink"` (server → UE) or `"uplink"` (UE → server, through the UE's modelled
+    /// uplink; needs `ues[..].uplink`). For an `app`, the requester's side: `"uplink"` puts
+    /// the requester at the UE. Default `"downlink"`.
+    #[serde(default)]
+    pub direction: Direction,
+    /// An interactive request/response application (ping, game, voip) instead of a bulk
+    /// transfer; its per-request RTTs are reported. Default: none.
+    #[serde(default)]
+    pub app: Option<AppConfig>,
     /// On period, s, for an on/off flow (needs `off_s`). Default: always on.
     #[serde(default)]
     pub on_s: Option<f64>,
@@ -484,20 +501,9 @@ impl Scenario {
             if g.count == 0 || g.count > 10_000 {
                 return Err(ScenarioError::new(format!("ues[{i}].count"), g.count, "a UE count in 1..=10000"));
             }
-            match &g.channel {
-                ChannelConfig::Fixed { rate_mbps } => {
-                    if !(*rate_mbps > 0.0 && rate_mbps.is_finite() && *rate_mbps <= 100_000.0) {
-                        return Err(ScenarioError::new(format!("ues[{i}].channel.rate_mbps"), rate_mbps, "a rate in Mbps in (0, 100000]"));
-                    }
-                }
-                ChannelConfig::Trace { file, .. } => {
-                    if file.trim().is_empty() {
-                        return Err(ScenarioError::new(format!("ues[{i}].channel.file"), "an empty path", "the path of a Mahimahi trace file"));
-                    }
-                }
-                ChannelConfig::Radio(r) => {
-                    r.validate().map_err(|e| ScenarioError::new(format!("ues[{i}].channel.{}", e.field), e.value, e.expected))?;
-                }
+            validate_channel(&format!("ues[{i}].channel"), &g.channel)?;
+            if let Some(u) = &g.uplink {
+                u.validate(&format!("ues[{i}].uplink"))?;
             }
         }
         let n_ues = self.n_ues();
@@ -547,8 +553,43 @@ impl Scenario {
                 (None, Some(_)) => return Err(ScenarioError::new(p("on_s"), "nothing", "`on_s` together with `off_s`")),
             }
             f.transport.validate().map_err(|(k, v, e)| ScenarioError::new(p(&format!("transport.{k}")), v, e))?;
+            if let Some(app) = &f.app {
+                app.validate(&format!("flows[{i}]"), &f.transport)?;
+                if f.bytes.is_some() || f.on_s.is_some() {
+                    return Err(ScenarioError::new(p("app"), app.kind(), "an app without `bytes`, `on_s` or `off_s`"));
+                }
+            }
+            // An uplink leg (the flow itself, or an app's response leg) needs the UE's uplink.
+            let needs_uplink = f.direction == Direction::Uplink || f.app.is_some();
+            if needs_uplink {
+                let ues: Vec<u32> = match (&f.ue, &f.ues) {
+                    (Some(u), _) => vec![*u],
+                    (None, Some(UeSelector::List(l))) => l.clone(),
+                    _ => (0..n_ues).collect(),
+                };
+                if let Some(u) = ues.into_iter().find(|&u| self.uplink_of(u).is_none()) {
+                    let what = if f.direction == Direction::Uplink { "direction" } else { "app" };
+                    return Err(ScenarioError::new(
+                        p(what),
+                        format!("UE {u} without an uplink"),
+                        "an `uplink` table in the UE's [[ues]] group (uploads and interactive apps need the modelled uplink)",
+                    ));
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The uplink configuration of UE `ue`, if its group has one.
+    pub fn uplink_of(&self, ue: u32) -> Option<&UplinkConfig> {
+        let mut first = 0;
+        for g in &self.ues {
+            if ue < first + g.count {
+                return g.uplink.as_ref();
+            }
+            first += g.count;
+        }
+        None
     }
 
     /// The trace files the scenario reads, as (key path, file as written).
@@ -556,10 +597,37 @@ impl Scenario {
         self.ues
             .iter()
             .enumerate()
-            .filter_map(|(i, g)| match &g.channel {
-                ChannelConfig::Trace { file, .. } => Some((format!("ues[{i}].channel.file"), file.clone())),
-                _ => None,
+            .flat_map(|(i, g)| {
+                let down = match &g.channel {
+                    ChannelConfig::Trace { file, .. } => Some((format!("ues[{i}].channel.file"), file.clone())),
+                    _ => None,
+                };
+                let up = match g.uplink.as_ref().map(|u| &u.channel) {
+                    Some(ChannelConfig::Trace { file, .. }) => Some((format!("ues[{i}].uplink.channel.file"), file.clone())),
+                    _ => None,
+                };
+                down.into_iter().chain(up)
             })
             .collect()
     }
+}
+
+/// Checks a channel's parameters; `at` is its key path (e.g. `ues[0].channel`).
+pub fn validate_channel(at: &str, channel: &ChannelConfig) -> Result<(), ScenarioError> {
+    match channel {
+        ChannelConfig::Fixed { rate_mbps } => {
+            if !(*rate_mbps > 0.0 && rate_mbps.is_finite() && *rate_mbps <= 100_000.0) {
+                return Err(ScenarioError::new(format!("{at}.rate_mbps"), rate_mbps, "a rate in Mbps in (0, 100000]"));
+            }
+        }
+        ChannelConfig::Trace { file, .. } => {
+            if file.trim().is_empty() {
+                return Err(ScenarioError::new(format!("{at}.file"), "an empty path", "the path of a Mahimahi trace file"));
+            }
+        }
+        ChannelConfig::Radio(r) => {
+            r.validate().map_err(|e| ScenarioError::new(format!("{at}.{}", e.field), e.value, e.expected))?;
+        }
+    }
+    Ok(())
 }

@@ -277,6 +277,15 @@ impl Sender {
         }
     }
 
+    /// Payload bytes handed to the network so far (first transmissions, CBR) — for a CBR
+    /// sender, divided by the payload size, the datagrams sent.
+    pub fn cbr_datagrams(&self) -> u64 {
+        match self {
+            Sender::Cbr { src, payload, .. } => src.bytes_sent() / (*payload).max(1) as u64,
+            Sender::Tcp(_) => 0,
+        }
+    }
+
     /// Retransmitted segments and retransmission timeouts so far.
     pub fn loss_stats(&self) -> (u64, u64) {
         match self {

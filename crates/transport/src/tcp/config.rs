@@ -56,6 +56,13 @@ pub struct TcpConfig {
     pub prr: bool,
     /// Receive-window policy of the receiver. Default: Linux-like auto-tuning.
     pub rwnd: RwndConfig,
+    /// Initial send buffer, bytes (Linux `tcp_wmem[1]`). Default 16384. Applies to senders
+    /// at a UE (uplink flows and the UE side of interactive apps): the application may have
+    /// at most the send buffer's size written and not yet acknowledged.
+    pub wmem_initial: u32,
+    /// Largest send buffer, bytes (Linux `tcp_wmem[2]`); auto-tuning grows the buffer to
+    /// `min(2·cwnd, wmem_max)`. Default 4194304 (the thesis's phones: 2560000).
+    pub wmem_max: u32,
 }
 
 impl Default for TcpConfig {
@@ -74,6 +81,8 @@ impl Default for TcpConfig {
             sack: true,
             prr: true,
             rwnd: RwndConfig::default(),
+            wmem_initial: crate::tcp::DEFAULT_WMEM_INITIAL,
+            wmem_max: crate::tcp::DEFAULT_WMEM_MAX,
         }
     }
 }
@@ -133,6 +142,12 @@ impl TcpConfig {
         if self.dupack_threshold == 0 {
             return Err("dupack_threshold must be >= 1, got 0".into());
         }
+        if self.wmem_initial < self.mss || self.wmem_max < self.wmem_initial {
+            return Err(format!(
+                "wmem_initial must be >= mss ({}) and wmem_max >= wmem_initial, got wmem_initial = {}, wmem_max = {}",
+                self.mss, self.wmem_initial, self.wmem_max
+            ));
+        }
         self.rwnd.validate().map_err(|e| format!("rwnd: {e}"))
     }
 }
@@ -165,6 +180,69 @@ pub enum RwndConfig {
         /// Window in bytes.
         bytes: u32,
     },
+    /// DRWA (Jiang et al. 2012; thesis Eq. (2.13)): once per receiver-estimated RTT,
+    /// `rwnd = λ · R̂TTm / R̂TT · ŵ`, ŵ the bytes received per RTT (averaged 7/8 old,
+    /// 1/8 new). See [`crate::tcp::Drwa`].
+    Drwa {
+        /// Largest window in bytes. Default 6291456 (Linux `tcp_rmem[2]`; the thesis uses
+        /// 2560000).
+        #[serde(default = "default_rmem_max")]
+        rmem_max: u32,
+        /// Window before the first estimate, bytes. Default 131072.
+        #[serde(default = "default_rmem_initial")]
+        rmem_initial: u32,
+        /// The multiplier λ (> 0). Default 3 (the thesis and DRWA's paper).
+        #[serde(default = "default_lambda")]
+        lambda: f64,
+    },
+    /// RTAC (rtac-sorpc-dtpa-thesis.txt, Algorithm 1): receiver-estimated RTT (gain β),
+    /// minimum RTT plus Δ, window ŵ (weight α on the old value), queue estimate
+    /// `Q̂ = ŵ(1 − R̂TTm/R̂TT)`, emulated price `K(Q̂ + 1)`, `rwnd` by Eq. (2.14). K is `k`
+    /// when given, else Eq. (2.11) from `theta` and the BDP `capacity_mbps · R̂TTm`.
+    /// See [`crate::tcp::Rtac`].
+    Rtac {
+        /// Largest window in bytes. Default 6291456 (the thesis uses 2560000).
+        #[serde(default = "default_rmem_max")]
+        rmem_max: u32,
+        /// Window before the first estimate, bytes. Default 131072.
+        #[serde(default = "default_rmem_initial")]
+        rmem_initial: u32,
+        /// Weight of the previous window estimate in `ŵ ← α·ŵ + (1 − α)·pkts`
+        /// (Algorithm 1 line 3, as written), in [0, 1). Default 0.125 (Table 2.1).
+        #[serde(default = "default_eighth")]
+        alpha: f64,
+        /// Weight of a new RTT sample in `R̂TT ← (1 − β)·R̂TT + β·sample`, in (0, 1].
+        /// Default 0.125 (Table 2.1).
+        #[serde(default = "default_eighth")]
+        beta: f64,
+        /// Slope K of the emulated price, per packet³ (> 0). Default: from `theta` and
+        /// `capacity_mbps` by Eq. (2.11). The thesis uses 3e-7 (LTE) and 15e-5 (Wi-Fi).
+        #[serde(default)]
+        k: Option<f64>,
+        /// Operating point θ = RTT*/RTTm of Eq. (2.11) (> 1). Default 1.38 (Table 2.1).
+        #[serde(default = "default_theta")]
+        theta: f64,
+        /// Wireless link capacity, Mbps, for the BDP of Eq. (2.11). Required unless `k` is
+        /// given.
+        #[serde(default)]
+        capacity_mbps: Option<f64>,
+        /// RTTm compensation Δ, ms (≥ 0): `R̂TT*m = R̂TTm + Δ` (§2.4.1; the thesis measured
+        /// 18 ms for its LTE network and 8 ms for its Wi-Fi). Default 0.
+        #[serde(default)]
+        delta_ms: f64,
+    },
+}
+
+fn default_lambda() -> f64 {
+    3.0
+}
+
+fn default_eighth() -> f64 {
+    0.125
+}
+
+fn default_theta() -> f64 {
+    1.38
 }
 
 impl Default for RwndConfig {
@@ -180,27 +258,69 @@ impl RwndConfig {
         match *self {
             RwndConfig::AutoTuning { rmem_max, rmem_initial } => rmem_initial.min(rmem_max),
             RwndConfig::Fixed { bytes } => bytes,
+            RwndConfig::Drwa { rmem_max, rmem_initial, .. } | RwndConfig::Rtac { rmem_max, rmem_initial, .. } => {
+                rmem_initial.min(rmem_max)
+            }
         }
     }
 
     /// Checks the variant's fields, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
         match *self {
-            RwndConfig::AutoTuning { rmem_max, rmem_initial } => {
-                if rmem_initial == 0 {
-                    return Err("rmem_initial must be > 0 bytes, got 0".into());
-                }
-                if rmem_max < rmem_initial {
-                    return Err(format!("rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"));
-                }
-                Ok(())
-            }
+            RwndConfig::AutoTuning { rmem_max, rmem_initial } => check_rmem(rmem_max, rmem_initial),
             RwndConfig::Fixed { bytes } => {
                 if bytes == 0 {
                     return Err("bytes must be > 0, got 0".into());
                 }
                 Ok(())
             }
+            RwndConfig::Drwa { rmem_max, rmem_initial, lambda } => {
+                check_rmem(rmem_max, rmem_initial)?;
+                if !(lambda > 0.0 && lambda.is_finite()) {
+                    return Err(format!("lambda must be a number > 0, got {lambda}"));
+                }
+                Ok(())
+            }
+            RwndConfig::Rtac { rmem_max, rmem_initial, alpha, beta, k, theta, capacity_mbps, delta_ms } => {
+                check_rmem(rmem_max, rmem_initial)?;
+                if !(0.0..1.0).contains(&alpha) {
+                    return Err(format!("alpha must be in [0, 1), got {alpha}"));
+                }
+                if !(beta > 0.0 && beta <= 1.0) {
+                    return Err(format!("beta must be in (0, 1], got {beta}"));
+                }
+                if let Some(k) = k {
+                    if !(k > 0.0 && k.is_finite()) {
+                        return Err(format!("k must be a number > 0, got {k}"));
+                    }
+                }
+                if !(theta > 1.0 && theta.is_finite()) {
+                    return Err(format!("theta must be a number > 1, got {theta}"));
+                }
+                match capacity_mbps {
+                    Some(c) if !(c > 0.0 && c.is_finite()) => {
+                        return Err(format!("capacity_mbps must be a rate in Mbps > 0, got {c}"))
+                    }
+                    None if k.is_none() => {
+                        return Err("capacity_mbps must be given (a rate in Mbps > 0) unless k is given, got nothing".into())
+                    }
+                    _ => {}
+                }
+                if !(0.0..=10_000.0).contains(&delta_ms) {
+                    return Err(format!("delta_ms must be in [0, 10000] ms, got {delta_ms}"));
+                }
+                Ok(())
+            }
         }
     }
+}
+
+fn check_rmem(rmem_max: u32, rmem_initial: u32) -> Result<(), String> {
+    if rmem_initial == 0 {
+        return Err("rmem_initial must be > 0 bytes, got 0".into());
+    }
+    if rmem_max < rmem_initial {
+        return Err(format!("rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"));
+    }
+    Ok(())
 }

@@ -76,7 +76,10 @@
 //! - **Pacing**: when `cc.pacing_rate()` is `Some(r)` (bytes/s), consecutive segments are
 //!   released `len / r` apart (payload bytes); the timeout retransmission is not delayed.
 //! - **Receive window**: a pluggable [`ReceiveWindowPolicy`]; [`AutoTuning`] models Linux's
-//!   dynamic right-sizing, [`FixedWindow`] a constant buffer.
+//!   dynamic right-sizing, [`FixedWindow`] a constant buffer, [`Drwa`] and [`Rtac`] the
+//!   receiver-side bufferbloat controls of rtac-sorpc-dtpa-thesis.txt chapter 2.
+//! - **Send buffer** ([`SendBuffer`]): Linux-like auto-tuning `sndbuf = min(2·cwnd,
+//!   tcp_wmem max)` (thesis Eq. (3.2)); the simulator applies it to senders at the UE.
 //!
 //! # Not implemented
 //!
@@ -98,6 +101,7 @@ mod receiver;
 mod rtt;
 mod rwnd;
 mod sender;
+mod sndbuf;
 
 #[cfg(test)]
 mod tests;
@@ -105,7 +109,8 @@ mod tests;
 pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
-pub use rwnd::{AutoTuning, FixedWindow, ReceiveWindowPolicy};
+pub use rwnd::{drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy, ReceiverEstimator, Rtac, RtacParams, RENO_A};
+pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
 pub use sender::{SenderStats, TcpSender};
 
 use cellshare_core::{Nanos, MS};

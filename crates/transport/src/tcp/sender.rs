@@ -289,6 +289,11 @@ impl TcpSender {
         self.app_end = self.app_end.saturating_add(bytes);
     }
 
+    /// One past the last byte the application has written.
+    pub fn written(&self) -> u64 {
+        self.app_end
+    }
+
     /// The application stops writing: bytes written but never sent are discarded, bytes
     /// already sent are still delivered (and retransmitted if lost). Models an on/off
     /// source whose socket buffer holds only what is in flight.

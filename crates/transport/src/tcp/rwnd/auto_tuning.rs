@@ -1,64 +1,10 @@
-//! Receive-window policies: what window the receiver advertises.
-//!
-//! A policy sees only what a real receiver sees: each arriving segment (sequence range and
-//! the TSval/TSecr timestamps; **not** [`Segment::retransmit`], which no real receiver can
-//! read), its arrival time, and the in-order point `rcv_nxt`. The receiver's own timestamp
-//! clock is `ts_clock(now, ts_offset_ms)`, so a policy that wants the receiver-side RTT
-//! takes the receiver's `ts_offset_ms` at construction and computes
-//! `ts_clock(now) − seg.ts_ecr` (TSecr echoes the receiver's own earlier TSval).
-//!
-//! The [`crate::tcp::TcpReceiver`] applies two rules on top of any policy: the right edge
-//! of the window never moves left (RFC 9293 §3.8.6), and the window only changes when
-//! `rcv_nxt` advances, so duplicate ACKs carry identical windows (RFC 5681 §2 condition
-//! (e)).
+//! Linux-like receive-buffer auto-tuning (the thesis's "Auto-tuning" receiver, Eq. (2.12)).
 
 use cellshare_core::{Nanos, MS};
 
-use crate::tcp::{ts_clock, RwndConfig};
+use super::ReceiveWindowPolicy;
+use crate::tcp::ts_clock;
 use crate::wire::Segment;
-
-/// Chooses the advertised receive window.
-pub trait ReceiveWindowPolicy: std::fmt::Debug + Send {
-    /// Called for every arriving data segment, after the receiver processed it; `rcv_nxt`
-    /// is the next in-order byte expected (= in-order bytes delivered to the application).
-    fn on_segment(&mut self, now: Nanos, seg: &Segment, rcv_nxt: u64);
-    /// The window (bytes beyond `rcv_nxt`) the policy wants to advertise at `now`.
-    fn window(&self, now: Nanos) -> u32;
-}
-
-impl RwndConfig {
-    /// Builds the policy this configuration describes, for a receiver with maximum segment
-    /// size `mss` whose timestamp clock runs `ts_offset_ms` ahead of `now / MS`.
-    pub fn build(&self, mss: u32, ts_offset_ms: u32) -> Box<dyn ReceiveWindowPolicy> {
-        match *self {
-            RwndConfig::AutoTuning { rmem_max, rmem_initial } => {
-                Box::new(AutoTuning::new(mss, rmem_initial, rmem_max, ts_offset_ms))
-            }
-            RwndConfig::Fixed { bytes } => Box::new(FixedWindow::new(bytes)),
-        }
-    }
-}
-
-/// A constant window.
-#[derive(Clone, Debug)]
-pub struct FixedWindow {
-    bytes: u32,
-}
-
-impl FixedWindow {
-    /// Always advertises `bytes`.
-    pub fn new(bytes: u32) -> Self {
-        Self { bytes }
-    }
-}
-
-impl ReceiveWindowPolicy for FixedWindow {
-    fn on_segment(&mut self, _now: Nanos, _seg: &Segment, _rcv_nxt: u64) {}
-
-    fn window(&self, _now: Nanos) -> u32 {
-        self.bytes
-    }
-}
 
 /// Linux receive-buffer auto-tuning ("dynamic right-sizing", DRS).
 ///
@@ -209,10 +155,4 @@ mod tests {
         assert_eq!(w12, w5, "a constant rate must not keep inflating the window");
     }
 
-    #[test]
-    fn fixed_window_is_constant() {
-        let mut f = FixedWindow::new(65_535);
-        f.on_segment(5, &Segment::default(), 100);
-        assert_eq!(f.window(10), 65_535);
-    }
 }
