@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+pub mod load;
 pub mod metrics;
 pub mod results;
 pub mod scenario;
@@ -25,3 +26,6 @@ mod tests;
 
 #[cfg(test)]
 mod aqm_tests;
+
+#[cfg(test)]
+mod workload_tests;
