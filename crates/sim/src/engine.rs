@@ -500,7 +500,7 @@ impl Simulation {
     fn arrival(&mut self) {
         loop {
             let Some(wl) = self.workload.as_mut() else { return };
-            if !wl.generator.peek_time().is_some_and(|t| t <= self.now) {
+            if wl.generator.peek_time().is_none_or(|t| t > self.now) {
                 break;
             }
             let Some(a) = wl.generator.next() else { break };

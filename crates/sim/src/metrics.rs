@@ -17,18 +17,12 @@ const N_BUCKETS: usize = ((MAX_EXP - SUB_BITS + 2) as u64 * SUB) as usize;
 /// The maximum and the mean are exact. The buckets (15 KB) are allocated at the first
 /// sample, so a histogram that never records (or one emptied with `std::mem::take`) costs
 /// nothing.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct DelayHistogram {
     counts: Vec<u32>,
     n: u64,
     sum_us: u128,
     max_us: u64,
-}
-
-impl Default for DelayHistogram {
-    fn default() -> Self {
-        Self { counts: Vec::new(), n: 0, sum_us: 0, max_us: 0 }
-    }
 }
 
 /// Percentiles of a delay distribution in milliseconds.

@@ -623,7 +623,7 @@ impl Scenario {
                 return Err(ScenarioError::new("workload.start_s", w.start_s, "a start time in seconds >= 0"));
             }
             if let Some(stop) = w.stop_s {
-                if !(stop > w.start_s) {
+                if stop.partial_cmp(&w.start_s) != Some(std::cmp::Ordering::Greater) {
                     return Err(ScenarioError::new("workload.stop_s", stop, format!("a stop time after start_s = {}", w.start_s)));
                 }
             }
