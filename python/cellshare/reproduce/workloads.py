@@ -162,7 +162,7 @@ def run_at_scale(ctx: Context) -> None:
     ctx.claim("bg-vs-ideal-priority", "Legilimens' background throughput / ideal priority's, averaged over loads",
               "1.84×", ratio, "> 1", ratio > 1.0)
     worst_cal = max(abs(util[ld] - ld) for ld in LOADS)
-    ctx.claim("load-axis", "Largest |achieved − target| PRB utilization of the foreground alone (w/o bg), "
+    ctx.claim("load-axis", "Largest distance between achieved and target PRB utilization of the foreground alone (w/o bg), "
               + ", ".join(f"{ld:.0%}→{util[ld]:.1%}" for ld in LOADS),
               "loads of 30/60/80 % PRB utilization", worst_cal, "≤ 0.05", worst_cal <= 0.05)
 
