@@ -119,6 +119,7 @@ class Result:
             "flows": [_flow_summary(f) for f in r["flows"]],
             "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
             "classes": r["classes"],
+            "workload": r.get("workload"),
         }
 
     # -- tables -----------------------------------------------------------------------
@@ -157,16 +158,21 @@ class Result:
         raise KeyError(name)
 
     def flow_series(self) -> pa.Table:
-        """Per-second goodput of every flow: columns flow, name, class, second, mbps."""
-        cols: dict[str, list] = {"flow": [], "name": [], "class": [], "second": [], "mbps": []}
+        """Per-second goodput of every flow: columns flow, name, class, category, second,
+        mbps. A workload flow has rows only over its lifetime (from its arrival's second)."""
+        cols: dict[str, list] = {"flow": [], "name": [], "class": [], "category": [], "second": [], "mbps": []}
         for f in self.raw["flows"]:
+            first = f.get("series_start_s", 0)
             for s, v in enumerate(f["per_second_mbps"]):
                 cols["flow"].append(f["id"])
                 cols["name"].append(f["name"])
                 cols["class"].append(f["class"])
-                cols["second"].append(s)
+                cols["category"].append(f["category"])
+                cols["second"].append(first + s)
                 cols["mbps"].append(v)
-        return pa.table(cols)
+        schema = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("class", pa.string()),
+                            ("category", pa.string()), ("second", pa.int64()), ("mbps", pa.float64())])
+        return pa.table(cols, schema=schema)
 
     def ue_series(self) -> pa.Table:
         """Per-second received Mbps of every UE: columns ue, second, mbps."""

@@ -292,6 +292,53 @@ def report_cmd(
     out_console.print(f"report written to {index}", highlight=False)
 
 
+@app.command("calibrate")
+def calibrate_cmd(
+    scenario: Path = typer.Argument(..., help="Scenario TOML file with a [workload] of Poisson arrivals."),
+    loads: str = typer.Option("0.3,0.6,0.8", "--loads", help="Target PRB utilizations, comma-separated, each in (0, 1]."),
+    seeds: Optional[str] = typer.Option(None, "--seeds", help="Seeds, comma-separated. Default: the scenario's."),
+    duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Also write the rows as JSON to this file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON instead of the table."),
+) -> None:
+    """Run the scenario's workload alone (no [[flows]]) at each target load and report the
+    PRB utilization it achieves."""
+    from .calibrate import calibrate
+
+    def parse(text: str, flag: str, conv, ok, expected: str) -> list:
+        try:
+            vals = [conv(x) for x in text.split(",") if x.strip()]
+        except ValueError:
+            vals = []
+        if not vals or not all(ok(v) for v in vals):
+            raise _fail(f"{flag}: got {text!r}, expected {expected}")
+        return vals
+
+    load_list = parse(loads, "--loads", float, lambda v: 0 < v <= 1, "comma-separated loads in (0, 1], e.g. 0.3,0.6,0.8")
+    seed_list = None if seeds is None else parse(seeds, "--seeds", int, lambda v: v >= 0,
+                                                  "comma-separated seeds >= 0, e.g. 1,2,3")
+    try:
+        text, base = load_scenario(scenario)
+        rows = calibrate(text, base, load_list, seed_list, duration)
+    except _core.ScenarioInvalid as e:
+        raise _fail(f"{scenario}: {e.args[0]}")
+    except tomllib.TOMLDecodeError as e:
+        raise _fail(f"{scenario}: not valid TOML: {e}")
+    if out is not None:
+        out.write_text(json.dumps(rows, indent=2) + "\n")
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    t = Table(title=f"{scenario}: workload alone, target vs achieved PRB utilization")
+    for col in ("target", "seed", "achieved", "error pp", "capacity Mbps", "offered Mbps", "delivered Mbps", "flows", "completed"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        t.add_row(f"{r['target']:.0%}", str(r["seed"]), f"{r['achieved']:.1%}", f"{r['error_pp']:+.1f}",
+                  f"{r['capacity_mbps']:.2f}", f"{r['offered_mbps']:.2f}", f"{r['delivered_mbps']:.2f}",
+                  str(r["flows"]), str(r["completed"]))
+    out_console.print(t)
+
+
 @app.command("scenario-reference")
 def scenario_reference_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the markdown here instead of stdout."),

@@ -18,14 +18,15 @@ use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKin
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
 
-use crate::metrics::{DelayHistogram, PerSecond};
+use crate::metrics::{DelayHistogram, DelayPercentiles, PerSecond};
 use crate::results::{FlowSample, FlowTrace, ModeChange, ModeChanges, UeSample, UeTrace};
 use crate::results::{self, RunResult};
 use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
 use crate::apps::{AppRt, Direction};
-use crate::transport::{header_bytes, Receiver, Sender};
+use crate::transport::{header_bytes, Receiver, Sender, TransportConfig};
 use crate::uplink::{sorpc_band, UeUplink};
 use cellshare_transport::tcp::SendBuffer;
+use cellshare_workload::{Arrivals, Category, Generator};
 
 const _: () = assert!(cellshare_core::packet::MAX_SACK_BLOCKS == cellshare_transport::wire::MAX_SACK_BLOCKS);
 
@@ -98,6 +99,34 @@ enum Ev {
     AppTick(u32),
     /// Take the fine-grained trace samples.
     Sample,
+    /// The workload's next flow arrives.
+    Arrival,
+}
+
+/// The workload category named `name`, if it is one.
+fn category_of(name: &str) -> Option<Category> {
+    match name {
+        "short" => Some(Category::Short),
+        "medium" => Some(Category::Medium),
+        "long" => Some(Category::Long),
+        _ => None,
+    }
+}
+
+/// What a flow is made from (a `[[flows]]` entry or a workload arrival).
+struct FlowSpec<'a> {
+    name: String,
+    ue: u32,
+    class: TrafficClass,
+    category: &'static str,
+    dscp: u8,
+    transport: &'a TransportConfig,
+    start: Nanos,
+    stop: Nanos,
+    size: Option<u64>,
+    on_off: Option<(Nanos, Nanos)>,
+    /// Downlink (server → UE) or uplink (UE → server).
+    dir: Direction,
 }
 
 /// Per-flow run-time state.
@@ -106,6 +135,12 @@ pub(crate) struct FlowRt {
     pub name: String,
     pub ue: u32,
     pub class: TrafficClass,
+    /// `"custom"`, `"background"`, or the workload category (`"short"`, `"medium"`, `"long"`).
+    pub category: &'static str,
+    /// Whether the flow finished and its endpoint state and histograms were freed.
+    pub closed: bool,
+    /// Queue-delay and RTT percentiles, kept when the histograms are freed.
+    pub final_delays: Option<(DelayPercentiles, DelayPercentiles)>,
     pub dscp: u8,
     pub label: String,
     pub start: Nanos,
@@ -159,16 +194,6 @@ impl FlowRt {
 }
 
 /// What distinguishes one leg of a flow entry.
-struct LegSpec {
-    name: String,
-    ue: u32,
-    dir: Direction,
-    start: Nanos,
-    stop: Nanos,
-    on_off: Option<(Nanos, Nanos)>,
-    size: Option<u64>,
-}
-
 /// Per-UE statistics.
 #[derive(Debug)]
 pub(crate) struct UeRt {
@@ -246,6 +271,31 @@ pub struct Simulation {
     /// Each UE's modelled uplink, if any.
     pub(crate) uplinks: Vec<Option<UeUplink>>,
     uplink_done: Vec<PacketId>,
+    /// The generated workload, if any.
+    pub(crate) workload: Option<WorkloadRt>,
+    /// Queue-delay histograms of closed flows, by class name (`"foreground"`,
+    /// `"background"`, `"dscp<N>"`), merged when each flow closed.
+    pub(crate) closed_delay: BTreeMap<String, DelayHistogram>,
+}
+
+/// The workload's run-time state: the generator and what it produced.
+#[derive(Debug)]
+pub(crate) struct WorkloadRt {
+    generator: Generator,
+    /// The time of the `Arrival` event last scheduled.
+    scheduled: Option<Nanos>,
+    transport: TransportConfig,
+    dscp: u8,
+    /// Target PRB utilization (Poisson arrivals).
+    pub target_load: Option<f64>,
+    /// Offered payload rate, bytes per second (mean).
+    pub offered_bytes_per_s: f64,
+    /// Estimated capacity of the workload's UEs (ρ = 1), payload bytes per second.
+    pub capacity_bytes_per_s: f64,
+    /// Flows and payload bytes generated per category (short, medium, long).
+    pub flows: [u64; 3],
+    /// Payload bytes generated per category.
+    pub bytes: [u64; 3],
 }
 
 /// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
@@ -380,6 +430,8 @@ impl Simulation {
             dropped_scratch: Vec::new(),
             uplinks: Vec::new(),
             uplink_done: Vec::new(),
+            workload: None,
+            closed_delay: BTreeMap::new(),
         };
         for ue in 0..n_ues {
             let gi = {
@@ -415,12 +467,15 @@ impl Simulation {
                     (Some(on), Some(off)) => Some((from_secs_f64(on), from_secs_f64(off))),
                     _ => None,
                 };
-                let leg = LegSpec { name, ue: *ue, dir: f.direction, start, stop, on_off, size: f.bytes };
-                sim.add_leg(f, leg, seed);
+                let category = if f.class == TrafficClass::Background { "background" } else { "custom" };
+                let spec = |name: String, dir: Direction, on_off, size| FlowSpec {
+                    name, ue: *ue, class: f.class, category, dscp: f.dscp, transport: &f.transport, start, stop, size, on_off, dir,
+                };
+                sim.add_flow(spec(name, f.direction, on_off, f.bytes), PerSecond::new(end));
                 if let Some(app) = &f.app {
                     let partner = id + 1;
-                    let resp = LegSpec { name: format!("{}.response", sim.flows[id as usize].name), ue: *ue, dir: f.direction.reverse(), start, stop, on_off: None, size: None };
-                    sim.add_leg(f, resp, seed);
+                    let resp_name = format!("{}.response", sim.flows[id as usize].name);
+                    sim.add_flow(spec(resp_name, f.direction.reverse(), None, None), PerSecond::new(end));
                     sim.flows[partner as usize].response_of = Some(id);
                     sim.flows[id as usize].app = Some(Box::new(AppRt::new(app, &f.transport, partner, end)));
                 }
@@ -432,43 +487,69 @@ impl Simulation {
                 }
             }
         }
+        if let Some(w) = &sc.workload {
+            let ues_of = w.ue_list(n_ues);
+            let (target_load, capacity) = match &w.arrivals {
+                Arrivals::Poisson(p) => (Some(p.load), crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?),
+                Arrivals::Randomized(_) => (None, crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?),
+            };
+            let rate = target_load.map_or(0.0, |l| l * capacity);
+            let w_start = from_secs_f64(w.start_s);
+            let w_end = w.stop_s.map(from_secs_f64).unwrap_or(u64::MAX).min(end);
+            let generator = Generator::new(&w.arrivals, rate, ues_of, seed, 0, w_start, w_end);
+            sim.workload = Some(WorkloadRt {
+                generator,
+                scheduled: None,
+                transport: w.transport.clone(),
+                dscp: w.dscp,
+                target_load,
+                offered_bytes_per_s: Generator::mean_bytes_per_s(&w.arrivals, rate),
+                capacity_bytes_per_s: capacity,
+                flows: [0; 3],
+                bytes: [0; 3],
+            });
+            sim.schedule_arrival();
+        }
         if sim.trace_interval > 0 && sim.trace_interval < end {
             sim.push(sim.trace_interval, Ev::Sample);
         }
         Ok(sim)
     }
 
-    /// Adds one one-way flow (a bulk/finite flow, or one leg of an app) of scenario entry `f`.
-    fn add_leg(&mut self, f: &crate::scenario::FlowConfig, leg: LegSpec, seed: u64) {
+    /// Creates a flow (its id is the next index; the caller schedules its start): a bulk,
+    /// finite or on/off flow, one leg of an app, or a workload arrival.
+    fn add_flow(&mut self, f: FlowSpec<'_>, series: PerSecond) -> u32 {
         let id = self.flows.len() as u32;
+        let seed = self.scenario.simulation.seed;
         let w = &self.scenario.wired;
-        let remote = Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes);
-        let end = self.end;
         let mut clock = stream_rng(seed, "flow-clock", id as u64);
-        let sender = Sender::new(&f.transport, leg.start, clock.gen(), seed, id as u64);
-        let receiver = Receiver::new(&f.transport, leg.start, clock.gen());
-        let sndbuf = match (&f.transport, leg.dir) {
-            (crate::transport::TransportConfig::Tcp { tcp, .. }, Direction::Uplink) => Some(SendBuffer::new(tcp.wmem_initial, tcp.wmem_max)),
+        let sender = Sender::new(f.transport, f.start, clock.gen(), seed, id as u64);
+        let receiver = Receiver::new(f.transport, f.start, clock.gen());
+        let sndbuf = match (f.transport, f.dir) {
+            (TransportConfig::Tcp { tcp, .. }, Direction::Uplink) => Some(SendBuffer::new(tcp.wmem_initial, tcp.wmem_max)),
             _ => None,
         };
         self.flows.push(FlowRt {
-            name: leg.name,
-            ue: leg.ue,
+            name: f.name,
+            ue: f.ue,
             class: f.class,
+            category: f.category,
+            closed: false,
+            final_delays: None,
             dscp: f.dscp,
             label: f.transport.label(),
-            start: leg.start,
-            stop: leg.stop,
-            size: leg.size,
-            on_off: leg.on_off,
+            start: f.start,
+            stop: f.stop,
+            size: f.size,
+            on_off: f.on_off,
             header: header_bytes(&sender),
             receiver,
             sender,
-            remote,
+            remote: Link::new(w.remote_rate_mbps, w.remote_delay_ms, w.remote_queue_bytes),
             sender_timer: None,
             receiver_timer: None,
             delivered_prev: 0,
-            series: PerSecond::new(end),
+            series,
             delay: DelayHistogram::default(),
             rtt: DelayHistogram::default(),
             fct: None,
@@ -479,12 +560,80 @@ impl Simulation {
             mode_changes: ModeChanges::default(),
             trace_delivered_prev: 0,
             air_bytes: 0,
-            dir: leg.dir,
+            dir: f.dir,
             sndbuf,
             app_left: 0,
             app: None,
             response_of: None,
         });
+        id
+    }
+
+    /// Every workload arrival due now becomes a flow starting now; the next one is scheduled.
+    fn arrival(&mut self) {
+        loop {
+            let Some(wl) = self.workload.as_mut() else { return };
+            if wl.generator.peek_time().is_none_or(|t| t > self.now) {
+                break;
+            }
+            let Some(a) = wl.generator.next() else { break };
+            let k = a.category as usize;
+            wl.flows[k] += 1;
+            wl.bytes[k] += a.bytes;
+            let transport = wl.transport.clone();
+            let dscp = wl.dscp;
+            let id = self.flows.len();
+            let spec = FlowSpec {
+                name: format!("{}-{id}", a.category.name()),
+                ue: a.ue,
+                class: TrafficClass::Foreground,
+                category: a.category.name(),
+                dscp,
+                transport: &transport,
+                start: a.at,
+                stop: self.end,
+                size: Some(a.bytes),
+                on_off: None,
+                dir: Direction::Downlink,
+            };
+            let series = PerSecond::from_second(a.at, self.end);
+            let id = self.add_flow(spec, series);
+            if a.at < self.end {
+                self.push(a.at, Ev::FlowOn(id));
+            }
+        }
+        self.schedule_arrival();
+    }
+
+    /// Schedules an `Arrival` event at the workload's next arrival (once per time).
+    fn schedule_arrival(&mut self) {
+        let Some(wl) = self.workload.as_mut() else { return };
+        if let Some(t) = wl.generator.peek_time() {
+            if wl.scheduled != Some(t) {
+                wl.scheduled = Some(t);
+                self.push(t.max(self.now), Ev::Arrival);
+            }
+        }
+    }
+
+    /// Frees the state of finished flow `f` (every byte delivered and acknowledged): its
+    /// endpoints, and its delay histograms after keeping their percentiles and merging them
+    /// into its classes'. Packets of the flow still in the network are delivered and counted
+    /// as before; nothing more is sent.
+    fn close_flow(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        fl.sender.close();
+        fl.receiver.close();
+        fl.closed = true;
+        fl.sender_timer = None;
+        fl.receiver_timer = None;
+        fl.final_delays = Some((fl.delay.percentiles(), fl.rtt.percentiles()));
+        let delay = std::mem::take(&mut fl.delay);
+        fl.rtt = DelayHistogram::default();
+        let class = if fl.class == TrafficClass::Background { "background" } else { "foreground" };
+        let dscp = format!("dscp{}", fl.dscp);
+        self.closed_delay.entry(class.to_string()).or_default().merge(&delay);
+        self.closed_delay.entry(dscp).or_default().merge(&delay);
     }
 
     #[inline]
@@ -644,6 +793,7 @@ impl Simulation {
             }
             Ev::AppTick(f) => self.app_tick(f),
             Ev::Sample => self.sample(),
+            Ev::Arrival => self.arrival(),
         }
     }
 
@@ -668,6 +818,10 @@ impl Simulation {
         self.fill_sndbuf(f);
         self.note_cc_mode(f);
         self.service_sender(f);
+        let fl = &self.flows[f as usize];
+        if fl.fct.is_some() && !fl.closed && fl.sender.all_acked() {
+            self.close_flow(f);
+        }
     }
 
     /// A sender at the UE: the application writes what its send buffer has room for
@@ -973,6 +1127,17 @@ impl Simulation {
         self.delay.record(sojourn);
         let f = p.flow;
         let fl = &mut self.flows[f as usize];
+        if fl.closed {
+            // A late copy (a spurious retransmission) of a finished flow: it counts in the
+            // flow's classes, whose histograms hold the flow's samples now.
+            let class = if fl.class == TrafficClass::Background { "background" } else { "foreground" };
+            let dscp = format!("dscp{}", fl.dscp);
+            fl.packets_delivered += 1;
+            fl.air_bytes += p.size as u64;
+            self.closed_delay.entry(class.to_string()).or_default().record(sojourn);
+            self.closed_delay.entry(dscp).or_default().record(sojourn);
+            return;
+        }
         fl.delay.record(sojourn);
         fl.air_bytes += p.size as u64;
         self.data_arrives(&p);
@@ -992,9 +1157,11 @@ impl Simulation {
             fl.series.add(now, d - fl.delivered_prev);
             fl.delivered_prev = d;
         }
+        let mut completed = None;
         if let (Some(size), None) = (fl.size, fl.fct) {
             if d >= size {
                 fl.fct = Some(now - fl.start);
+                completed = category_of(fl.category);
             }
         }
         self.service_receiver(f);
@@ -1002,6 +1169,10 @@ impl Simulation {
             self.request_arrives(f, p);
         } else if let Some(q) = self.flows[f as usize].response_of {
             self.response_arrives(q, p);
+        }
+        if let (Some(c), Some(wl)) = (completed, self.workload.as_mut()) {
+            wl.generator.complete(c, now);
+            self.schedule_arrival();
         }
     }
 
@@ -1090,7 +1261,7 @@ impl Simulation {
         let now = self.now;
         let t_s = to_secs_f64(now);
         let secs = to_secs_f64(self.trace_interval);
-        for fl in self.flows.iter_mut() {
+        for fl in self.flows.iter_mut().filter(|f| !f.closed) {
             let d = fl.receiver.delivered();
             let mbps = (d - fl.trace_delivered_prev) as f64 * 8.0 / secs / 1e6;
             fl.trace_delivered_prev = d;

@@ -11,6 +11,7 @@
 
 pub mod apps;
 pub mod engine;
+pub mod load;
 pub mod metrics;
 pub mod results;
 pub mod scenario;
@@ -30,3 +31,6 @@ mod aqm_tests;
 
 #[cfg(test)]
 mod uplink_tests;
+
+#[cfg(test)]
+mod workload_tests;

@@ -14,19 +14,15 @@ const N_BUCKETS: usize = ((MAX_EXP - SUB_BITS + 2) as u64 * SUB) as usize;
 
 /// A log-linear histogram of delays at microsecond resolution (HDR-histogram style): exact
 /// below 128 µs, then 128 buckets per power of two, so every quantile is within 0.8 %.
-/// The maximum and the mean are exact.
-#[derive(Clone, Debug)]
+/// The maximum and the mean are exact. The buckets (15 KB) are allocated at the first
+/// sample, so a histogram that never records (or one emptied with `std::mem::take`) costs
+/// nothing.
+#[derive(Clone, Debug, Default)]
 pub struct DelayHistogram {
     counts: Vec<u32>,
     n: u64,
     sum_us: u128,
     max_us: u64,
-}
-
-impl Default for DelayHistogram {
-    fn default() -> Self {
-        Self { counts: vec![0; N_BUCKETS], n: 0, sum_us: 0, max_us: 0 }
-    }
 }
 
 /// Percentiles of a delay distribution in milliseconds.
@@ -73,6 +69,9 @@ impl DelayHistogram {
     #[inline]
     pub fn record(&mut self, d: Nanos) {
         let us = d / US;
+        if self.counts.is_empty() {
+            self.counts = vec![0; N_BUCKETS];
+        }
         self.counts[bucket_of(us)] += 1;
         self.n += 1;
         self.sum_us += us as u128;
@@ -86,6 +85,12 @@ impl DelayHistogram {
 
     /// Adds every sample of `other`.
     pub fn merge(&mut self, other: &DelayHistogram) {
+        if other.counts.is_empty() {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.counts = vec![0; N_BUCKETS];
+        }
         for (a, b) in self.counts.iter_mut().zip(&other.counts) {
             *a += b;
         }
@@ -141,24 +146,45 @@ impl DelayHistogram {
     }
 }
 
-/// Bytes per one-second bin.
+/// Bytes per one-second bin, over the whole run ([`PerSecond::new`]) or from a start
+/// second on, growing only as far as samples arrive ([`PerSecond::from_second`]: a short
+/// flow's series costs its lifetime, not the run's).
 #[derive(Clone, Debug, Default)]
 pub struct PerSecond {
+    first: u64,
+    limit: u64,
     bins: Vec<u64>,
 }
 
 impl PerSecond {
     /// Bins covering `duration` (the last bin may be partial).
     pub fn new(duration: Nanos) -> Self {
-        Self { bins: vec![0; duration.div_ceil(SEC).max(1) as usize] }
+        let n = duration.div_ceil(SEC).max(1);
+        Self { first: 0, limit: n, bins: vec![0; n as usize] }
     }
 
-    /// Adds `v` at time `t` (ignored past the last bin).
+    /// Bins from the second holding `start` up to the last sample, within `duration`.
+    pub fn from_second(start: Nanos, duration: Nanos) -> Self {
+        Self { first: start / SEC, limit: duration.div_ceil(SEC).max(1), bins: Vec::new() }
+    }
+
+    /// The second of the first bin.
+    pub fn first_second(&self) -> u64 {
+        self.first
+    }
+
+    /// Adds `v` at time `t` (ignored outside the bins' range).
     #[inline]
     pub fn add(&mut self, t: Nanos, v: u64) {
-        if let Some(b) = self.bins.get_mut((t / SEC) as usize) {
-            *b += v;
+        let s = t / SEC;
+        if s < self.first || s >= self.limit {
+            return;
         }
+        let i = (s - self.first) as usize;
+        if i >= self.bins.len() {
+            self.bins.resize(i + 1, 0);
+        }
+        self.bins[i] += v;
     }
 
     /// The bins.
@@ -172,7 +198,8 @@ impl PerSecond {
             .iter()
             .enumerate()
             .map(|(i, &b)| {
-                let len = (duration - (i as u64 * SEC).min(duration)).min(SEC);
+                let i = i as u64 + self.first;
+                let len = (duration - (i * SEC).min(duration)).min(SEC);
                 if len == 0 {
                     0.0
                 } else {
@@ -226,5 +253,30 @@ mod tests {
         s.add(0, 125_000);
         s.add(1200 * MS, 62_500);
         assert_eq!(s.mbps(1500 * MS), vec![1.0, 1.0]);
+    }
+
+    #[test]
+    fn per_second_from_a_start_grows_with_samples() {
+        let mut s = PerSecond::from_second(3200 * MS, 10 * SEC);
+        assert!(s.bins().is_empty());
+        s.add(3500 * MS, 125_000);
+        s.add(5100 * MS, 250_000);
+        s.add(1000 * MS, 1); // before the start: ignored
+        s.add(12 * SEC, 1); // past the run: ignored
+        assert_eq!(s.first_second(), 3);
+        assert_eq!(s.mbps(10 * SEC), vec![1.0, 0.0, 2.0]);
+    }
+
+    #[test]
+    fn empty_histograms_cost_nothing_and_merge() {
+        let mut a = DelayHistogram::default();
+        assert!(a.counts.is_empty());
+        let mut b = DelayHistogram::default();
+        b.record(3 * MS);
+        a.merge(&DelayHistogram::default());
+        assert!(a.counts.is_empty());
+        a.merge(&b);
+        assert_eq!(a.percentiles().count, 1);
+        assert_eq!(a.percentiles().max, 3.0);
     }
 }

@@ -7,7 +7,7 @@ use cellshare_core::time::to_secs_f64;
 use cellshare_core::TrafficClass;
 
 use crate::engine::{DropCounts, Simulation};
-use crate::metrics::{jain_index, DelayHistogram, DelayPercentiles};
+use crate::metrics::{jain_index, DelayPercentiles};
 
 /// Results of one run.
 #[derive(Clone, Debug, Serialize)]
@@ -43,6 +43,8 @@ pub struct RunResult {
     pub ues: Vec<UeResult>,
     /// Per traffic class: foreground, background, then one entry per DSCP value in use.
     pub classes: Vec<ClassResult>,
+    /// The generated workload (when the scenario has `[workload]`).
+    pub workload: Option<WorkloadResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
 }
@@ -58,10 +60,15 @@ pub struct FlowResult {
     pub ue: u32,
     /// Traffic class.
     pub class: TrafficClass,
+    /// `"short"`, `"medium"` or `"long"` for workload flows, `"background"` for `[[flows]]`
+    /// entries with `class = "background"`, `"custom"` for other `[[flows]]` entries.
+    pub category: String,
     /// Transport label, e.g. `"tcp-cubic"`.
     pub transport: String,
     /// Start time, s.
     pub start_s: f64,
+    /// Flow size in payload bytes (finite flows; `None` for bulk and on/off flows).
+    pub size_bytes: Option<u64>,
     /// Payload bytes delivered to the receiving application.
     pub bytes_delivered: u64,
     /// Goodput over the flow's life (start to completion, stop or end of run), Mbps.
@@ -81,8 +88,11 @@ pub struct FlowResult {
     pub queue_delay_ms: DelayPercentiles,
     /// The sender's smoothed RTT sampled after every ACK (TCP flows; empty otherwise).
     pub rtt_ms: DelayPercentiles,
-    /// Goodput per second of simulated time, Mbps.
+    /// Goodput per second of simulated time, Mbps; element i is second `series_start_s + i`.
     pub per_second_mbps: Vec<f64>,
+    /// The second of `per_second_mbps[0]`: 0 for `[[flows]]` entries (whole run); a
+    /// workload flow's series starts at its arrival and ends at its last delivery.
+    pub series_start_s: u64,
     /// Fine-grained samples every `simulation.trace_interval_ms` (empty when traces are off).
     pub trace: FlowTrace,
     /// The congestion controller's mode changes, as they happened (controllers with modes,
@@ -146,6 +156,25 @@ fn app_result(f: &crate::engine::FlowRt) -> Option<AppResult> {
         t_s: app.t_s.clone(),
         rtt_ms: app.rtt_ms.clone(),
     })
+}
+
+/// What the workload generated.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadResult {
+    /// `"poisson"` or `"randomized"`.
+    pub kind: String,
+    /// Target PRB utilization (Poisson arrivals; `None` for the randomized workload).
+    pub target_load: Option<f64>,
+    /// Estimated capacity of the workload's UEs (ρ = 1), payload Mbps (see `load`).
+    pub capacity_mbps: f64,
+    /// Mean offered payload rate, Mbps.
+    pub offered_mbps: f64,
+    /// Payload bytes generated over the run divided by its duration, Mbps.
+    pub generated_mbps: f64,
+    /// Flows generated per category: short, medium, long.
+    pub flows: [u64; 3],
+    /// Payload bytes generated per category: short, medium, long.
+    pub bytes: [u64; 3],
 }
 
 /// One UE's results.
@@ -333,13 +362,16 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
             };
             let life = to_secs_f64(life_end.saturating_sub(f.start));
             let (retransmits, timeouts) = f.loss_stats();
+            let (queue_delay_ms, rtt_ms) = f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles()));
             FlowResult {
                 id: i as u32,
                 name: f.name.clone(),
                 ue: f.ue,
                 class: f.class,
+                category: f.category.to_string(),
                 transport: f.label.clone(),
                 start_s: to_secs_f64(f.start),
+                size_bytes: f.size,
                 bytes_delivered: delivered,
                 throughput_mbps: if life > 0.0 { delivered as f64 * 8.0 / life / 1e6 } else { 0.0 },
                 fct_s: f.fct.map(to_secs_f64),
@@ -347,9 +379,10 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 drops: f.drops,
                 retransmits,
                 timeouts,
-                queue_delay_ms: f.delay.percentiles(),
-                rtt_ms: f.rtt.percentiles(),
+                queue_delay_ms,
+                rtt_ms,
                 per_second_mbps: f.series.mbps(end),
+                series_start_s: f.series.first_second(),
                 trace: f.trace.clone(),
                 mode_changes: f.mode_changes.clone(),
                 direction: (f.dir == crate::apps::Direction::Uplink).then_some("uplink"),
@@ -359,7 +392,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
         .collect();
     let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
     let class = |name: String, member: &dyn Fn(&crate::engine::FlowRt) -> bool| {
-        let mut delay = DelayHistogram::default();
+        let mut delay = sim.closed_delay.get(&name).cloned().unwrap_or_default();
         let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
         for f in sim.flows.iter().filter(|f| member(f)) {
             delay.merge(&f.delay);
@@ -412,6 +445,15 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
             })
             .collect(),
         classes,
+        workload: sim.workload.as_ref().map(|w| WorkloadResult {
+            kind: sim.scenario.workload.as_ref().map_or("", |c| c.arrivals.kind()).to_string(),
+            target_load: w.target_load,
+            capacity_mbps: w.capacity_bytes_per_s * 8.0 / 1e6,
+            offered_mbps: w.offered_bytes_per_s * 8.0 / 1e6,
+            generated_mbps: w.bytes.iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
+            flows: w.flows,
+            bytes: w.bytes,
+        }),
         series: CellSeries {
             prb_utilization: if lte {
                 sim.prbs

@@ -45,9 +45,70 @@ pub struct Scenario {
     /// The UEs (receivers), in groups. UE indices count from 0 across groups in order.
     pub ues: Vec<UeGroup>,
     /// Flows between servers and UEs (downlink by default; `direction = "uplink"` for
-    /// uploads), bulk, finite, on/off or interactive (`app`).
+    /// uploads), bulk, finite, on/off or interactive (`app`). A flow with `class =
+    /// "background"` is a background flow (reported with category `"background"`; an
+    /// always-on background flow is one without `bytes` or `stop_s`), any other is reported
+    /// with category `"custom"`.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// A generated foreground workload: flows created as they arrive (reported with category
+    /// `"short"`, `"medium"` or `"long"`). Default: none.
+    #[serde(default)]
+    pub workload: Option<WorkloadConfig>,
+}
+
+/// `[workload]`: foreground flows generated while the run goes, each to a UE drawn uniformly
+/// from `ues`, created when it arrives and freed when it completes.
+///
+/// With `arrivals = { kind = "poisson", load = ρ }` the byte rate is ρ times the cell's
+/// estimated capacity for these UEs: each UE's mean full-cell rate C_u (bytes per TTI with
+/// every PRB, averaged over the TTIs in which it can be served, from its channel model and
+/// the seed) gives a UE's cost of c_u = 1/C_u cell-TTIs per byte on the air; a byte sent to a
+/// uniformly drawn UE costs the mean of c_u, so the air-byte rate that fills a fraction ρ of
+/// the PRBs is ρ / mean(c_u) per TTI (ρ times the harmonic mean of the C_u), and the payload
+/// rate removes the headers (MSS / (MSS + 52) for TCP). `cellshare calibrate` runs the
+/// workload alone and reports the PRB utilization achieved.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    /// `"all"` or a list of UE indices; each flow goes to one of them, drawn uniformly.
+    /// Default `"all"`.
+    #[serde(default = "all_ues")]
+    pub ues: UeSelector,
+    /// The arrival process: `{ kind = "poisson", load = 0.6, preset = "legilimens" }` (the
+    /// default) or `{ kind = "randomized" }`.
+    #[serde(default)]
+    pub arrivals: cellshare_workload::Arrivals,
+    /// Transport of every workload flow. Default `{ kind = "tcp", cc = { kind = "cubic" } }`.
+    #[serde(default = "cubic_transport")]
+    pub transport: TransportConfig,
+    /// DiffServ-like class index carried by the packets. Default 0.
+    #[serde(default)]
+    pub dscp: u8,
+    /// First possible arrival, s (≥ 0). Default 0.
+    #[serde(default)]
+    pub start_s: f64,
+    /// No arrivals from this time on, s. Default: the end of the run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+}
+
+fn all_ues() -> UeSelector {
+    UeSelector::All(AllUes::All)
+}
+
+fn cubic_transport() -> TransportConfig {
+    TransportConfig::Tcp { cc: Default::default(), tcp: Default::default() }
+}
+
+impl WorkloadConfig {
+    /// The UEs the workload draws from, given the scenario's UE count.
+    pub fn ue_list(&self, n_ues: u32) -> Vec<u32> {
+        match &self.ues {
+            UeSelector::All(_) => (0..n_ues).collect(),
+            UeSelector::List(l) => l.clone(),
+        }
+    }
 }
 
 /// `[simulation]`: how long and with which seed.
@@ -573,6 +634,35 @@ impl Scenario {
                         p(what),
                         format!("UE {u} without an uplink"),
                         "an `uplink` table in the UE's [[ues]] group (uploads and interactive apps need the modelled uplink)",
+                    ));
+                }
+            }
+        }
+        if let Some(w) = &self.workload {
+            if let UeSelector::List(l) = &w.ues {
+                if l.is_empty() {
+                    return Err(ScenarioError::new("workload.ues", "[]", "a non-empty list of UE indices or \"all\""));
+                }
+                if let Some(u) = l.iter().find(|&&u| u >= n_ues) {
+                    return Err(ScenarioError::new("workload.ues", u, format!("UE indices below {n_ues}")));
+                }
+            }
+            w.arrivals.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.arrivals.{k}"), v, e))?;
+            w.transport.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.transport.{k}"), v, e))?;
+            if !(w.start_s >= 0.0 && w.start_s.is_finite()) {
+                return Err(ScenarioError::new("workload.start_s", w.start_s, "a start time in seconds >= 0"));
+            }
+            if let Some(stop) = w.stop_s {
+                if stop.partial_cmp(&w.start_s) != Some(std::cmp::Ordering::Greater) {
+                    return Err(ScenarioError::new("workload.stop_s", stop, format!("a stop time after start_s = {}", w.start_s)));
+                }
+            }
+            if self.shared_fifo.is_some() {
+                if let cellshare_workload::Arrivals::Poisson(_) = w.arrivals {
+                    return Err(ScenarioError::new(
+                        "workload.arrivals.kind",
+                        "\"poisson\" behind a shared FIFO",
+                        "an LTE cell (the load is a PRB utilization), or kind = \"randomized\"",
                     ));
                 }
             }

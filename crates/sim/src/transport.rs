@@ -161,6 +161,13 @@ pub enum Sender {
     },
     /// A TCP connection.
     Tcp(Box<TcpSender>),
+    /// A finished connection whose state was freed: only its counters remain.
+    Closed {
+        /// Retransmitted segments.
+        retransmits: u64,
+        /// Retransmission timeouts.
+        timeouts: u64,
+    },
 }
 
 /// The receiving end of a flow.
@@ -170,13 +177,18 @@ pub enum Receiver {
     Sink(DatagramSink),
     /// A TCP receiver.
     Tcp(Box<TcpReceiver>),
+    /// A finished receiver whose state was freed.
+    Closed {
+        /// Payload bytes it delivered.
+        delivered: u64,
+    },
 }
 
 /// Header bytes added to a segment's payload on the wire.
 pub fn header_bytes(s: &Sender) -> u32 {
     match s {
         Sender::Cbr { .. } => UDP_HEADER_BYTES,
-        Sender::Tcp(_) => TCP_HEADER_BYTES,
+        Sender::Tcp(_) | Sender::Closed { .. } => TCP_HEADER_BYTES,
     }
 }
 
@@ -203,6 +215,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, limit),
             Sender::Tcp(t) => t.write(limit),
+            Sender::Closed { .. } => {}
         }
     }
 
@@ -212,6 +225,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, 0),
             Sender::Tcp(t) => t.stop_writing(),
+            Sender::Closed { .. } => {}
         }
     }
 
@@ -221,6 +235,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, .. } => src.poll_transmit(now),
             Sender::Tcp(t) => t.poll_transmit(now),
+            Sender::Closed { .. } => None,
         }
     }
 
@@ -228,7 +243,7 @@ impl Sender {
     #[inline]
     pub fn on_ack(&mut self, now: Nanos, ack: &Ack) {
         match self {
-            Sender::Cbr { .. } => {}
+            Sender::Cbr { .. } | Sender::Closed { .. } => {}
             Sender::Tcp(t) => t.on_ack(now, ack),
         }
     }
@@ -239,6 +254,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, .. } => src.poll_timeout(),
             Sender::Tcp(t) => t.poll_timeout(),
+            Sender::Closed { .. } => None,
         }
     }
 
@@ -246,7 +262,7 @@ impl Sender {
     #[inline]
     pub fn on_timeout(&mut self, now: Nanos) {
         match self {
-            Sender::Cbr { .. } => {}
+            Sender::Cbr { .. } | Sender::Closed { .. } => {}
             Sender::Tcp(t) => t.on_timeout(now),
         }
     }
@@ -255,7 +271,7 @@ impl Sender {
     #[inline]
     pub fn rtt_hint(&self) -> u64 {
         match self {
-            Sender::Cbr { .. } => 0,
+            Sender::Cbr { .. } | Sender::Closed { .. } => 0,
             Sender::Tcp(t) => t.srtt(),
         }
     }
@@ -264,7 +280,7 @@ impl Sender {
     #[inline]
     pub fn cc_trace(&self) -> Option<CcTrace> {
         match self {
-            Sender::Cbr { .. } => None,
+            Sender::Cbr { .. } | Sender::Closed { .. } => None,
             Sender::Tcp(t) => Some(t.cc().trace()),
         }
     }
@@ -272,7 +288,7 @@ impl Sender {
     /// Congestion window (bytes) and smoothed RTT (ns), if a TCP sender.
     pub fn window(&self) -> Option<(u64, Nanos)> {
         match self {
-            Sender::Cbr { .. } => None,
+            Sender::Cbr { .. } | Sender::Closed { .. } => None,
             Sender::Tcp(t) => Some((t.cwnd(), t.srtt())),
         }
     }
@@ -282,7 +298,7 @@ impl Sender {
     pub fn cbr_datagrams(&self) -> u64 {
         match self {
             Sender::Cbr { src, payload, .. } => src.bytes_sent() / (*payload).max(1) as u64,
-            Sender::Tcp(_) => 0,
+            Sender::Tcp(_) | Sender::Closed { .. } => 0,
         }
     }
 
@@ -291,7 +307,23 @@ impl Sender {
         match self {
             Sender::Cbr { .. } => (0, 0),
             Sender::Tcp(t) => (t.stats().retransmits, t.stats().timeouts),
+            Sender::Closed { retransmits, timeouts } => (*retransmits, *timeouts),
         }
+    }
+
+    /// Whether a TCP sender has had every byte its application wrote acknowledged (a
+    /// finished finite flow: nothing more will be sent).
+    pub fn all_acked(&self) -> bool {
+        match self {
+            Sender::Tcp(t) => t.all_acked(),
+            Sender::Cbr { .. } | Sender::Closed { .. } => false,
+        }
+    }
+
+    /// Frees the connection's state, keeping its counters.
+    pub fn close(&mut self) {
+        let (retransmits, timeouts) = self.loss_stats();
+        *self = Sender::Closed { retransmits, timeouts };
     }
 }
 
@@ -310,6 +342,7 @@ impl Receiver {
         match self {
             Receiver::Sink(s) => s.on_segment(seg),
             Receiver::Tcp(t) => t.on_segment(now, seg),
+            Receiver::Closed { .. } => {}
         }
     }
 
@@ -317,7 +350,7 @@ impl Receiver {
     #[inline]
     pub fn poll_ack(&mut self, now: Nanos) -> Option<Ack> {
         match self {
-            Receiver::Sink(_) => None,
+            Receiver::Sink(_) | Receiver::Closed { .. } => None,
             Receiver::Tcp(t) => t.poll_ack(now),
         }
     }
@@ -326,7 +359,7 @@ impl Receiver {
     #[inline]
     pub fn poll_timeout(&self) -> Option<Nanos> {
         match self {
-            Receiver::Sink(_) => None,
+            Receiver::Sink(_) | Receiver::Closed { .. } => None,
             Receiver::Tcp(t) => t.poll_timeout(),
         }
     }
@@ -335,7 +368,7 @@ impl Receiver {
     #[inline]
     pub fn on_timeout(&mut self, now: Nanos) {
         match self {
-            Receiver::Sink(_) => {}
+            Receiver::Sink(_) | Receiver::Closed { .. } => {}
             Receiver::Tcp(t) => t.on_timeout(now),
         }
     }
@@ -346,6 +379,12 @@ impl Receiver {
         match self {
             Receiver::Sink(s) => s.bytes,
             Receiver::Tcp(t) => t.delivered(),
+            Receiver::Closed { delivered } => *delivered,
         }
+    }
+
+    /// Frees the receiver's state, keeping the bytes it delivered.
+    pub fn close(&mut self) {
+        *self = Receiver::Closed { delivered: self.delivered() };
     }
 }

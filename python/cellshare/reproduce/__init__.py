@@ -142,5 +142,5 @@ def load_all() -> None:
     """Imports every experiment module so they register."""
     from . import (  # noqa: F401
         bode, bode_diffserv, dtpa, legilimens, lpt_fifo_vs_cell, pf_fairness, rtac, sneaker_fairness,
-        sneaker_prioritization, sneaker_scaling, sorpc,
+        sneaker_prioritization, sneaker_scaling, sorpc, workloads,
     )
