@@ -407,8 +407,10 @@ def test_categories_are_kept_or_derived():
     t = pa.table({"class": ["foreground", "foreground"], "completed": [True, False], "bytes_delivered": [10, 5]})
     derived = with_categories(t, None)
     assert derived.column("category").to_pylist() == ["short", "long"]
-    own = with_categories(t.append_column("category", pa.array(["custom", "medium"])), None)
-    assert own.column("category").to_pylist() == ["custom", "medium"]
+    own = with_categories(t.append_column("category", pa.array(["long", "medium"])), None)
+    assert own.column("category").to_pylist() == ["long", "medium"], "the simulator's categories are kept"
+    custom = with_categories(t.append_column("category", pa.array(["custom", "background"])), None)
+    assert custom.column("category").to_pylist() == ["short", "background"], "[[flows]] entries grouped by size"
     with pytest.raises(SweepError):
         load_sweep({"base": {}, "parameters": {"a..b": [1]}})
 

@@ -117,7 +117,7 @@ def load_folder(folder: Union[str, os.PathLike], scheme: Optional[str] = None,
         raise ReportError(f"{folder}: neither a sweep output folder (runs.parquet, flows.parquet) nor a run folder "
                           f"(summary.json, flows.parquet); expected the --out folder of `cellshare sweep` or "
                           f"`cellshare run`")
-    if "category" not in flows.column_names:
+    if "category" not in flows.column_names or "custom" in flows.column("category").to_pylist():
         flows = with_categories(flows, None)
     for opt, key in (("--scheme", scheme), ("--load", load)):
         if key is not None and key not in params:

@@ -667,9 +667,10 @@ def category_of(cls: str, size: Optional[int]) -> str:
 
 def with_categories(flows: pa.Table, scenario: Optional[Mapping[str, Any]]) -> pa.Table:
     """`flows` with a ``size_bytes`` column (from the scenario, when its flows can be
-    matched one to one) and a ``category`` column (kept when present, else derived with
-    :func:`category_of`; a finite flow whose size is unknown counts by the bytes it
-    delivered if it completed)."""
+    matched one to one) and a ``category`` column (kept when present, except that the
+    simulator's ``"custom"`` — a flow listed in ``[[flows]]`` — is derived with
+    :func:`category_of` like a missing column; a finite flow whose size is unknown counts
+    by the bytes it delivered if it completed)."""
     n = flows.num_rows
     sizes: list[Optional[int]] = [None] * n
     known = False
@@ -683,10 +684,18 @@ def with_categories(flows: pa.Table, scenario: Optional[Mapping[str, Any]]) -> p
             deliv = flows.column("bytes_delivered").to_pylist()
             sizes = [d if c else None for c, d in zip(comp, deliv)]
         flows = flows.append_column("size_bytes", pa.array(sizes, pa.int64()))
+    cls = flows.column("class").to_pylist() if n else []
+    sz = flows.column("size_bytes").to_pylist()
     if "category" not in flows.column_names:
-        cls = flows.column("class").to_pylist() if n else []
-        sz = flows.column("size_bytes").to_pylist()
         flows = flows.append_column("category", pa.array([category_of(c, s) for c, s in zip(cls, sz)], pa.string()))
+    else:
+        # The simulator's category is "custom" for flows listed in [[flows]]: those are
+        # grouped by size as above, like flows of results without a category column.
+        cat = flows.column("category").to_pylist()
+        if "custom" in cat:
+            fixed = [category_of(c, s) if k == "custom" else k for k, c, s in zip(cat, cls, sz)]
+            i = flows.column_names.index("category")
+            flows = flows.set_column(i, "category", pa.array(fixed, pa.string()))
     return flows
 
 
