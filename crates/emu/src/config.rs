@@ -141,6 +141,15 @@ impl EmuScenario {
         if let Some(i) = self.scenario.ues.iter().position(|g| g.uplink.is_some()) {
             return Err(ScenarioError::new(format!("ues[{i}].uplink"), "an uplink table", "no `uplink` in the emulator (simulator-only)"));
         }
+        // Generated workloads create flows as the simulated run goes; the emulator runs the
+        // scenario's `[[flows]]` as real transfers only.
+        if self.scenario.workload.is_some() {
+            return Err(ScenarioError::new(
+                "workload",
+                "a [workload] table",
+                "no `workload` in the emulator (simulator-only; list the flows as [[flows]])",
+            ));
+        }
         for (i, f) in self.scenario.flows.iter().enumerate() {
             if f.direction != cellshare_sim::apps::Direction::Downlink || f.app.is_some() {
                 let key = if f.app.is_some() { "app" } else { "direction" };
@@ -263,6 +272,12 @@ mod tests {
         assert_eq!(e.path, "emulator.commands[0].ns");
         let e = EmuScenario::from_toml_str(&BASE.replace("count = 2", "count = 0")).unwrap_err();
         assert_eq!(e.path, "ues[0].count");
+    }
+
+    #[test]
+    fn rejects_a_generated_workload() {
+        let e = EmuScenario::from_toml_str(&format!("{BASE}[workload]\narrivals = {{ kind = \"poisson\", load = 0.3 }}\n")).unwrap_err();
+        assert!(e.to_string().contains("workload"), "{e}");
     }
 
     #[test]
