@@ -1,9 +1,8 @@
 //! Linux-like receive-buffer auto-tuning (the thesis's "Auto-tuning" receiver, Eq. (2.12)).
 
-use cellshare_core::{Nanos, MS};
+use cellshare_core::Nanos;
 
-use super::ReceiveWindowPolicy;
-use crate::tcp::ts_clock;
+use super::{rtt_sample, ReceiveWindowPolicy};
 use crate::wire::Segment;
 
 /// Linux receive-buffer auto-tuning ("dynamic right-sizing", DRS).
@@ -53,19 +52,7 @@ impl AutoTuning {
     }
 
     fn measure_rtt(&mut self, now: Nanos, seg: &Segment) {
-        // TSecr 0 means "no echo yet" (the sender has not seen an ACK).
-        if seg.ts_ecr == 0 || self.last_tsecr == Some(seg.ts_ecr) {
-            return;
-        }
-        self.last_tsecr = Some(seg.ts_ecr);
-        if seg.len < self.mss {
-            return;
-        }
-        let delta = ts_clock(now, self.ts_offset_ms).wrapping_sub(seg.ts_ecr) as i32;
-        if delta < 0 {
-            return;
-        }
-        let sample = (delta.max(1) as u64) * MS;
+        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr) else { return };
         self.rtt = Some(match self.rtt {
             None => sample,
             Some(r) => r - r / 8 + sample / 8,
@@ -105,6 +92,8 @@ impl ReceiveWindowPolicy for AutoTuning {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::ts_clock;
+    use cellshare_core::MS;
 
     const MSS: u32 = 1448;
 

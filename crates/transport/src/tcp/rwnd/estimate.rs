@@ -4,9 +4,9 @@
 //! Shared by [`super::Drwa`] and [`super::Rtac`]. Every input is receiver-side: arrival
 //! times, the TSecr the sender echoes and the in-order point `rcv_nxt`.
 
-use cellshare_core::{Nanos, MS};
+use cellshare_core::Nanos;
 
-use crate::tcp::ts_clock;
+use super::rtt_sample;
 use crate::wire::Segment;
 
 /// Receiver-side estimates of RTT, minimum RTT and the sender's window.
@@ -90,19 +90,7 @@ impl ReceiverEstimator {
     }
 
     fn measure_rtt(&mut self, now: Nanos, seg: &Segment) {
-        // TSecr 0 means "no echo yet"; an unchanged TSecr is not a new round trip.
-        if seg.ts_ecr == 0 || self.last_tsecr == Some(seg.ts_ecr) {
-            return;
-        }
-        self.last_tsecr = Some(seg.ts_ecr);
-        if seg.len < self.mss {
-            return;
-        }
-        let delta = ts_clock(now, self.ts_offset_ms).wrapping_sub(seg.ts_ecr) as i32;
-        if delta < 0 {
-            return;
-        }
-        let sample = (delta.max(1) as u64) * MS;
+        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr) else { return };
         self.rtt_min = Some(self.rtt_min.map_or(sample, |m| m.min(sample)));
         self.rtt = Some(match self.rtt {
             None => sample,
@@ -134,6 +122,8 @@ impl ReceiverEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::ts_clock;
+    use cellshare_core::MS;
 
     const MSS: u32 = 1448;
 

@@ -22,10 +22,30 @@ pub use drwa::{drwa_window, Drwa};
 pub use estimate::ReceiverEstimator;
 pub use rtac::{k_from_theta, rtac_window, Rtac, RtacParams, RENO_A};
 
-use cellshare_core::Nanos;
+use cellshare_core::{Nanos, MS};
 
-use crate::tcp::RwndConfig;
+use crate::tcp::{ts_clock, RwndConfig};
 use crate::wire::Segment;
+
+/// One receiver-side RTT sample from the timestamp option, as Linux's
+/// `tcp_rcv_rtt_measure_ts`: the receiver's clock now minus the echoed TSecr, taken once per
+/// new TSecr (`last_tsecr` remembers the last one used) and only from full-sized segments
+/// (a short segment may have waited in the sender for more data). TSecr 0 means "no echo
+/// yet". At least 1 ms (the timestamp clock's resolution).
+pub(crate) fn rtt_sample(now: Nanos, seg: &Segment, mss: u32, ts_offset_ms: u32, last_tsecr: &mut Option<u32>) -> Option<Nanos> {
+    if seg.ts_ecr == 0 || *last_tsecr == Some(seg.ts_ecr) {
+        return None;
+    }
+    *last_tsecr = Some(seg.ts_ecr);
+    if seg.len < mss {
+        return None;
+    }
+    let delta = ts_clock(now, ts_offset_ms).wrapping_sub(seg.ts_ecr) as i32;
+    if delta < 0 {
+        return None;
+    }
+    Some((delta.max(1) as u64) * MS)
+}
 
 /// Chooses the advertised receive window.
 pub trait ReceiveWindowPolicy: std::fmt::Debug + Send {
