@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use cellshare_sim::scenario::{FlowConfig, UeSelector};
-use cellshare_sim::transport::{CcConfig, TransportConfig};
+use cellshare_sim::transport::TransportConfig;
 use cellshare_sim::{Scenario, ScenarioError};
 
 /// The `[emulator]` table.
@@ -87,19 +87,6 @@ pub struct EmuFlow {
 
 /// First receiver port; flow `i` uses `FLOW_PORT_BASE + i`.
 pub const FLOW_PORT_BASE: u16 = 15000;
-
-/// The Linux name of a simulator congestion control.
-pub fn linux_cc_name(cc: &CcConfig) -> &'static str {
-    match cc {
-        CcConfig::Reno(_) => "reno",
-        CcConfig::Cubic(_) => "cubic",
-        CcConfig::Bbr(_) => "bbr",
-        CcConfig::Vegas(_) => "vegas",
-        CcConfig::Ledbat(_) => "ledbat",
-        CcConfig::TcpLp(_) => "tcp_lp",
-        CcConfig::Legilimens(_) => "legilimens",
-    }
-}
 
 impl EmuScenario {
     /// Parses and validates a scenario. Errors name the key path, the value and what was expected.
@@ -195,7 +182,8 @@ impl EmuScenario {
                     id,
                     name: f.name.clone().map(|n| if flow_ues(f, sc.n_ues()).len() > 1 { format!("{n}-ue{ue}") } else { n }).unwrap_or(format!("flow{id}")),
                     ue,
-                    cc: linux_cc_name(cc).to_string(),
+                    // The simulator names its controls as Linux and the eBPF programs do.
+                    cc: cc.name().to_string(),
                     background: f.class == cellshare_core::TrafficClass::Background,
                     start_s: f.start_s,
                     stop_s: f.stop_s.unwrap_or(end).min(end),
