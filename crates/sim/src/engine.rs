@@ -489,10 +489,11 @@ impl Simulation {
         }
         if let Some(w) = &sc.workload {
             let ues_of = w.ue_list(n_ues);
-            let (target_load, capacity) = match &w.arrivals {
-                Arrivals::Poisson(p) => (Some(p.load), crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?),
-                Arrivals::Randomized(_) => (None, crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?),
+            let target_load = match &w.arrivals {
+                Arrivals::Poisson(p) => Some(p.load),
+                Arrivals::Randomized(_) => None,
             };
+            let capacity = crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?;
             let rate = target_load.map_or(0.0, |l| l * capacity);
             let w_start = from_secs_f64(w.start_s);
             let w_end = w.stop_s.map(from_secs_f64).unwrap_or(u64::MAX).min(end);
