@@ -33,3 +33,29 @@ def test_legilimens_keeps_its_queue_nearly_empty(run_cli, tmp_path):
     assert all(x["holds"] for x in c.values())
     q = pq.read_table(out / "runs" / "legilimens" / "ue_trace.parquet").to_pydict()
     assert len(q["t_s"]) > 100
+
+
+def test_legilimens_yields_below_two_segments_per_tti():
+    """The emulator's Figure 7 cell (tests/test_emulator.py): two UEs on fixed 20 Mbit/s
+    channels, 2 500 bytes per TTI, less than the receiver's delayed-ACK quantum of two
+    segments, both flows from t = 0. Before the delayed-ACK credit replaced the rule that
+    skipped every gap after a slot of at most two segments, the simulated Legilimens never
+    saw the CUBIC flow here and took half of the cell (0.48) while it was on."""
+    import cellshare
+
+    scenario = {
+        "name": "legilimens-fig7-20mbps",
+        "simulation": {"duration_s": 40, "seed": 1},
+        "cell": {"scheduler": {"kind": "pf"}},
+        "ues": [{"count": 2, "channel": {"kind": "fixed", "rate_mbps": 20.0}}],
+        "flows": [
+            {"name": "fg", "ue": 0, "on_s": 10.0, "off_s": 10.0, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}},
+            {"name": "bg", "ue": 1, "class": "background", "transport": {"kind": "tcp", "cc": {"kind": "legilimens"}}},
+        ],
+    }
+    series = cellshare.run(scenario).flow_series().to_pandas()
+    bg = series[series["name"] == "bg"].sort_values("second")["mbps"].tolist()
+    on = [bg[i] for i in list(range(2, 10)) + list(range(22, 30))]
+    off = [bg[i] for i in list(range(12, 20)) + list(range(32, 40))]
+    assert sum(on) / len(on) <= 0.2 * 20.0, bg
+    assert sum(off) / len(off) >= 0.6 * 20.0, bg
