@@ -291,6 +291,19 @@ def _check_column(name: str, labels: list, where: str) -> None:
         raise SweepError(f"{where}: values {labels!r} repeat; expected distinct values")
 
 
+def _read_toml(path: Path, unreadable: str, where: str) -> dict:
+    """The TOML document at `path`; a SweepError `"<unreadable>: <reason>"` when the file
+    cannot be read, `"<where>: not valid TOML: ..."` when it does not parse."""
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise SweepError(f"{unreadable}: {e.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{where}: not valid TOML: {e}") from None
+
+
 def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
     """Parses a sweep (a TOML file, or a mapping with the same keys) and checks it, naming
     the key, the value and what was expected on error (:class:`SweepError`)."""
@@ -298,14 +311,7 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
         doc, where_dir, origin = dict(source), os.getcwd(), "sweep"
     else:
         p = Path(source)
-        try:
-            text = p.read_text()
-        except OSError as e:
-            raise SweepError(f"cannot read sweep file {str(p)!r}: {e.strerror}") from None
-        try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"{p}: not valid TOML: {e}") from None
+        doc = _read_toml(p, f"cannot read sweep file {str(p)!r}", str(p))
         where_dir, origin = str(p.resolve().parent), str(p)
     for k in doc:
         if k not in _TOP_KEYS:
@@ -319,14 +325,7 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
     base_dir = where_dir
     if isinstance(base, str):
         bp = Path(where_dir) / base
-        try:
-            base_text = bp.read_text()
-        except OSError as e:
-            raise SweepError(f"{origin}: base = {base!r}: cannot read {str(bp)!r}: {e.strerror}") from None
-        try:
-            base = tomllib.loads(base_text)
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"{origin}: base = {doc['base']!r}: not valid TOML: {e}") from None
+        base = _read_toml(bp, f"{origin}: base = {base!r}: cannot read {str(bp)!r}", f"{origin}: base = {base!r}")
         base_dir = str(bp.resolve().parent)
     elif not isinstance(base, Mapping):
         raise SweepError(f"{origin}: base = {base!r}: expected a scenario file path (string) or a table")

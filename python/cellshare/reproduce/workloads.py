@@ -92,6 +92,23 @@ def _slug(label: str) -> str:
     return label.lower().replace(" ", "-").replace("/", "").replace("--", "-")
 
 
+def _grid(ctx: Context, schemes, loads, seeds, scenario, keep) -> dict[tuple[str, float], list[dict]]:
+    """Runs `scenario(label, scheme, load, seed)` for every scheme, load and seed (labels
+    `<scheme slug>-load<percent>-seed<seed>`, in that order) through `ctx.run_many` and
+    returns what `keep` kept, grouped by (scheme, load) in seed order."""
+    keys, items = [], []
+    for scheme in schemes:
+        for load in loads:
+            for seed in seeds:
+                label = f"{_slug(scheme)}-load{int(load * 100)}-seed{seed}"
+                keys.append((scheme, load))
+                items.append((label, scenario(label, scheme, load, seed)))
+    res: dict[tuple[str, float], list[dict]] = {}
+    for key, k in zip(keys, ctx.run_many(items, keep=keep)):
+        res.setdefault(key, []).append(k)
+    return res
+
+
 def _mean(xs) -> float:
     xs = list(xs)
     return statistics.fmean(xs) if xs else 0.0
@@ -153,19 +170,12 @@ def at_scale(ctx: Context, n_bg: int | None = None) -> None:
     """Figure 12 with a background flow at every UE (`n_bg` None, the reproduction) or at
     `n_bg` UEs drawn at random per seed (the variant measured for the README)."""
     duration = 900.0 if ctx.full else 300.0
-    items = []
-    for scheme in SCHEMES:
-        for load in LOADS:
-            for seed in SEEDS:
-                bg_ues = "all" if n_bg is None else sorted(random.Random(seed).sample(range(N_UES), n_bg))
-                label = f"{_slug(scheme)}-load{int(load * 100)}-seed{seed}"
-                items.append((label, at_scale_scenario(label, scheme, load, seed, duration, bg_ues)))
-    kept = ctx.run_many(items, keep=summarize)
-    res: dict[tuple[str, float], list[dict]] = {}
-    for (label, _), k in zip(items, kept):
-        scheme = next(s for s in SCHEMES if label.startswith(_slug(s) + "-load"))
-        load = float(label.split("-load")[1].split("-")[0]) / 100
-        res.setdefault((scheme, load), []).append(k)
+
+    def scenario(label: str, scheme: str, load: float, seed: int) -> dict:
+        bg_ues = "all" if n_bg is None else sorted(random.Random(seed).sample(range(N_UES), n_bg))
+        return at_scale_scenario(label, scheme, load, seed, duration, bg_ues)
+
+    res = _grid(ctx, SCHEMES, LOADS, SEEDS, scenario, summarize)
 
     def avg(scheme: str, key: str, load: float | None = None) -> float:
         loads = LOADS if load is None else (load,)
@@ -267,18 +277,9 @@ def summarize_with_series(result) -> dict[str, Any]:
 def run_sneaker_at_scale(ctx: Context) -> None:
     duration = 120.0
     seeds = SEEDS
-    items = []
-    for scheme in SNEAKER_SCHEMES:
-        for load in SNEAKER_LOADS:
-            for seed in seeds:
-                label = f"{_slug(scheme)}-load{int(load * 100)}-seed{seed}"
-                items.append((label, sneaker_scenario(label, scheme, load, seed, duration)))
-    kept = ctx.run_many(items, keep=summarize_with_series)
-    res: dict[tuple[str, float], list[dict]] = {}
-    for (label, _), k in zip(items, kept):
-        scheme = next(s for s in SNEAKER_SCHEMES if label.startswith(_slug(s) + "-load"))
-        load = float(label.split("-load")[1].split("-")[0]) / 100
-        res.setdefault((scheme, load), []).append(k)
+    res = _grid(ctx, SNEAKER_SCHEMES, SNEAKER_LOADS, seeds,
+                lambda label, scheme, load, seed: sneaker_scenario(label, scheme, load, seed, duration),
+                summarize_with_series)
 
     def avg(scheme: str, load: float, key: str) -> float:
         return _mean(k[key] for k in res[(scheme, load)])
