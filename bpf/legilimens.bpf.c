@@ -14,6 +14,9 @@
  *   - busy after a gap when the rate is below λ·capacity; after a slot of at most 2 MSS only
  *     if the rate stays below even crediting the delayed-ACK withheld bytes (< 2 MSS, at
  *     most what the closing ACK acknowledges);
+ *   - late delivery: a gap closed by a slot of more than 1.5 TTIs' worth is not busy, so a
+ *     gap's verdict becomes final when the slot after it closes; the capacity EWMA clips
+ *     each rate at 1.5·capacity;
  *   - gaps the sender caused are not counted: the open slot is dropped when an ACK leaves
  *     nothing in flight, a gap whose new data was sent ≥ duration − 1 ms after the previous
  *     slot's data (TSecr) is the sender's, and so is one after a lone-segment tail (< 2 MSS
@@ -59,6 +62,8 @@ enum { NORMAL = 0, GAP1 = 1, GAP2 = 2, GAP3 = 3, BACKOFF = 4 };
 #define F_HOLD 8u      /* after a timeout: wait for the retransmission's ACK */
 #define F_ECR 16u      /* the open slot has a TSecr */
 #define F_RECOV 32u    /* NORMAL window already cut for the current recovery */
+#define F_AGAP 64u     /* the open slot followed a gap */
+#define F_PEND 128u    /* the gap before the open slot was judged busy, pending its size */
 
 struct legi {
 	u64 cap;          /* capacity, bytes per ms << CAP_SHIFT; 0 = unknown */
@@ -170,19 +175,38 @@ static __always_inline void set_pacing(struct legi *l, struct sock *sk)
 		sk->sk_pacing_rate = ~0UL;
 }
 
+/* Late delivery: a slot that followed a gap and carries more than 1.5 TTIs' worth at the
+ * estimated capacity (n·2 > 3·cap) is the gap's bytes delivered late, not a competitor's TTIs
+ * (the simulator's LATE_DELIVERY_TTIS). */
+static __always_inline bool late_slot(const struct legi *l, u32 n)
+{
+	return (l->flags & F_AGAP) && l->cap && ((u64)n << CAP_SHIFT) * 2 > 3 * l->cap;
+}
+
+/* Lines 15 and 19: cap ← 4/5·cap + 1/5·rate, the rate clipped at 1.5·cap (an outlier:
+ * late delivery, or the cumulative ACK jumping over a repaired loss). */
+static __always_inline void update_cap(struct legi *l, u64 rate)
+{
+	u64 top = l->cap * 3 / 2;
+
+	l->cap = (4 * l->cap + (rate < top ? rate : top)) / 5;
+}
+
 /* Algorithm 1 for one ACK (s: cumulative ACK, t: TSval, ecr: TSecr). Returns 1 when a
- * counted evaluation found the cell busy. */
+ * verdict became final that the cell was busy: a gap's verdict waits for the size of the
+ * slot that ends it (late delivery), so it is returned when that slot closes, or by the
+ * caller when the flight drains. */
 static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool count, u32 mss)
 {
 	u32 bytes = cs_diff(s, l->s0) > 0 ? s - l->s0 : 0;
 	u32 pn, pt, pecr, dur;
-	bool lone, gap, sender_gap;
+	bool lone, gap, sender_gap, resolved;
 	u64 rate;
 
 	if (cs_diff(s, l->s0) > 0)
 		l->s0 = s;
 	if (!(l->flags & F_CUR)) {
-		l->flags = (l->flags | F_CUR | F_ECR) & ~F_LONE;
+		l->flags = (l->flags | F_CUR | F_ECR) & ~(F_LONE | F_AGAP | F_PEND);
 		l->cur_t = t;
 		l->cur_n = bytes;
 		l->cur_ecr = ecr;
@@ -198,38 +222,40 @@ static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool c
 	pt = l->cur_t;
 	pecr = l->cur_ecr;
 	lone = l->flags & F_LONE;
+	resolved = (l->flags & F_PEND) && !late_slot(l, pn);
 	l->cur_t = t;
 	l->cur_n = bytes;
 	l->cur_ecr = ecr;
-	l->flags &= ~F_LONE;
 	dur = t - pt;
 	gap = dur > 1;
+	l->flags &= ~(F_LONE | F_PEND | F_AGAP | F_BUSY);
+	if (gap)
+		l->flags |= F_AGAP;
+	if (resolved)
+		l->flags |= F_BUSY;
 	sender_gap = gap && (lone || (cs_diff(ecr, pecr) >= 0 && (u32)(ecr - pecr) >= dur - 1));
 	rate = ((u64)pn << CAP_SHIFT) / dur;
 	if (!count || sender_gap) {
 		/* Not evidence of busyness, but back-to-back bytes are a TTI's worth we did get:
 		 * a rate above the estimate raises it (never lowers it). */
 		if (!gap && l->cap && rate > l->cap)
-			l->cap = (4 * l->cap + rate) / 5;
-		l->flags &= ~F_BUSY;
-		return 0;
+			update_cap(l, rate);
+		return resolved;
 	}
 	if (!l->cap) {
 		l->cap = rate ? rate : 1;
-		l->flags &= ~F_BUSY;
 	} else if (gap) {
 		u32 credit = pn <= 2 * mss ? cs_min(bytes, 2 * mss - 1) : 0;
-		/* busy ⇔ (n + credit)/dur < λ·cap */
-		bool busy = ((u64)(pn + credit) << CAP_SHIFT) * LAMBDA_DEN < l->cap * LAMBDA_NUM * dur;
 
-		l->flags = busy ? l->flags | F_BUSY : l->flags & ~F_BUSY;
+		/* busy ⇔ (n + credit)/dur < λ·cap, final once the new slot's size is known */
+		if (((u64)(pn + credit) << CAP_SHIFT) * LAMBDA_DEN < l->cap * LAMBDA_NUM * dur)
+			l->flags |= F_PEND;
 		if (rate > l->cap)
-			l->cap = (4 * l->cap + rate) / 5;
+			update_cap(l, rate);
 	} else {
-		l->flags &= ~F_BUSY;
-		l->cap = (4 * l->cap + rate) / 5;
+		update_cap(l, rate);
 	}
-	return (l->flags & F_BUSY) ? 1 : 0;
+	return resolved;
 }
 
 SEC("struct_ops")
@@ -283,8 +309,13 @@ void BPF_PROG(legilimens_cong_control, struct sock *sk, u32 ack, int flag, const
 			else
 				l->flags &= ~F_LONE;
 		}
-		if (in_flight == 0)
-			l->flags &= ~(F_CUR | F_LONE);  /* the sender left the link idle: restart */
+		if (in_flight == 0) {
+			/* The sender left the link idle: restart; the open slot is complete, so a
+			 * verdict pending its size is final. */
+			if ((l->flags & F_PEND) && !late_slot(l, l->cur_n))
+				busy = 1;
+			l->flags &= ~(F_CUR | F_LONE | F_PEND | F_AGAP);
+		}
 		if (busy) {
 			on_busy(l, tp, now);
 			goto out;
@@ -345,7 +376,7 @@ void BPF_PROG(legilimens_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	} else if (ev == CA_EVENT_LOSS) {
 		/* Retransmission timeout: 1 segment, GAP I once the retransmission is ACKed. */
 		l->mode = GAP1;
-		l->flags = (l->flags | F_HOLD) & ~(F_CUR | F_LONE);
+		l->flags = (l->flags | F_HOLD) & ~(F_CUR | F_LONE | F_PEND | F_AGAP);
 		l->deadline_us = 0;
 		tp->snd_cwnd = 1;
 		set_pacing(l, sk);
