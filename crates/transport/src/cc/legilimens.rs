@@ -242,9 +242,9 @@ struct Slot {
 /// this many times the estimate, so a late slot followed back to back (rate = several TTIs'
 /// bytes) moves it by at most 10 %; [L] Fig. 5(c)'s regular two-TTI batching (slots of 2C
 /// every other TTI, rate 2C/2 = C) is unaffected. 1.5 sits between one TTI plus the
-/// delayed-ACK residue and two TTIs. Measured in the emulator's Figure 7 cell (20 Mbit/s, loop stalls of
-/// 1–4 ms on this VM): five of the eight busy verdicts on an idle cell in one run were such
-/// gaps, and the late slots had inflated the capacity to twice the cell's.
+/// delayed-ACK residue and two TTIs. Measured in the emulator's Figure 7 cell (20 Mbit/s,
+/// loop stalls of 1–4 ms on this VM): five of the eight busy verdicts on an idle cell in one
+/// traced run were such gaps, and the late slots had inflated the estimate up to 2.5×.
 pub const LATE_DELIVERY_TTIS: f64 = 1.5;
 
 /// What one evaluation of Algorithm 1 (lines 6–20) found when a new slot opened.
@@ -481,7 +481,7 @@ impl CapacityEstimator {
     /// [`LATE_DELIVERY_TTIS`]·capacity: one TTI cannot deliver more than about one TTI's
     /// worth, so a larger slot (late delivery, or the cumulative ACK jumping over a repaired
     /// loss) is an outlier that would otherwise inflate the estimate by a fifth of several
-    /// TTIs (measured in the emulator: twice the cell's capacity), and with it λ·capacity and
+    /// TTIs (measured in the emulator: up to 2.5× the true estimate), and with it λ·capacity and
     /// the busy verdicts. A genuine rise still passes at up to 10 % per slot.
     fn update_capacity(&mut self, rate: f64) {
         self.capacity = 0.8 * self.capacity + 0.2 * rate.min(LATE_DELIVERY_TTIS * self.capacity);
