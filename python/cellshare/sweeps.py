@@ -113,10 +113,7 @@ def _walk(doc: dict, parts: list, path: str, where: str, create: bool):
     for k, part in enumerate(parts[:-1]):
         nxt = parts[k + 1]
         if isinstance(part, int):
-            if not isinstance(node, list) or part >= len(node):
-                have = len(node) if isinstance(node, list) else "no"
-                raise SweepError(f"{where}: key {path!r}: the scenario has {have} entries in "
-                                 f"{_fmt_path(parts[:k])}, so index {part} does not exist")
+            _check_index(node, part, parts[:k], f"{where}: key {path!r}", f", so index {part} does not exist")
             node = node[part]
         else:
             if not isinstance(node, dict):
@@ -136,20 +133,24 @@ def _fmt_path(parts: Sequence[Union[str, int]]) -> str:
     return s or "(top level)"
 
 
+def _check_index(node: Any, index: int, before: Sequence[Union[str, int]], prefix: str, suffix: str = "") -> None:
+    """Raises unless `node` (the value at `before`) is a list with an entry `index`; the
+    message is `prefix`, what the scenario has there, then `suffix`."""
+    if not isinstance(node, list) or index >= len(node):
+        have = len(node) if isinstance(node, list) else "no"
+        raise SweepError(f"{prefix}: the scenario has {have} entries in {_fmt_path(before)}{suffix}")
+
+
 def set_path(doc: dict, path: str, value: Any, where: str) -> None:
     """Sets dotted key `path` of scenario `doc` to `value` (creating missing tables)."""
     parts = parse_path(path, where)
     node = _walk(doc, parts, path, where, create=True)
     last = parts[-1]
     if isinstance(last, int):
-        if not isinstance(node, list) or last >= len(node):
-            raise SweepError(f"{where}: key {path!r}: the scenario has "
-                             f"{len(node) if isinstance(node, list) else 'no'} entries in {_fmt_path(parts[:-1])}")
-        node[last] = copy.deepcopy(value)
-    else:
-        if not isinstance(node, dict):
-            raise SweepError(f"{where}: key {path!r}: {_fmt_path(parts[:-1])} is not a table")
-        node[last] = copy.deepcopy(value)
+        _check_index(node, last, parts[:-1], f"{where}: key {path!r}")
+    elif not isinstance(node, dict):
+        raise SweepError(f"{where}: key {path!r}: {_fmt_path(parts[:-1])} is not a table")
+    node[last] = copy.deepcopy(value)
 
 
 def remove_path(doc: dict, path: str, where: str) -> None:
@@ -158,9 +159,7 @@ def remove_path(doc: dict, path: str, where: str) -> None:
     node = _walk(doc, parts, path, where, create=False)
     last = parts[-1]
     if isinstance(last, int):
-        if not isinstance(node, list) or last >= len(node):
-            raise SweepError(f"{where}: cannot remove {path!r}: the scenario has "
-                             f"{len(node) if isinstance(node, list) else 'no'} entries in {_fmt_path(parts[:-1])}")
+        _check_index(node, last, parts[:-1], f"{where}: cannot remove {path!r}")
         del node[last]
     else:
         if not isinstance(node, dict) or last not in node:
