@@ -58,12 +58,11 @@ enum { NORMAL = 0, GAP1 = 1, GAP2 = 2, GAP3 = 3, BACKOFF = 4 };
 
 #define F_CUR 1u       /* an open slot exists */
 #define F_LONE 2u      /* the open slot ended with a lone segment in flight */
-#define F_BUSY 4u      /* last counted verdict */
 #define F_HOLD 8u      /* after a timeout: wait for the retransmission's ACK */
-#define F_ECR 16u      /* the open slot has a TSecr */
 #define F_RECOV 32u    /* NORMAL window already cut for the current recovery */
 #define F_AGAP 64u     /* the open slot followed a gap */
 #define F_PEND 128u    /* the gap before the open slot was judged busy, pending its size */
+#define F_SLOT (F_CUR | F_LONE | F_AGAP | F_PEND)  /* the open slot's state */
 
 struct legi {
 	u64 cap;          /* capacity, bytes per ms << CAP_SHIFT; 0 = unknown */
@@ -175,12 +174,15 @@ static __always_inline void set_pacing(struct legi *l, struct sock *sk)
 		sk->sk_pacing_rate = ~0UL;
 }
 
-/* Late delivery: a slot that followed a gap and carries more than 1.5 TTIs' worth at the
- * estimated capacity (n·2 > 3·cap) is the gap's bytes delivered late, not a competitor's TTIs
- * (the simulator's LATE_DELIVERY_TTIS). */
-static __always_inline bool late_slot(const struct legi *l, u32 n)
+/* The final verdict on the gap before the complete open slot of n bytes: busy unless the
+ * slot is a late delivery — it followed a gap and carries more than 1.5 TTIs' worth at the
+ * estimated capacity (n·2 > 3·cap), the gap's bytes delivered late rather than a
+ * competitor's TTIs (the simulator's LATE_DELIVERY_TTIS). */
+static __always_inline bool final_verdict(const struct legi *l, u32 n)
 {
-	return (l->flags & F_AGAP) && l->cap && ((u64)n << CAP_SHIFT) * 2 > 3 * l->cap;
+	bool late = (l->flags & F_AGAP) && l->cap && ((u64)n << CAP_SHIFT) * 2 > 3 * l->cap;
+
+	return (l->flags & F_PEND) && !late;
 }
 
 /* Lines 15 and 19: cap ← 4/5·cap + 1/5·rate, the rate clipped at 1.5·cap (an outlier:
@@ -206,7 +208,7 @@ static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool c
 	if (cs_diff(s, l->s0) > 0)
 		l->s0 = s;
 	if (!(l->flags & F_CUR)) {
-		l->flags = (l->flags | F_CUR | F_ECR) & ~(F_LONE | F_AGAP | F_PEND);
+		l->flags = (l->flags & ~F_SLOT) | F_CUR;
 		l->cur_t = t;
 		l->cur_n = bytes;
 		l->cur_ecr = ecr;
@@ -222,17 +224,15 @@ static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool c
 	pt = l->cur_t;
 	pecr = l->cur_ecr;
 	lone = l->flags & F_LONE;
-	resolved = (l->flags & F_PEND) && !late_slot(l, pn);
+	resolved = final_verdict(l, pn);
 	l->cur_t = t;
 	l->cur_n = bytes;
 	l->cur_ecr = ecr;
 	dur = t - pt;
 	gap = dur > 1;
-	l->flags &= ~(F_LONE | F_PEND | F_AGAP | F_BUSY);
+	l->flags &= ~(F_LONE | F_PEND | F_AGAP);
 	if (gap)
 		l->flags |= F_AGAP;
-	if (resolved)
-		l->flags |= F_BUSY;
 	sender_gap = gap && (lone || (cs_diff(ecr, pecr) >= 0 && (u32)(ecr - pecr) >= dur - 1));
 	rate = ((u64)pn << CAP_SHIFT) / dur;
 	if (!count || sender_gap) {
@@ -312,9 +312,9 @@ void BPF_PROG(legilimens_cong_control, struct sock *sk, u32 ack, int flag, const
 		if (in_flight == 0) {
 			/* The sender left the link idle: restart; the open slot is complete, so a
 			 * verdict pending its size is final. */
-			if ((l->flags & F_PEND) && !late_slot(l, l->cur_n))
+			if (final_verdict(l, l->cur_n))
 				busy = 1;
-			l->flags &= ~(F_CUR | F_LONE | F_PEND | F_AGAP);
+			l->flags &= ~F_SLOT;
 		}
 		if (busy) {
 			on_busy(l, tp, now);
@@ -376,7 +376,7 @@ void BPF_PROG(legilimens_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	} else if (ev == CA_EVENT_LOSS) {
 		/* Retransmission timeout: 1 segment, GAP I once the retransmission is ACKed. */
 		l->mode = GAP1;
-		l->flags = (l->flags | F_HOLD) & ~(F_CUR | F_LONE | F_PEND | F_AGAP);
+		l->flags = (l->flags | F_HOLD) & ~F_SLOT;
 		l->deadline_us = 0;
 		tp->snd_cwnd = 1;
 		set_pacing(l, sk);

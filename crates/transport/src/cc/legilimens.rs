@@ -261,8 +261,9 @@ pub struct SlotSample {
     /// [`LATE_DELIVERY_TTIS`]), so it is reported one slot later — here, or by
     /// [`CapacityEstimator::restart`] when the flight drains first.
     pub busy: bool,
-    /// Whether the sample updated capacity and busy (see [`CapacityEstimator::observe_with`]
-    /// and [`CapacityEstimator::observe_full`]).
+    /// Whether the evaluation counted: it could update the capacity and judge its gap (see
+    /// [`CapacityEstimator::observe_with`] and [`CapacityEstimator::observe_full`]). An
+    /// uncounted sample may still report `busy` for an earlier, counted gap.
     pub counted: bool,
 }
 
@@ -339,7 +340,7 @@ impl CapacityEstimator {
     /// The open slot is complete then, so a verdict waiting for its size is final: returns
     /// whether the gap before it was busy (and sets [`CapacityEstimator::busy`] if so).
     pub fn restart(&mut self) -> bool {
-        let busy = self.cur.take().is_some_and(|c| c.pending_busy && !self.is_late(&c));
+        let busy = self.cur.take().is_some_and(|c| self.final_verdict(&c));
         if busy {
             self.busy = true;
         }
@@ -429,7 +430,7 @@ impl CapacityEstimator {
         let rate = prev.n as f64 / duration as f64;
         let gap = duration > 1;
         // The verdict on the gap before slot[i−1], now that its size is known.
-        let resolved = prev.pending_busy && !self.is_late(&prev);
+        let resolved = self.final_verdict(&prev);
         fresh.after_gap = gap;
         let sender_gap = match (prev.ecr_last, ecr) {
             (Some(a), Some(b)) if gap => {
@@ -487,10 +488,12 @@ impl CapacityEstimator {
         self.capacity = 0.8 * self.capacity + 0.2 * rate.min(LATE_DELIVERY_TTIS * self.capacity);
     }
 
-    /// Whether `slot` is a late delivery: it followed a gap and carries more than
-    /// [`LATE_DELIVERY_TTIS`] TTIs' worth at the estimated capacity.
-    fn is_late(&self, slot: &Slot) -> bool {
-        slot.after_gap && !self.capacity.is_nan() && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity
+    /// The final verdict on the gap before the complete `slot`: busy unless the slot is a
+    /// late delivery (it followed a gap and carries more than [`LATE_DELIVERY_TTIS`] TTIs'
+    /// worth at the estimated capacity).
+    fn final_verdict(&self, slot: &Slot) -> bool {
+        let late = slot.after_gap && !self.capacity.is_nan() && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity;
+        slot.pending_busy && !late
     }
 }
 
