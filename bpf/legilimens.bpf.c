@@ -8,15 +8,18 @@
  * (GAP I/II/III probe bursts of M, 2M, 4M bytes each followed by a wait T, exponential random
  * back-off T·U{1..2^k}, NORMAL = Reno AIMD capped at 80 % of the estimated capacity). The
  * simulator's documented choices carry over:
- *   - capacity initialised by the first evaluated slot's rate; capacity a running maximum
- *     across gaps, an EWMA (1/5) without; a back-to-back slot that is not counted still
- *     raises (never lowers) the capacity when its rate exceeds it;
+ *   - capacity initialised by the first evaluated slot as max(rate, bytes / 2) (a slot is
+ *     one TTI's worth, two with a batching receiver) and that slot's gap judged against
+ *     it; capacity a running maximum across gaps, an EWMA (1/5) without; a back-to-back
+ *     slot that is not counted still raises (never lowers) the capacity when its rate
+ *     exceeds it;
  *   - busy after a gap when the rate is below λ·capacity; after a slot of at most 2 MSS only
  *     if the rate stays below even crediting the delayed-ACK withheld bytes (< 2 MSS, at
  *     most what the closing ACK acknowledges);
- *   - late delivery: a gap closed by a slot of more than 1.5 TTIs' worth is not busy, so a
- *     gap's verdict becomes final when the slot after it closes; the capacity EWMA clips
- *     each rate at 1.5·capacity;
+ *   - late delivery: a gap closed by a slot of more than 1.5 TTIs' worth is not busy (once
+ *     the capacity has been measured, i.e. updated at least once), so a gap's verdict
+ *     becomes final when the slot after it closes; the capacity EWMA clips each rate at
+ *     1.5·capacity;
  *   - gaps the sender caused are not counted: the open slot is dropped when an ACK leaves
  *     nothing in flight, a gap whose new data was sent ≥ duration − 1 ms after the previous
  *     slot's data (TSecr) is the sender's, and so is one after a lone-segment tail (< 2 MSS
@@ -59,6 +62,7 @@ enum { NORMAL = 0, GAP1 = 1, GAP2 = 2, GAP3 = 3, BACKOFF = 4 };
 #define F_CUR 1u       /* an open slot exists */
 #define F_LONE 2u      /* the open slot ended with a lone segment in flight */
 #define F_HOLD 8u      /* after a timeout: wait for the retransmission's ACK */
+#define F_MEAS 16u     /* the capacity has been measured (updated), not only initialised */
 #define F_RECOV 32u    /* NORMAL window already cut for the current recovery */
 #define F_AGAP 64u     /* the open slot followed a gap */
 #define F_PEND 128u    /* the gap before the open slot was judged busy, pending its size */
@@ -176,11 +180,12 @@ static __always_inline void set_pacing(struct legi *l, struct sock *sk)
 
 /* The final verdict on the gap before the complete open slot of n bytes: busy unless the
  * slot is a late delivery — it followed a gap and carries more than 1.5 TTIs' worth at the
- * estimated capacity (n·2 > 3·cap), the gap's bytes delivered late rather than a
- * competitor's TTIs (the simulator's LATE_DELIVERY_TTIS). */
+ * measured capacity (n·2 > 3·cap), the gap's bytes delivered late rather than a
+ * competitor's TTIs (the simulator's LATE_DELIVERY_TTIS). The initial capacity is a lower
+ * bound (half the first slot), against which every full TTI would look late. */
 static __always_inline bool final_verdict(const struct legi *l, u32 n)
 {
-	bool late = (l->flags & F_AGAP) && l->cap && ((u64)n << CAP_SHIFT) * 2 > 3 * l->cap;
+	bool late = (l->flags & F_AGAP) && (l->flags & F_MEAS) && ((u64)n << CAP_SHIFT) * 2 > 3 * l->cap;
 
 	return (l->flags & F_PEND) && !late;
 }
@@ -192,6 +197,7 @@ static __always_inline void update_cap(struct legi *l, u64 rate)
 	u64 top = l->cap * 3 / 2;
 
 	l->cap = (4 * l->cap + (rate < top ? rate : top)) / 5;
+	l->flags |= F_MEAS;
 }
 
 /* Algorithm 1 for one ACK (s: cumulative ACK, t: TSval, ecr: TSecr). Returns 1 when a
@@ -243,8 +249,13 @@ static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool c
 		return resolved;
 	}
 	if (!l->cap) {
-		l->cap = rate ? rate : 1;
-	} else if (gap) {
+		u64 half = ((u64)pn << CAP_SHIFT) / 2;
+
+		l->cap = rate > half ? rate : half;
+		if (!l->cap)
+			l->cap = 1;
+	}
+	if (gap) {
 		u32 credit = pn <= 2 * mss ? cs_min(bytes, 2 * mss - 1) : 0;
 
 		/* busy ⇔ (n + credit)/dur < λ·cap, final once the new slot's size is known */

@@ -24,11 +24,16 @@
 //! Choices where the sources are silent or ambiguous (each is repeated next to its code):
 //! - **Units**: the paper counts packets; this implementation counts **bytes** (slot volume
 //!   in bytes, rate and capacity in bytes per TTI).
-//! - **Initial capacity**: the first evaluated slot's rate (`n / duration`) initialises the
-//!   capacity and is not judged busy (there is nothing to compare it with). The rate, not the
-//!   slot volume, so that a batching receiver (2 TTIs per slot) does not double it;
-//!   consequence: a flow whose first burst already meets competition takes its share for the
-//!   capacity (a later back-to-back slot corrects it).
+//! - **Initial capacity**: the first evaluated slot initialises the capacity with the larger
+//!   of its rate (`n / duration`) and half its volume (`n / 2`), and its gap is judged
+//!   against that. [L] infers the capacity from "the amount of data sent per TTI", the
+//!   scheduler being "expected to allocate full capacity for at least one TTI": a slot is one
+//!   TTI's worth, or two with a batching receiver (Fig. 5(c)), so `n / 2` is a lower bound
+//!   that does not double under batching. The rate alone (the choice before) let a flow whose
+//!   first burst already met competition take its share for the capacity: with a competitor
+//!   taking 99 TTIs in 100 it never saw a busy slot again, since no back-to-back slot came to
+//!   correct it (measured: 100 background flows started together all reached NORMAL and
+//!   filled the cell). With `n / 2` it is judged busy from its first gap.
 //! - **Start mode**: GAP I — a new flow has no capacity estimate and, being low priority,
 //!   must first find out whether the cell is busy ([L] Fig. 6 has no other entry point).
 //! - **Sender-caused gaps**: Algorithm 1 compares every slot with the previous one, so the
@@ -77,7 +82,8 @@
 //!   TTIs' worth is the receiver's (or the emulator host's) late delivery, not a competitor:
 //!   not busy. A gap's verdict therefore waits for the size of the slot that ends it (one
 //!   slot, about a TTI). The capacity EWMA clips each rate at that factor times the estimate
-//!   (an outlier filter beside [L]'s 1/5 weight).
+//!   (an outlier filter beside [L]'s 1/5 weight). The rule waits for a *measured* capacity
+//!   (one EWMA update); the initial one is a lower bound (see "Initial capacity").
 //! - **Uncounted slots raise, never lower**: a back-to-back slot that is not counted (queue
 //!   gating, sender gaps) still raises the capacity when its rate exceeds the estimate (a TTI
 //!   delivered that much to us); otherwise a capped NORMAL sender with a low estimate is
@@ -295,8 +301,8 @@ pub struct SlotSample {
 /// **Deviations**: the "newer" test compares `t` with the open slot's TSval (identical to
 /// `t0` unless ACKs are reordered; an older TSval is accumulated into the open slot as line
 /// 22 does, but does not move the slot's time back, which would otherwise give a zero
-/// duration). The first evaluated rate initialises the capacity and is not judged busy (the
-/// paper is silent). [`CapacityEstimator::restart`] drops the open slot after an idle period.
+/// duration). The first evaluated slot initialises the capacity with `max(rate, n / 2)` and
+/// its gap is judged against it (the paper is silent; see the module docs). [`CapacityEstimator::restart`] drops the open slot after an idle period.
 #[derive(Clone, Debug)]
 pub struct CapacityEstimator {
     lambda: f64,
@@ -306,6 +312,10 @@ pub struct CapacityEstimator {
     cur: Option<Slot>,
     /// Capacity in bytes per TTI; NaN before the first evaluated slot.
     capacity: f64,
+    /// Whether the capacity has been measured (a back-to-back slot, or a rate above the
+    /// estimate) rather than only initialised from a lower bound; the late-delivery rule
+    /// needs a measured capacity.
+    measured: bool,
     busy: bool,
     /// Segment size when the receiver uses delayed ACKs: gaps after slots of at most 2·mss
     /// are not evaluated (see [`CapacityEstimator::set_delayed_acks`]); `None`: one ACK per
@@ -317,7 +327,15 @@ impl CapacityEstimator {
     /// An estimator with busy threshold `lambda` whose first ACK is counted from sequence
     /// number `base_seq` (the first byte the flow sends).
     pub fn new(lambda: f64, base_seq: u64) -> CapacityEstimator {
-        CapacityEstimator { lambda, s0: base_seq, cur: None, capacity: f64::NAN, busy: false, ack_quantum_mss: None }
+        CapacityEstimator {
+            lambda,
+            s0: base_seq,
+            cur: None,
+            capacity: f64::NAN,
+            measured: false,
+            busy: false,
+            ack_quantum_mss: None,
+        }
     }
 
     /// Capacity estimate in bytes per TTI, `None` before the first evaluated slot.
@@ -459,10 +477,14 @@ impl CapacityEstimator {
             return Some(SlotSample { duration, rate, gap, busy: resolved, counted: false });
         }
         if self.capacity.is_nan() {
-            // Paper silent: the first measured rate initialises the capacity (busy unknown,
-            // reported false).
-            self.capacity = rate;
-        } else if gap {
+            // Paper silent on the start. [L]: "the scheduler is expected to allocate full
+            // capacity for at least one TTI", so a slot's bytes are (about) one TTI's worth —
+            // or two with a batching receiver (Fig. 5(c)). Both `n / duration` and `n / 2`
+            // are lower bounds of a TTI's worth; the larger one initialises the capacity, and
+            // the first gap is judged against it like any other.
+            self.capacity = rate.max(prev.n as f64 / 2.0);
+        }
+        if gap {
             // Lines 9–16 (the busy test with the delayed-ACK credit, 0 without delayed ACKs).
             // The verdict waits for slot[i]'s size (late delivery, `LATE_DELIVERY_TTIS`).
             fresh.pending_busy = ((prev.n + credit) as f64 / duration as f64) < self.lambda * self.capacity;
@@ -486,13 +508,15 @@ impl CapacityEstimator {
     /// the busy verdicts. A genuine rise still passes at up to 10 % per slot.
     fn update_capacity(&mut self, rate: f64) {
         self.capacity = 0.8 * self.capacity + 0.2 * rate.min(LATE_DELIVERY_TTIS * self.capacity);
+        self.measured = true;
     }
 
     /// The final verdict on the gap before the complete `slot`: busy unless the slot is a
     /// late delivery (it followed a gap and carries more than [`LATE_DELIVERY_TTIS`] TTIs'
-    /// worth at the estimated capacity).
+    /// worth at the estimated capacity). Only against a measured capacity: the initial one
+    /// is a lower bound (half the first slot), against which every full TTI would look late.
     fn final_verdict(&self, slot: &Slot) -> bool {
-        let late = slot.after_gap && !self.capacity.is_nan() && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity;
+        let late = slot.after_gap && self.measured && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity;
         slot.pending_busy && !late
     }
 }
@@ -1076,6 +1100,25 @@ mod tests {
         let s = e2.observe_full(4 * C, 265, Some(250), true).unwrap();
         assert!(s.counted && !s.busy);
         assert!(e2.restart(), "the slot at 265 is complete: the gap before it was busy");
+    }
+
+    #[test]
+    fn flow_starting_under_competition_is_busy_from_its_first_gap() {
+        // Served one TTI in five from the start (four competitors): every slot is C bytes
+        // followed by a 5-TTI gap, rate C/5. The capacity starts at max(C/5, C/2) = C/2
+        // and C/5 < λ·C/2: busy from the first gap on (reported one slot later). The C-byte
+        // slots are not "late" (C > 1.5·C/2): the initial capacity is not a measured one.
+        let sched = every(100, 5, C);
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let samples = run(&mut est, &acks(&sched, 0, Rx::PerSegment));
+        assert!((est.capacity().unwrap() - C as f64 / 2.0).abs() < 1e-9, "{:?}", est.capacity());
+        assert!(samples[1..].iter().all(|s| s.busy), "{samples:?}");
+        // The rate alone (the earlier initialisation) takes the share C/5 for the capacity
+        // and never sees a busy slot: every later slot has the same rate.
+        let mut rate_only = CapacityEstimator::new(0.5, 0);
+        rate_only.capacity = C as f64 / 5.0;
+        let later = run(&mut rate_only, &acks(&sched, 0, Rx::PerSegment));
+        assert!(later.iter().all(|s| !s.busy));
     }
 
     #[test]
