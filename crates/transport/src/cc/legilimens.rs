@@ -302,7 +302,8 @@ pub struct SlotSample {
 /// `t0` unless ACKs are reordered; an older TSval is accumulated into the open slot as line
 /// 22 does, but does not move the slot's time back, which would otherwise give a zero
 /// duration). The first evaluated slot initialises the capacity with `max(rate, n / 2)` and
-/// its gap is judged against it (the paper is silent; see the module docs). [`CapacityEstimator::restart`] drops the open slot after an idle period.
+/// its gap is judged against it (the paper is silent; see the module docs).
+/// [`CapacityEstimator::restart`] drops the open slot after an idle period.
 #[derive(Clone, Debug)]
 pub struct CapacityEstimator {
     lambda: f64,
@@ -318,8 +319,8 @@ pub struct CapacityEstimator {
     measured: bool,
     busy: bool,
     /// Segment size when the receiver uses delayed ACKs: gaps after slots of at most 2·mss
-    /// are not evaluated (see [`CapacityEstimator::set_delayed_acks`]); `None`: one ACK per
-    /// packet, as [L] assumes.
+    /// are judged with the delayed-ACK credit (see [`CapacityEstimator::set_delayed_acks`]);
+    /// `None`: one ACK per packet, as [L] assumes.
     ack_quantum_mss: Option<u64>,
 }
 
@@ -343,7 +344,8 @@ impl CapacityEstimator {
         (!self.capacity.is_nan()).then_some(self.capacity)
     }
 
-    /// The busy verdict of the last counted evaluation.
+    /// The verdict reported by the last evaluation ([`SlotSample::busy`], counted or not), or
+    /// `true` after a [`CapacityEstimator::restart`] that made a busy verdict final.
     pub fn busy(&self) -> bool {
         self.busy
     }
