@@ -2,9 +2,11 @@
 iproute2; each test runs a few tens of seconds of real time)."""
 
 import json
+import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +38,33 @@ def _write(tmp_path, text: str) -> Path:
     return p
 
 
+# Runs a real-time test makes before it gives up on the host.
+ATTEMPTS = 3
+
+
+def _in_real_time(emulate_once):
+    """Calls `emulate_once(attempt)`, an emulator run returning its summary, until a run keeps
+    real time (its `realtime` record) and returns that attempt and its summary. The model's claims are tested
+    on runs that kept real time only: a loop that wakes late sends the real flows bursts the
+    model never has (measured on this project's VM: the eBPF Figure 7 background held 0.46-0.75
+    of the cell while CUBIC is off in runs with 5-14 % CPU steal, 0.96 in runs with none).
+    When no run kept real time the test skips if the hypervisor stole CPU time in every run
+    (the host's timing, named in the message) and fails otherwise (the loop itself fell
+    behind, which is ours to fix)."""
+    late = []
+    for attempt in range(ATTEMPTS):
+        s = emulate_once(attempt)
+        rt = s["realtime"]
+        if rt["kept"]:
+            return attempt, s
+        late.append(rt)
+    seen = "; ".join(f"TTI lateness p99 {r['tti_late_p99_ms']:.2f} ms (max {r['tti_late_max_ms']:.1f}), "
+                     f"CPU steal {r['host_steal_percent']} %" for r in late)
+    if all((r["host_steal_percent"] or 0.0) >= emulate.HOST_STEAL_FLOOR_PERCENT for r in late):
+        pytest.skip(f"the host's hypervisor kept the emulator from real time in {ATTEMPTS} runs: {seen}")
+    pytest.fail(f"the emulator fell behind real time without the host stealing CPU time: {seen}")
+
+
 ONE_UE = """
 name = "one-ue"
 [simulation]
@@ -54,13 +83,18 @@ probe_count = 9
 
 
 def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu_ready, tmp_path, run_cli):
-    r = run_cli("emulate", _write(tmp_path, ONE_UE.replace("probe_count = 9", "probe_count = 9\npcap = true")),
-                "--out", tmp_path / "out")
-    assert r.returncode == 0, r.stderr
-    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    scenario = _write(tmp_path, ONE_UE.replace("probe_count = 9", "probe_count = 9\npcap = true"))
+
+    def once(attempt):
+        r = run_cli("emulate", scenario, "--out", tmp_path / f"out{attempt}")
+        assert r.returncode == 0, r.stderr
+        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
+
+    attempt, s = _in_real_time(once)
+    out = tmp_path / f"out{attempt}"
     f = s["flows"][0]
     # The capture holds the flow: raw-IP pcap records, tens of thousands of them.
-    pcap = (tmp_path / "out" / "emu.pcap").read_bytes()
+    pcap = (out / "emu.pcap").read_bytes()
     assert pcap[:4] == bytes.fromhex("d4c3b2a1") and int.from_bytes(pcap[20:24], "little") == 101
     assert len(pcap) > 10_000 * 56
     steady = f["per_second_mbps"][1:]  # after slow start
@@ -84,10 +118,18 @@ def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu
 
 
 def test_two_cubic_ues_share_fairly_and_match_the_simulator(emu_ready, tmp_path, run_cli):
-    out = tmp_path / "cc"
-    r = run_cli("crosscheck", REPO / "scenarios" / "emu-two-ues-cubic.toml", "--out", out, "--duration", "10")
+    runs = {}
+
+    def once(attempt):
+        out = tmp_path / f"cc{attempt}"
+        runs[attempt] = run_cli("crosscheck", REPO / "scenarios" / "emu-two-ues-cubic.toml", "--out", out,
+                                "--duration", "10")
+        return json.loads((out / "emu" / "summary.json").read_text())
+
+    attempt, emu = _in_real_time(once)
+    out, r = tmp_path / f"cc{attempt}", runs[attempt]
     cmp = json.loads((out / "crosscheck.json").read_text())
-    emu = json.loads((out / "emu" / "summary.json").read_text())
+    assert cmp["emu_kept_real_time"] is True
     assert (out / "sim" / "summary.json").exists()
     assert emu["jain_index"] >= 0.9, emu["flows"]
     assert cmp["throughput_within_tolerance"], cmp
@@ -124,14 +166,19 @@ def test_legilimens_ebpf_background_yields_to_on_off_cubic_as_in_figure_7(emu_re
     miss = bpf.missing_requirements()
     if miss:
         pytest.skip("cannot load eBPF programs here: missing " + "; ".join(miss))
+    scenario = _write(tmp_path, FIG7)
+
+    def once(attempt):
+        r = run_cli("emulate", scenario, "--out", tmp_path / f"out{attempt}")
+        assert r.returncode == 0, r.stderr
+        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
+
     loaded_here = bpf.load("legilimens")
     try:
-        r = run_cli("emulate", _write(tmp_path, FIG7), "--out", tmp_path / "out")
-        assert r.returncode == 0, r.stderr
+        _, s = _in_real_time(once)
     finally:
         if loaded_here:
             bpf.unload("legilimens")
-    s = json.loads((tmp_path / "out" / "summary.json").read_text())
     bg = {f["name"]: f for f in s["flows"]}["bg"]["per_second_mbps"]
     cap = 20.0
     # Seconds well inside each period (2 s allowed for the transitions).
@@ -147,9 +194,13 @@ def test_bode_bounds_sojourn_in_the_emulator(emu_ready, tmp_path, run_cli):
     v = subprocess.run([str(emu_ready), "validate", str(p)], capture_output=True, text=True)
     if v.returncode != 0 and "bode" in v.stderr:
         pytest.skip("BoDe is not in crates/aqm on this branch (it arrives with the aqm branch): " + v.stderr.strip())
-    r = run_cli("emulate", p, "--out", tmp_path / "out")
-    assert r.returncode == 0, r.stderr
-    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+
+    def once(attempt):
+        r = run_cli("emulate", p, "--out", tmp_path / f"out{attempt}")
+        assert r.returncode == 0, r.stderr
+        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
+
+    _, s = _in_real_time(once)
     # BoDe bounds the sojourn of served packets; transmission (up to a TTI here) and the wait
     # for the TTI come on top, as in the simulator.
     q = s["queue_delay_ms"]
@@ -158,6 +209,45 @@ def test_bode_bounds_sojourn_in_the_emulator(emu_ready, tmp_path, run_cli):
     assert s["drops"]["dequeue"] > 0, "BoDe dropped at dequeue"
     sim = cellshare.run(tomllib.loads(emulate.simulator_text(text))).summary["queue_delay_ms"]
     assert abs(q["p99"] - sim["p99"]) <= 2.0 and abs(q["p50"] - sim["p50"]) <= 2.0, (q, sim)
+
+
+# A real-time process above the TTI loop's SCHED_FIFO 20, pinned to one CPU: busy for the first
+# 30 ms of every 150 ms of the monotonic clock, so that the hogs of all CPUs are busy together
+# and the loop cannot move to a free one (the kernel's real-time throttling leaves 5 % of
+# each second to the rest either way).
+HOG = """
+import os, sys, time
+os.sched_setaffinity(0, {int(sys.argv[1])})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
+end = time.monotonic() + float(sys.argv[2])
+while (now := time.monotonic()) < end:
+    phase = now % 0.150
+    if phase >= 0.030:
+        time.sleep(0.150 - phase)
+"""
+
+
+def test_a_run_kept_from_real_time_says_so(emu_ready, tmp_path, run_cli):
+    # Every CPU is taken from the loop for 30 ms in 150: a fifth of the TTIs start late.
+    scenario = _write(tmp_path, ONE_UE.replace("duration_s = 8", "duration_s = 3").replace("probe_count = 9",
+                                                                                       "probe_count = 0"))
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG, str(cpu), "6"]) for cpu in sorted(os.sched_getaffinity(0))]
+    try:
+        r = run_cli("emulate", scenario, "--out", tmp_path / "out")
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+    assert r.returncode == 0, r.stderr
+    rt = json.loads((tmp_path / "out" / "summary.json").read_text())["realtime"]
+    assert rt["kept"] is False and rt["budget_ms"] == 1.0, rt
+    assert rt["tti_late_p99_ms"] > 10.0 and rt["tti_late_max_ms"] >= rt["tti_late_p99_ms"], rt
+    assert rt["host_steal_percent"] is None or 0.0 <= rt["host_steal_percent"] <= 100.0, rt
+    assert "fell behind real time" in r.stderr and "budget 1 ms" in r.stderr, r.stderr
+    # A run on time says nothing.
+    r = run_cli("emulate", scenario, "--out", tmp_path / "quiet")
+    rt = json.loads((tmp_path / "quiet" / "summary.json").read_text())["realtime"]
+    assert ("fell behind real time" in r.stderr) == (not rt["kept"]), (rt, r.stderr)
 
 
 def test_emulator_input_errors_and_privileges(emu_ready, tmp_path, run_cli):

@@ -96,6 +96,27 @@ def _print_emu(summary: dict) -> None:
                       f"emulator overhead p50 {o['p50']:.3f} / p99 {o['p99']:.3f} / max {o['max']:.3f} ms", highlight=False)
 
 
+def _warn_realtime(summary: dict) -> None:
+    """A warning on standard error when the run fell behind real time (the `realtime` record of
+    `summary.json`): its results then differ from the model's for the host's reasons."""
+    from .cli import err_console
+    rt = summary.get("realtime")
+    if not rt or rt["kept"]:
+        return
+    steal = rt["host_steal_percent"]
+    if steal is None:
+        why = ""
+    elif steal >= emu.HOST_STEAL_FLOOR_PERCENT:
+        why = f"; the host's CPU steal was {steal:.1f} % over the run (the hypervisor gave this machine's CPUs to other work)"
+    else:
+        why = f"; the host's CPU steal was {steal:.1f} % over the run, so the CPU went to something on this machine"
+    err_console.print(f"[bold yellow]warning:[/] the emulator fell behind real time: TTI lateness p99 "
+                      f"{rt['tti_late_p99_ms']:.2f} ms (budget {rt['budget_ms']:g} ms), the latest "
+                      f"{rt['tti_late_max_ms']:.1f} ms{why}. The flows met bursts the model does not have, "
+                      f"so results may differ from it.",
+                      highlight=False, soft_wrap=True, markup=True)
+
+
 def emulate_cmd(
     scenario: Path = typer.Argument(..., help="Scenario TOML (the simulator's format plus an optional [emulator] table)."),
     out: Path = typer.Option(..., "--out", "-o", help="Results folder: summary.json, flows/, commands/, emu.pcap."),
@@ -110,6 +131,7 @@ def emulate_cmd(
         summary = emu.emulate(scenario, out, duration)
     except emu.EmulatorError as e:
         raise _fail(str(e), e.code)
+    _warn_realtime(summary)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -146,6 +168,7 @@ def crosscheck_cmd(
         emu_summary = emu.emulate(scenario, out / "emu", duration)
     except emu.EmulatorError as e:
         raise _fail(str(e), e.code)
+    _warn_realtime(emu_summary)
     cmp = emu.compare(result.summary, emu_summary)
     (out / "crosscheck.json").write_text(json.dumps(cmp, indent=2) + "\n")
     t = Table(title="simulator vs emulator")

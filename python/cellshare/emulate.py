@@ -32,6 +32,11 @@ class EmulatorError(RuntimeError):
         self.code = code
 
 
+# CPU steal (% of all CPU time over a run) from which a run that fell behind real time is put
+# down to the host's hypervisor rather than to something on this machine.
+HOST_STEAL_FLOOR_PERCENT = 0.5
+
+
 def _candidates() -> list[Path]:
     out = []
     env = os.environ.get("CELLSHARE_EMU_BIN")
@@ -133,6 +138,9 @@ def compare(sim: dict, emu: dict) -> dict:
         "rtt_within_tolerance": rtt_ok,
         "same_flow_count": len(sim["flows"]) == len(emu["flows"]),
         "ok": tput_ok and rtt_ok and len(sim["flows"]) == len(emu["flows"]),
+        # Whether the emulator kept real time (its `realtime` record): when it did not, a
+        # disagreement may be the host's, not the model's.
+        "emu_kept_real_time": (emu.get("realtime") or {}).get("kept"),
         "sim_prb_utilization": sim.get("prb_utilization"),
         "emu_prb_utilization": emu.get("prb_utilization"),
     }

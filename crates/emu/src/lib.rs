@@ -11,6 +11,7 @@
 //! - [`config`]: the scenario (the simulator's TOML plus an optional `[emulator]` table).
 //! - [`netns`]: namespaces, TUN devices, addresses, clean-up (also of a crashed earlier run).
 //! - [`engine`]: the real-time forwarding loop and its metrics.
+//! - [`host`]: whether a run kept real time, and the host's CPU steal during it.
 //! - [`packet`]: the IPv4/TCP header fields the emulator reads.
 //! - [`pcap`]: a minimal pcap writer (raw IPv4 link type).
 //! - [`traffic`]: the project's traffic tool (per-flow congestion control, per-second reports).
@@ -20,6 +21,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod host;
 pub mod netns;
 pub mod packet;
 pub mod pcap;

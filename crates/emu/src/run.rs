@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 
 use crate::config::{EmuFlow, EmuScenario};
 use crate::engine::{Control, Engine, EngineConfig};
+use crate::host::{CpuTimes, RealTime};
 use crate::netns::{self, ue_addr, Topology, SERVER_ADDR};
 use crate::pcap::PcapWriter;
 
@@ -342,6 +343,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         let mut spawner = Spawner::new(env.clone());
         let interrupted_in_warmup = stop.load(Ordering::Relaxed);
         let mut err: Option<RunError> = None;
+        let cpu_at_start = CpuTimes::read();
         if !interrupted_in_warmup {
             engine.start_clock();
             let mut started_flows = vec![false; flows.len()];
@@ -406,6 +408,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                 })
                 .map_err(|e| RunError::Runtime(format!("forwarding loop: {e}")))?;
         }
+        let steal = cpu_at_start.zip(CpuTimes::read()).and_then(|(a, b)| b.steal_percent_since(&a));
         spawner.stop_all();
         if let Some(e) = err {
             return Err(e);
@@ -413,7 +416,8 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         engine.flush_pcap().map_err(|e| RunError::Runtime(format!("writing emu.pcap: {e}")))?;
         stop_all(&mut children);
         let res = engine.results();
-        Ok(summarize(sc, &flows, out, res, realtime, stop.load(Ordering::Relaxed)))
+        let timing = RealTime::judge(&res.tti_lateness_ms, steal);
+        Ok(summarize(sc, &flows, out, res, realtime, timing, stop.load(Ordering::Relaxed)))
     })();
     stop_all(&mut children);
     drop(topo);
@@ -423,7 +427,15 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
     Ok(summary)
 }
 
-fn summarize(sc: &EmuScenario, flows: &[EmuFlow], out: &Path, res: crate::engine::EngineResults, realtime: bool, interrupted: bool) -> Value {
+fn summarize(
+    sc: &EmuScenario,
+    flows: &[EmuFlow],
+    out: &Path,
+    res: crate::engine::EngineResults,
+    realtime: bool,
+    timing: RealTime,
+    interrupted: bool,
+) -> Value {
     let s = &sc.scenario;
     let w = &s.wired;
     let base_rtt = 2.0 * (w.remote_delay_ms + w.backhaul_delay_ms) + w.uplink_delay_ms;
@@ -484,6 +496,7 @@ fn summarize(sc: &EmuScenario, flows: &[EmuFlow], out: &Path, res: crate::engine
         "queue_delay_ms": res.queue_delay_ms,
         "overhead_ms": res.overhead_ms,
         "tti_lateness_ms": res.tti_lateness_ms,
+        "realtime": timing,
         "drops": res.drops,
         "jain_index": jain,
         "flows": flow_rows,
