@@ -38,6 +38,13 @@ def _write(tmp_path, text: str) -> Path:
     return p
 
 
+def _emulate(run_cli, scenario: Path, out: Path) -> dict:
+    """`cellshare emulate SCENARIO --out OUT`, which must succeed; its summary."""
+    r = run_cli("emulate", scenario, "--out", out)
+    assert r.returncode == 0, r.stderr
+    return json.loads((out / "summary.json").read_text())
+
+
 # Runs a real-time test makes before it gives up on the host.
 ATTEMPTS = 3
 
@@ -85,12 +92,7 @@ probe_count = 9
 def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu_ready, tmp_path, run_cli):
     scenario = _write(tmp_path, ONE_UE.replace("probe_count = 9", "probe_count = 9\npcap = true"))
 
-    def once(attempt):
-        r = run_cli("emulate", scenario, "--out", tmp_path / f"out{attempt}")
-        assert r.returncode == 0, r.stderr
-        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
-
-    attempt, s = _in_real_time(once)
+    attempt, s = _in_real_time(lambda a: _emulate(run_cli, scenario, tmp_path / f"out{a}"))
     out = tmp_path / f"out{attempt}"
     f = s["flows"][0]
     # The capture holds the flow: raw-IP pcap records, tens of thousands of them.
@@ -168,14 +170,9 @@ def test_legilimens_ebpf_background_yields_to_on_off_cubic_as_in_figure_7(emu_re
         pytest.skip("cannot load eBPF programs here: missing " + "; ".join(miss))
     scenario = _write(tmp_path, FIG7)
 
-    def once(attempt):
-        r = run_cli("emulate", scenario, "--out", tmp_path / f"out{attempt}")
-        assert r.returncode == 0, r.stderr
-        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
-
     loaded_here = bpf.load("legilimens")
     try:
-        _, s = _in_real_time(once)
+        _, s = _in_real_time(lambda a: _emulate(run_cli, scenario, tmp_path / f"out{a}"))
     finally:
         if loaded_here:
             bpf.unload("legilimens")
@@ -194,13 +191,7 @@ def test_bode_bounds_sojourn_in_the_emulator(emu_ready, tmp_path, run_cli):
     v = subprocess.run([str(emu_ready), "validate", str(p)], capture_output=True, text=True)
     if v.returncode != 0 and "bode" in v.stderr:
         pytest.skip("BoDe is not in crates/aqm on this branch (it arrives with the aqm branch): " + v.stderr.strip())
-
-    def once(attempt):
-        r = run_cli("emulate", p, "--out", tmp_path / f"out{attempt}")
-        assert r.returncode == 0, r.stderr
-        return json.loads((tmp_path / f"out{attempt}" / "summary.json").read_text())
-
-    _, s = _in_real_time(once)
+    _, s = _in_real_time(lambda a: _emulate(run_cli, p, tmp_path / f"out{a}"))
     # BoDe bounds the sojourn of served packets; transmission (up to a TTI here) and the wait
     # for the TTI come on top, as in the simulator.
     q = s["queue_delay_ms"]
