@@ -51,13 +51,13 @@ ATTEMPTS = 3
 
 def _in_real_time(emulate_once):
     """Calls `emulate_once(attempt)`, an emulator run returning its summary, until a run keeps
-    real time (its `realtime` record) and returns that attempt and its summary. The model's claims are tested
-    on runs that kept real time only: a loop that wakes late sends the real flows bursts the
-    model never has (measured on this project's VM: the eBPF Figure 7 background held 0.46-0.75
-    of the cell while CUBIC is off in runs with 5-14 % CPU steal, 0.96 in runs with none).
-    When no run kept real time the test skips if the hypervisor stole CPU time in every run
-    (the host's timing, named in the message) and fails otherwise (the loop itself fell
-    behind, which is ours to fix)."""
+    real time (its `realtime` record); returns that attempt and its summary. The model's claims
+    are tested on runs that kept real time only: a loop that wakes late sends the real flows
+    bursts the model never has (measured on this project's VM: the eBPF Figure 7 background
+    held 0.46-0.75 of the cell while CUBIC is off in runs with 5-14 % CPU steal, 0.93-0.97 in
+    runs with under 1 %). When no run kept real time the test skips if the hypervisor stole
+    CPU time in every run (the host's timing, named in the message) and fails otherwise (the
+    loop itself fell behind, which is ours to fix)."""
     late = []
     for attempt in range(ATTEMPTS):
         s = emulate_once(attempt)
@@ -91,7 +91,6 @@ probe_count = 9
 
 def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu_ready, tmp_path, run_cli):
     scenario = _write(tmp_path, ONE_UE.replace("probe_count = 9", "probe_count = 9\npcap = true"))
-
     attempt, s = _in_real_time(lambda a: _emulate(run_cli, scenario, tmp_path / f"out{a}"))
     out = tmp_path / f"out{attempt}"
     f = s["flows"][0]
@@ -169,7 +168,6 @@ def test_legilimens_ebpf_background_yields_to_on_off_cubic_as_in_figure_7(emu_re
     if miss:
         pytest.skip("cannot load eBPF programs here: missing " + "; ".join(miss))
     scenario = _write(tmp_path, FIG7)
-
     loaded_here = bpf.load("legilimens")
     try:
         _, s = _in_real_time(lambda a: _emulate(run_cli, scenario, tmp_path / f"out{a}"))

@@ -107,7 +107,8 @@ def _warn_realtime(summary: dict) -> None:
     if steal is None:
         why = ""
     elif steal >= emu.HOST_STEAL_FLOOR_PERCENT:
-        why = f"; the host's CPU steal was {steal:.1f} % over the run (the hypervisor gave this machine's CPUs to other work)"
+        why = (f"; the host's CPU steal was {steal:.1f} % over the run (the hypervisor gave this "
+               "machine's CPUs to other work)")
     else:
         why = f"; the host's CPU steal was {steal:.1f} % over the run, so the CPU went to something on this machine"
     err_console.print(f"[bold yellow]warning:[/] the emulator fell behind real time: TTI lateness p99 "
