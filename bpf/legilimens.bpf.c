@@ -35,12 +35,17 @@
  * only when the flight before the ACK exceeds one BDP (capacity · min_rtt) by two TTIs of
  * capacity (our data is queued at the eNodeB) instead of the simulator's per-segment
  * queueing delay.
- * Differences forced by the kernel, none of which changes a decision: the burst is tracked as
+ * One difference forced by the kernel changes what is sent: the kernel has no CC timer and
+ * always lets one segment out with an empty pipe, so while waiting (GAP wait, back-off) the
+ * flow keeps one segment in flight, which also brings the ACKs that check the deadline. The
+ * simulated sender pauses instead (CongestionControl::paused): one segment per RTT is nothing
+ * for the emulator's few flows, but 100 waiting flows at a 50-70 ms RTT send 20+ Mbit/s that
+ * way (measured in the simulator's legilimens-at-scale before it paused).
+ * Differences forced by the kernel that change no decision: the burst is tracked as
  * a sequence number (burst ends at snd_nxt + size) instead of counting sent bytes; windows are
  * in segments; time is the monotonic clock in µs; arithmetic is fixed point (capacity in
  * bytes per ms << 8); the back-off draws come from bpf_get_prandom_u32(); wait deadlines are
- * checked on every ACK and transmit-start event (the kernel has no CC timer — while waiting the
- * flow keeps one segment in flight, exactly as the simulated sender does). */
+ * checked on every ACK and transmit-start event. */
 #include "cs_tcp.h"
 
 char _license[] SEC("license") = CS_LICENSE;

@@ -136,6 +136,16 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
+    /// Whether the controller withholds new data: while true the sender sends no new
+    /// segment, not even the one an empty pipe otherwise always allows (retransmissions
+    /// still follow the window and loss recovery). For a controller that *waits* — sends
+    /// nothing for a while, e.g. Legilimens' GAP waits and back-off — rather than sending
+    /// slowly; it ends the pause itself, from an ACK or from its timer
+    /// ([`CongestionControl::poll_timeout`]), since no ACK may come. Linux's hook set has
+    /// no counterpart (the kernel always lets one segment out), so the default is never.
+    fn paused(&self) -> bool {
+        false
+    }
     /// The next time the controller wants [`CongestionControl::on_timer`] called, if any.
     fn poll_timeout(&self) -> Option<Nanos> {
         None

@@ -369,6 +369,9 @@ impl TcpSender {
             let len = self.segments[self.index_of(self.snd_nxt)].end() - self.snd_nxt;
             return fits(len).then_some(Next::GoBackN);
         }
+        if self.cc.paused() {
+            return None;
+        }
         let len = self.new_data_len(flight == 0)?;
         fits(len as u64).then_some(Next::New(len))
     }
@@ -417,8 +420,8 @@ impl TcpSender {
         if let Some(i) = cand.filter(|&i| self.segments[i].lost) {
             return fits(self.segments[i].len as u64).then_some(Next::Retx(i));
         }
-        // Rule 2: new data, if the application and the receiver window allow.
-        if let Some(len) = self.new_data_len(outstanding == 0) {
+        // Rule 2: new data, if the application, the receiver window and the controller allow.
+        if let Some(len) = self.new_data_len(outstanding == 0).filter(|_| !self.cc.paused()) {
             return fits(len as u64).then_some(Next::New(len));
         }
         if !self.in_recovery {

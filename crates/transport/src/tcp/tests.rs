@@ -50,6 +50,8 @@ struct Log {
     /// Number of `on_ack` calls seen when `on_recovery_end` was called.
     recovery_ends: Vec<usize>,
     sent: u64,
+    /// What [`MockCc::paused`] answers.
+    paused: bool,
 }
 
 /// A controller with a fixed window (Reno-style reduction on loss) that records every call.
@@ -100,6 +102,9 @@ impl CongestionControl for MockCc {
     }
     fn pacing_rate(&self) -> Option<f64> {
         self.pacing
+    }
+    fn paused(&self) -> bool {
+        self.log.lock().unwrap().paused
     }
 }
 
@@ -196,6 +201,40 @@ fn pacing_spaces_segments() {
     assert_eq!(drain(&mut s, 10 * MS).len(), 1);
     assert_eq!(s.poll_timeout(), Some(11 * MS));
     assert_eq!(log.lock().unwrap().sent, 3);
+}
+
+#[test]
+fn a_paused_controller_holds_new_data_even_with_an_empty_pipe() {
+    for cfg in [TcpConfig::default(), newreno()] {
+        let (cc, log) = MockCc::new(10 * M);
+        let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+        s.write(u64::MAX);
+        log.lock().unwrap().paused = true;
+        assert!(drain(&mut s, 0).is_empty(), "not even the one segment an empty pipe allows");
+        assert_eq!(s.poll_timeout(), None);
+        log.lock().unwrap().paused = false;
+        assert_eq!(drain(&mut s, MS).len(), 10);
+        s.on_ack(50 * MS, &ack(10 * M));
+        log.lock().unwrap().paused = true;
+        assert!(drain(&mut s, 50 * MS).is_empty());
+        log.lock().unwrap().paused = false;
+        assert_eq!(drain(&mut s, 60 * MS).len(), 10);
+    }
+}
+
+#[test]
+fn a_paused_controller_still_gets_its_retransmissions_out() {
+    let (cc, log) = MockCc::new(10 * M);
+    let mut s = TcpSender::new(&newreno(), Box::new(cc), 0, 0);
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    log.lock().unwrap().paused = true;
+    for i in 0..3 {
+        s.on_ack((50 + i) * MS, &ack(0));
+    }
+    // Fast retransmit (RFC 6582: at once, whatever the window) is not new data: it goes.
+    let segs = drain(&mut s, 53 * MS);
+    assert_eq!(segs.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
 }
 
 #[test]
