@@ -39,8 +39,8 @@
  * always lets one segment out with an empty pipe, so while waiting (GAP wait, back-off) the
  * flow keeps one segment in flight, which also brings the ACKs that check the deadline. The
  * simulated sender pauses instead (CongestionControl::paused): one segment per RTT is nothing
- * for the emulator's few flows, but 100 waiting flows at a 50-70 ms RTT send 20+ Mbit/s that
- * way (measured in the simulator's legilimens-at-scale before it paused).
+ * for the emulator's few flows, but 100 waiting flows at a 50-70 ms RTT send 17-23 Mbit/s
+ * that way (measured in the simulator's legilimens-at-scale before it paused: 24 Mbit/s).
  * Differences forced by the kernel that change no decision: the burst is tracked as
  * a sequence number (burst ends at snd_nxt + size) instead of counting sent bytes; windows are
  * in segments; time is the monotonic clock in µs; arithmetic is fixed point (capacity in

@@ -43,9 +43,9 @@
 //!   slot without a comparison (the capacity estimate is kept).
 //! - **Sender-caused gaps (TSecr)**: a sender that releases one segment whenever its pipe is
 //!   empty (the kernel's, during GAP waits; here a NORMAL flow short of data) makes the next
-//!   slot compare with that lone segment's slot, a long "gap". The controller passes each ACK's TSecr and a gap
-//!   whose new data was sent at least `duration − 1` ms after the previous slot's data is
-//!   not counted ([`CapacityEstimator::observe_full`]).
+//!   slot compare with that lone segment's slot, a long "gap". The controller passes each
+//!   ACK's TSecr and a gap whose new data was sent at least `duration − 1` ms after the
+//!   previous slot's data is not counted ([`CapacityEstimator::observe_full`]).
 //! - **Delayed-ACK tail** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
 //!   receiver ACKs every second segment and holds a lone one for its delayed-ACK timer
 //!   (40 ms), and that ACK's TSval is the time it is *sent*. When an ACK leaves less than
@@ -122,8 +122,8 @@
 //!   allows; the timer ends the wait. Measured in `legilimens-at-scale` (100 flows, load
 //!   60 %, seed 1, `max_backoff_exp` 10 so that flows wait 97 % of the time): with that
 //!   segment per RTT they carried 0.24 Mbit/s each, 24 Mbit/s of the cell, and the
-//!   foreground's long flows got 6.0 Mbit/s; paused, 0.12 and 24.3 Mbit/s. The eBPF program cannot pause (no CC timer in the kernel) and
-//!   keeps one segment in flight.
+//!   foreground's long flows got 6.0 Mbit/s; paused, 0.12 and 24.3 Mbit/s. The eBPF
+//!   program cannot pause (no CC timer in the kernel) and keeps one segment in flight.
 //! - TSval comparisons use wrapping `u32` arithmetic (RFC 7323 style, newer = positive
 //!   signed difference).
 
@@ -1385,8 +1385,8 @@ mod tests {
     fn waits_send_nothing() {
         // [L]: each GAP burst is followed by "wait for T milliseconds", and a back-off waits
         // multiples of T. The controller pauses the sender for both, so a waiting flow does
-        // not keep the lone segment per RTT an empty pipe would allow (one segment per RTT
-        // per flow is a third of the cell for 100 waiting flows at a 50 ms RTT).
+        // not keep the lone segment per RTT an empty pipe would allow (for 100 waiting flows
+        // at a 50 ms RTT that is 23 Mbit/s, most of a 10 MHz cell).
         let mut sim = Sim::new(LegilimensConfig::default());
         assert!(!sim.leg.paused(), "the first burst goes at once");
         sim.run(1, |_| C);

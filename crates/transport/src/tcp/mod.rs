@@ -20,7 +20,8 @@
 //!   and `ssthresh`, i.e. slow start and congestion avoidance; the sender never has more
 //!   than `min(effective cwnd, rwnd)` bytes outstanding, except that one segment may
 //!   always be in flight unless the controller pauses the sender
-//!   ([`crate::cc::CongestionControl::paused`]). Initial window 10·MSS (RFC 6928), MSS 1448 by default.
+//!   ([`crate::cc::CongestionControl::paused`]). Initial window 10·MSS (RFC 6928), MSS
+//!   1448 by default.
 //! - **SACK** (RFC 2018), on by default ([`TcpConfig::sack`], Linux `tcp_sack = 1`): the
 //!   receiver reports up to three out-of-order blocks per ACK (the one holding the segment
 //!   that triggered the ACK first, then the most recently reported ones), carried in the
