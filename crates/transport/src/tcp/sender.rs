@@ -369,18 +369,16 @@ impl TcpSender {
             let len = self.segments[self.index_of(self.snd_nxt)].end() - self.snd_nxt;
             return fits(len).then_some(Next::GoBackN);
         }
-        if self.cc.paused() {
-            return None;
-        }
         let len = self.new_data_len(flight == 0)?;
         fits(len as u64).then_some(Next::New(len))
     }
 
-    /// Length of the next new segment as the data and the receiver window allow.
-    /// `nothing_outstanding` permits a partial segment for a window below one MSS.
+    /// Length of the next new segment as the data, the receiver window and the controller
+    /// ([`CongestionControl::paused`]) allow. `nothing_outstanding` permits a partial segment
+    /// for a window below one MSS.
     fn new_data_len(&self, nothing_outstanding: bool) -> Option<u32> {
         let avail = self.app_end - self.snd_nxt;
-        if avail == 0 {
+        if avail == 0 || self.cc.paused() {
             return None;
         }
         let mut len = avail.min(self.mss as u64);
@@ -421,7 +419,7 @@ impl TcpSender {
             return fits(self.segments[i].len as u64).then_some(Next::Retx(i));
         }
         // Rule 2: new data, if the application, the receiver window and the controller allow.
-        if let Some(len) = self.new_data_len(outstanding == 0).filter(|_| !self.cc.paused()) {
+        if let Some(len) = self.new_data_len(outstanding == 0) {
             return fits(len as u64).then_some(Next::New(len));
         }
         if !self.in_recovery {
