@@ -122,7 +122,7 @@
 //!   allows; the timer ends the wait. Measured in `legilimens-at-scale` (100 flows, load
 //!   60 %, seed 1, `max_backoff_exp` 10 so that flows wait 97 % of the time): with that
 //!   segment per RTT they carried 0.24 Mbit/s each, 24 Mbit/s of the cell, and the
-//!   foreground's long flows got 6.0 Mbit/s; paused, 0.12 and 24.3 Mbit/s. The eBPF
+//!   foreground's long flows got 6.0 Mbit/s; paused, 0.09 and 29.3 Mbit/s. The eBPF
 //!   program cannot pause (no CC timer in the kernel) and keeps one segment in flight.
 //! - TSval comparisons use wrapping `u32` arithmetic (RFC 7323 style, newer = positive
 //!   signed difference).
