@@ -35,6 +35,28 @@ def test_sneaker_cell_scenario_yields():
     assert r.summary["drops"]["bs_admission"] > 0
 
 
+def test_sneaker_yields_among_100_users():
+    # Figure 7's cell at 50 % load, 60 s: with Eq. (6)'s N counting the UEs with data queued,
+    # Sneaker drops enough for its Reno background to yield (counting every flow seen in the
+    # last second put rho below Eq. (5)'s threshold and Sneaker dropped almost nothing, so
+    # the background kept its PF share, as under tail drop). The formula and rho measured
+    # from the scheduler agree.
+    from cellshare.reproduce.workloads import sneaker_scenario, summarize
+
+    def background(aqm):
+        sc = sneaker_scenario("sneaker-at-scale-test", "Sneaker", 0.5, 1, 60.0)
+        sc["cell"]["aqm"] = aqm
+        r = cellshare.run(sc)
+        return summarize(r)["background_mbps"], r.summary["drops"]["bs_admission"]
+
+    tail, _ = background({"kind": "tail_drop"})
+    formula, drops = background({"kind": "sneaker"})
+    measured, _ = background({"kind": "sneaker", "rho": "measured"})
+    assert formula < 0.6 * tail, (formula, tail)
+    assert drops > 50, drops
+    assert abs(formula - measured) < 0.15 * measured, (formula, measured)
+
+
 def test_sneaker_reproductions(run_cli, tmp_path):
     # sneaker-prioritization's recovery claim does not hold (see the README): exit code 1.
     out = tmp_path / "prio"

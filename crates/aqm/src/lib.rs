@@ -158,8 +158,9 @@ pub struct CellSignals {
     pub ue_bytes_per_tti: f64,
     /// L: background flows active at the base station (the arriving one included).
     pub background_flows: u32,
-    /// N = M + L: flows active at the base station (the arriving one included).
-    pub flows: u32,
+    /// N of Eq. (6): the scheduling entities PF picks among at this moment, i.e. the UEs
+    /// with data queued, the arriving packet's UE included.
+    pub competing_ues: u32,
     /// Measured per-TTI probability that the arriving packet's UE is scheduled when it has
     /// data queued (an exponential average kept by the cell), when the cell tracks it.
     pub measured_sched_share: Option<f64>,

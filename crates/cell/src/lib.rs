@@ -124,12 +124,13 @@ pub struct Cell {
     full_tbs_bytes: [[u32; 27]; 2],
     /// The cell-level dropper, if any, and what it needs.
     dropper: Option<(Dropper, SignalNeeds)>,
-    /// Per flow: when a data packet of it last arrived, and its class (dropper only).
-    flow_seen: Vec<(Nanos, TrafficClass, bool)>,
+    /// Per flow id: when a background data packet of it last arrived (dropper only; `None`
+    /// for foreground flows and flows not seen yet).
+    flow_seen: Vec<Option<Nanos>>,
     /// How long a flow counts as active after its last arrival.
     active_window: Nanos,
-    /// (TTI, L, N) of the last flow count, reused within a TTI.
-    flow_count_cache: Option<(u64, u32, u32)>,
+    /// (TTI, L) of the last background-flow count, reused within a TTI.
+    flow_count_cache: Option<(u64, u32)>,
 }
 
 impl Cell {
@@ -158,7 +159,8 @@ impl Cell {
     }
 
     /// Installs a cell-level dropper that decides on every arrival before the UE's queue;
-    /// flows count as active for `active_window` after their last data packet arrived.
+    /// background flows count as active (for L) for `active_window` after their last data
+    /// packet arrived.
     pub fn set_dropper(&mut self, dropper: Dropper, active_window: Nanos) {
         let needs = dropper.needs();
         self.dropper = Some((dropper, needs));
@@ -267,17 +269,17 @@ impl Cell {
         if p.kind != PacketKind::Data {
             return EnqueueVerdict::Accept;
         }
-        let f = p.flow as usize;
-        if f >= self.flow_seen.len() {
-            self.flow_seen.resize(f + 1, (0, TrafficClass::Foreground, false));
-        }
-        if !self.flow_seen[f].2 || self.flow_seen[f].0 + self.active_window <= now {
-            self.flow_count_cache = None; // a flow (re)joins the active set
-        }
-        self.flow_seen[f] = (now, p.class, true);
         if p.class != TrafficClass::Background {
             return EnqueueVerdict::Accept;
         }
+        let f = p.flow as usize;
+        if f >= self.flow_seen.len() {
+            self.flow_seen.resize(f + 1, None);
+        }
+        if !matches!(self.flow_seen[f], Some(seen) if seen + self.active_window > now) {
+            self.flow_count_cache = None; // a background flow (re)joins the active set
+        }
+        self.flow_seen[f] = Some(now);
         let needs = self.dropper.as_ref().map(|(_, n)| *n).expect("dropper present");
         let signals = self.signals(now, p.ue, needs);
         let (d, _) = self.dropper.as_mut().expect("dropper present");
@@ -315,22 +317,18 @@ impl Cell {
             return s;
         }
         s.ue_bytes_per_tti = self.full_bytes_at(ue, tti) as f64;
-        let (l, n) = match self.flow_count_cache {
-            Some((t, l, n)) if t == tti => (l, n),
+        let l = match self.flow_count_cache {
+            Some((t, l)) if t == tti => l,
             _ => {
-                let (mut l, mut n) = (0, 0);
-                for &(seen, class, any) in &self.flow_seen {
-                    if any && seen + self.active_window > now {
-                        n += 1;
-                        l += u32::from(class == TrafficClass::Background);
-                    }
-                }
-                self.flow_count_cache = Some((tti, l, n));
-                (l, n)
+                let l = self.flow_seen.iter().filter(|seen| matches!(seen, Some(t) if t + self.active_window > now)).count() as u32;
+                self.flow_count_cache = Some((tti, l));
+                l
             }
         };
         s.background_flows = l.max(1);
-        s.flows = n.max(s.background_flows);
+        // PF's competitors right now: the UEs with data queued, the arriving packet's UE
+        // counted whether or not its queue is empty (the packet is about to join it).
+        s.competing_ues = self.backlogged.len() as u32 + u32::from(self.ues[ue as usize].backlog_slot.is_none());
         if needs == SignalNeeds::LoadAndScheduling {
             s.measured_sched_share = Some(self.ues[ue as usize].sched_share);
         }

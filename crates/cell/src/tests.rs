@@ -186,3 +186,44 @@ fn tail_drop_at_byte_limit_and_backlog_tracking() {
     assert_eq!(delivered.len(), 2);
     assert!(!cell.has_backlog());
 }
+
+#[test]
+fn sneaker_signals_count_queued_ues_and_recent_background_flows() {
+    use cellshare_aqm::{Sneaker, SneakerConfig};
+    use cellshare_core::stream_rng;
+    let mut cell = Cell::new(50, SchedulerConfig::default());
+    let mut arena = PacketArena::with_capacity(64);
+    for _ in 0..4 {
+        cell.add_ue(fixed(20), tail(512 * 1024));
+    }
+    let sneaker = Sneaker::new(&SneakerConfig::default(), stream_rng(1, "sneaker", 0));
+    cell.set_dropper(Dropper::Sneaker(Box::new(sneaker)), 1000 * MS);
+    let mut dropped = Vec::new();
+    let mut send = |cell: &mut Cell, arena: &mut PacketArena, now, ue, flow, class| {
+        // No RTT yet: Sneaker accepts it, the cell still records the flow.
+        let id = arena.alloc(Packet { ue, flow, size: 1500, class, ..Default::default() });
+        cell.enqueue(now, id, arena, &mut dropped);
+    };
+    // UE 0: background flow 7; UE 1: foreground; UE 2: a foreground packet served at once.
+    send(&mut cell, &mut arena, 0, 0, 7, TrafficClass::Background);
+    send(&mut cell, &mut arena, 0, 1, 1, TrafficClass::Foreground);
+    send(&mut cell, &mut arena, 0, 2, 2, TrafficClass::Foreground);
+    send(&mut cell, &mut arena, 0, 3, 8, TrafficClass::Background);
+    let mut delivered = Vec::new();
+    // Serve everything, then queue again at UEs 0 and 1 only.
+    for t in 0..4 {
+        cell.run_tti(t, t * MS, &mut arena, &mut delivered, &mut Vec::new());
+    }
+    assert!(!cell.has_backlog());
+    send(&mut cell, &mut arena, 5 * MS, 0, 7, TrafficClass::Background);
+    send(&mut cell, &mut arena, 5 * MS, 1, 1, TrafficClass::Foreground);
+    // N counts the UEs with data queued, plus the arriving packet's own UE if it has none;
+    // the foreground flow at UE 2, seen 5 ms ago but with nothing queued, is not one of them.
+    let at = |cell: &mut Cell, now, ue| cell.signals(now, ue, SignalNeeds::Load);
+    assert_eq!(at(&mut cell, 5 * MS, 0).competing_ues, 2);
+    assert_eq!(at(&mut cell, 5 * MS, 3).competing_ues, 3);
+    // L counts the background flows seen within the window: flows 7 and 8, then only 7.
+    assert_eq!(at(&mut cell, 5 * MS, 0).background_flows, 2);
+    send(&mut cell, &mut arena, 1200 * MS, 0, 7, TrafficClass::Background);
+    assert_eq!(at(&mut cell, 1200 * MS, 0).background_flows, 1);
+}
