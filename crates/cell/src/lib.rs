@@ -127,7 +127,7 @@ pub struct Cell {
     /// Per flow id: when a background data packet of it last arrived (dropper only; `None`
     /// for foreground flows and flows not seen yet).
     flow_seen: Vec<Option<Nanos>>,
-    /// How long a flow counts as active after its last arrival.
+    /// How long a background flow counts as active (for L) after its last arrival.
     active_window: Nanos,
     /// (TTI, L) of the last background-flow count, reused within a TTI.
     flow_count_cache: Option<(u64, u32)>,
