@@ -12,11 +12,16 @@ fn fixed(mbps: u64) -> Channel {
 }
 
 fn fill(cell: &mut Cell, arena: &mut PacketArena, ue: u32, n: usize, class: TrafficClass) {
-    let mut dropped = Vec::new();
     for _ in 0..n {
-        let id = arena.alloc(Packet { ue, size: 1500, class, ..Default::default() });
-        cell.enqueue(0, id, arena, &mut dropped);
+        arrive(cell, arena, 0, Packet { ue, size: 1500, class, ..Default::default() });
     }
+}
+
+/// Packet `pkt` arrives at the cell at `now` (freed if dropped).
+fn arrive(cell: &mut Cell, arena: &mut PacketArena, now: Nanos, pkt: Packet) {
+    let mut dropped = Vec::new();
+    let id = arena.alloc(pkt);
+    cell.enqueue(now, id, arena, &mut dropped);
     for (id, _) in dropped {
         arena.free(id);
     }
@@ -198,32 +203,27 @@ fn sneaker_signals_count_queued_ues_and_recent_background_flows() {
     }
     let sneaker = Sneaker::new(&SneakerConfig::default(), stream_rng(1, "sneaker", 0));
     cell.set_dropper(Dropper::Sneaker(Box::new(sneaker)), 1000 * MS);
-    let mut dropped = Vec::new();
-    let mut send = |cell: &mut Cell, arena: &mut PacketArena, now, ue, flow, class| {
-        // No RTT yet: Sneaker accepts it, the cell still records the flow.
-        let id = arena.alloc(Packet { ue, flow, size: 1500, class, ..Default::default() });
-        cell.enqueue(now, id, arena, &mut dropped);
-    };
-    // UE 0: background flow 7; UE 1: foreground; UE 2: a foreground packet served at once.
-    send(&mut cell, &mut arena, 0, 0, 7, TrafficClass::Background);
-    send(&mut cell, &mut arena, 0, 1, 1, TrafficClass::Foreground);
-    send(&mut cell, &mut arena, 0, 2, 2, TrafficClass::Foreground);
-    send(&mut cell, &mut arena, 0, 3, 8, TrafficClass::Background);
-    let mut delivered = Vec::new();
+    // A background packet of `flow` to `ue`; no RTT yet, so Sneaker accepts it and the cell
+    // still records the flow.
+    let bg = |ue, flow| Packet { ue, flow, size: 1500, class: TrafficClass::Background, ..Default::default() };
+    // UE 0: background flow 7; UE 1: foreground; UE 2: a foreground packet served at once;
+    // UE 3: background flow 8.
+    arrive(&mut cell, &mut arena, 0, bg(0, 7));
+    fill(&mut cell, &mut arena, 1, 1, TrafficClass::Foreground);
+    fill(&mut cell, &mut arena, 2, 1, TrafficClass::Foreground);
+    arrive(&mut cell, &mut arena, 0, bg(3, 8));
     // Serve everything, then queue again at UEs 0 and 1 only.
-    for t in 0..4 {
-        cell.run_tti(t, t * MS, &mut arena, &mut delivered, &mut Vec::new());
-    }
+    run(&mut cell, &mut arena, 4, false);
     assert!(!cell.has_backlog());
-    send(&mut cell, &mut arena, 5 * MS, 0, 7, TrafficClass::Background);
-    send(&mut cell, &mut arena, 5 * MS, 1, 1, TrafficClass::Foreground);
+    arrive(&mut cell, &mut arena, 5 * MS, bg(0, 7));
+    fill(&mut cell, &mut arena, 1, 1, TrafficClass::Foreground);
     // N counts the UEs with data queued, plus the arriving packet's own UE if it has none;
-    // the foreground flow at UE 2, seen 5 ms ago but with nothing queued, is not one of them.
+    // UE 2, served 5 ms ago but with nothing queued, is not one of them.
     let at = |cell: &mut Cell, now, ue| cell.signals(now, ue, SignalNeeds::Load);
     assert_eq!(at(&mut cell, 5 * MS, 0).competing_ues, 2);
     assert_eq!(at(&mut cell, 5 * MS, 3).competing_ues, 3);
     // L counts the background flows seen within the window: flows 7 and 8, then only 7.
     assert_eq!(at(&mut cell, 5 * MS, 0).background_flows, 2);
-    send(&mut cell, &mut arena, 1200 * MS, 0, 7, TrafficClass::Background);
+    arrive(&mut cell, &mut arena, 1200 * MS, bg(0, 7));
     assert_eq!(at(&mut cell, 1200 * MS, 0).background_flows, 1);
 }
