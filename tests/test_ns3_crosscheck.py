@@ -1,0 +1,44 @@
+"""tools/ns3_crosscheck.py: the cellshare side of the ns-3 cross-check runs here (the ns-3
+side needs the `ns3` wheel and minutes per run; its figures are in the README's "Cross-check
+against ns-3"), so the tool cannot rot as scenarios evolve, and its CLI refuses bad input."""
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+
+from conftest import REPO
+
+TOOL = REPO / "tools" / "ns3_crosscheck.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("ns3_crosscheck", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_foreground_is_held_to_its_ues_share_when_every_ue_has_a_vegas_background():
+    tool = _tool()
+    args = argparse.Namespace(layout="same", background="vegas", ues=4, duration=20.0, distance=300.0,
+                              tx_dbm=46.0, rlc_bytes=524288, seed=1)
+    same = tool.summarise(tool.run_cellshare(args))
+    args.layout = "every"
+    every = tool.summarise(tool.run_cellshare(args))
+    # In one FIFO Vegas yields: the foreground takes nearly the whole UE (= the whole cell).
+    assert same["fg"] > 0.9 * same["total"], same
+    # With a Vegas flow at each of the 4 UEs, PF gives UE 0 about a quarter of the TTIs,
+    # and the foreground cannot get more than that, although Vegas yields inside UE 0.
+    assert every["fg"] < 0.3 * every["total"], every
+    assert every["fg"] > 0.2 * every["total"], every
+    assert abs(every["total"] - same["total"]) < 0.05 * same["total"], (same, every)
+
+
+def test_bad_flags_are_refused_with_the_flag_and_value():
+    for flags, needle in ((["--duration", "5"], "--duration: 5.0"), (["--layouts", "ring"], "--layouts: 'ring'"),
+                          (["--ues", "0"], "--ues: 0"),
+                          (["--backgrounds", "reno"], "--backgrounds: 'reno'")):
+        proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
+        assert proc.returncode != 0, flags
+        assert needle in proc.stderr, (flags, proc.stderr)
