@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -243,7 +242,7 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--ns3-case", layout, bg, "--ues", str(args.ues), "--duration", str(args.duration),
                    "--distance", str(args.distance), "--tx-dbm", str(args.tx_dbm), "--rlc-bytes", str(args.rlc_bytes),
                    "--seed", str(args.seed)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
+            proc = subprocess.run(cmd, capture_output=True, text=True)
             t2 = time.monotonic()
             if proc.returncode != 0:
                 sys.exit(f"ns3_crosscheck: ns-3 run {layout}/{bg} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
