@@ -42,3 +42,18 @@ def test_bad_flags_are_refused_with_the_flag_and_value():
         proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
         assert proc.returncode != 0, flags
         assert needle in proc.stderr, (flags, proc.stderr)
+
+
+def test_ledbat_with_ns3s_window_cap_yields_in_one_fifo_and_the_rfcs_does_not_yet():
+    # ns-3's TcpLedbat caps cwnd at the flight before each ACK (ALLOWED_INCREASE = 0), so a
+    # loss halving is never undone and LEDBAT leaves a shared FIFO to CUBIC within seconds
+    # (ns-3: background 3.1 of 33.8 Mbit/s over 10–40 s); with RFC 6817's ALLOWED_INCREASE = 1
+    # it walks down slowly against a queue barely above its 100 ms target.
+    tool = _tool()
+    args = argparse.Namespace(layout="same", background="ledbat-ns3", ues=1, duration=40.0, distance=300.0,
+                              tx_dbm=46.0, rlc_bytes=524288, seed=1)
+    capped = tool.summarise(tool.run_cellshare(args))
+    args.background = "ledbat"
+    rfc = tool.summarise(tool.run_cellshare(args))
+    assert capped["bg_mean"] < 0.15 * capped["total"], capped
+    assert rfc["bg_mean"] > 0.3 * rfc["total"], rfc

@@ -11,10 +11,11 @@ gateway over 1 Gbit/s links, 1448-byte segments. ns-3 side: `LteHelper` with the
 `PfFfMacScheduler`, RLC UM (`LteRlcUm::MaxTxBufferSize` set to the same queue size; ns-3's
 default is 10 KB), `BulkSendApplication`s, the background's controller set on its own server
 node (ns-3's `TcpLedbat`, `TcpVegas`, `TcpLp`, `TcpCubic`, `TcpBbr`); the foreground is
-`TcpCubic` on another server. The radio models are not aligned (reference loss, noise
-figures, error model): at `--tx-dbm 46` both cells run near their peak rate (ns-3 ~34,
-cellshare ~35 Mbit/s), which is what this check needs; at 30 dBm ns-3 gives ~7 and
-cellshare ~26 Mbit/s.
+`TcpCubic` on another server. Background `ledbat-ns3` is cellshare's LEDBAT with ns-3
+`TcpLedbat`'s window cap (ALLOWED_INCREASE = 0) beside ns-3's `TcpLedbat`. The radio models
+are not aligned (reference loss, noise figures, error model): at `--tx-dbm 46` both cells
+run near their peak rate (ns-3 ~34, cellshare ~35 Mbit/s), which is what this check needs;
+at 30 dBm ns-3 gives ~7 and cellshare ~26 Mbit/s.
 
 Layouts (the foreground is always one always-on CUBIC flow to UE 0, from 5 s):
 - `same`:  1 UE; the background flows to UE 0 as well (one FIFO, Figure 2's left column).
@@ -43,13 +44,16 @@ import time
 from pathlib import Path
 
 BACKGROUNDS = {
-    # cellshare controller kind -> ns-3 TypeId
-    "none": None,
-    "ledbat": "ns3::TcpLedbat",
-    "vegas": "ns3::TcpVegas",
-    "tcp_lp": "ns3::TcpLp",
-    "cubic": "ns3::TcpCubic",
-    "bbr": "ns3::TcpBbr",
+    # name -> (cellshare controller, ns-3 TypeId)
+    "none": (None, None),
+    "ledbat": ({"kind": "ledbat"}, "ns3::TcpLedbat"),
+    # ns-3's TcpLedbat caps cwnd at the flight before the ACK, i.e. RFC 6817's
+    # ALLOWED_INCREASE = 0 (cellshare's default is the RFC's 1): the same rule on our side.
+    "ledbat-ns3": ({"kind": "ledbat", "allowed_increase": 0.0}, "ns3::TcpLedbat"),
+    "vegas": ({"kind": "vegas"}, "ns3::TcpVegas"),
+    "tcp_lp": ({"kind": "tcp_lp"}, "ns3::TcpLp"),
+    "cubic": ({"kind": "cubic"}, "ns3::TcpCubic"),
+    "bbr": ({"kind": "bbr"}, "ns3::TcpBbr"),
 }
 LAYOUTS = ("same", "other", "every")
 FG_START_S = 5.0
@@ -72,7 +76,7 @@ def run_ns3(args: argparse.Namespace) -> dict:
     from ns import ns  # the PyPI `ns3` wheel
 
     n_ues, bg_ues = layout_ues(args.layout, args.ues)
-    bg_type = BACKGROUNDS[args.background]
+    bg_type = BACKGROUNDS[args.background][1]
     ns.RngSeedManager.SetSeed(args.seed)
     ns.Config.SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping", ns.StringValue("RlcUmAlways"))
     ns.Config.SetDefault("ns3::LteRlcUm::MaxTxBufferSize", ns.UintegerValue(args.rlc_bytes))
@@ -180,7 +184,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
     flows = []
     if args.background != "none":
         flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
-                   "transport": {"kind": "tcp", "cc": {"kind": args.background}}} for ue in bg_ues]
+                   "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
     flows.append({"name": "fg0", "ue": 0, "start_s": FG_START_S, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
     scenario = {
         "name": f"ns3-crosscheck-{args.layout}-{args.background}",

@@ -79,7 +79,11 @@ pub struct LedbatConfig {
     /// keep it at most the window in segments).
     pub current_filter: usize,
     /// ALLOWED_INCREASE: how far `cwnd` may exceed the flight size, in segments. Default 1
-    /// (RFC 6817 §2.5: SHOULD be 1, MUST be greater than 0).
+    /// (RFC 6817 §2.5: SHOULD be 1, MUST be greater than 0). 0 is accepted to reproduce ns-3's
+    /// `TcpLedbat` (the simulator of the Legilimens and Sneaker papers), which caps `cwnd` at
+    /// the flight before the ACK (`m_highTxMark − m_lastAckedSeq + segmentsAcked·MSS`): the
+    /// window can then never grow in congestion avoidance, and every loss halving is for good.
+    /// That is outside RFC 6817; use it only to compare with ns-3 results.
     pub allowed_increase: f64,
     /// MIN_CWND: smallest window, in segments. Default 2 (RFC 6817 §2.5 recommends 2).
     pub min_cwnd: u32,
@@ -125,7 +129,12 @@ impl LedbatConfig {
         positive("gain", self.gain)?;
         positive("decrease_gain", self.decrease_gain)?;
         positive("base_interval_s", self.base_interval_s)?;
-        positive("allowed_increase", self.allowed_increase)?;
+        if !(self.allowed_increase.is_finite() && self.allowed_increase >= 0.0) {
+            return Err(format!(
+                "ledbat.allowed_increase = {}: expected a finite number ≥ 0 (segments)",
+                self.allowed_increase
+            ));
+        }
         positive("slow_start_exit_fraction", self.slow_start_exit_fraction)?;
         if !(1..=MAX_FILTER_LEN).contains(&self.base_history) {
             return Err(format!(
@@ -301,7 +310,9 @@ impl CongestionControl for Ledbat {
         let off_target = (self.target - queuing_delay) / self.target;
         let gain = if off_target < 0.0 { self.cfg.decrease_gain } else { self.cfg.gain };
         self.cwnd += gain * off_target * acked * mss / self.cwnd;
-        // RFC 6817 §2.4.2: max_allowed_cwnd = flightsize + ALLOWED_INCREASE·MSS.
+        // RFC 6817 §2.4.2: max_allowed_cwnd = flightsize + ALLOWED_INCREASE·MSS. With
+        // ALLOWED_INCREASE = 0 (ns-3's TcpLedbat) this never lets cwnd exceed the flight, which
+        // is at most cwnd: congestion avoidance can only shrink the window.
         let max_allowed = ev.prior_in_flight as f64 + self.cfg.allowed_increase * mss;
         self.cwnd = self.cwnd.min(max_allowed);
         // RFC 6817 §2.4.2: cwnd = max(cwnd, MIN_CWND·MSS).
@@ -585,6 +596,38 @@ mod tests {
             assert!(l.cwnd <= 7.0 * M);
         }
         assert_eq!(l.cwnd, 7.0 * M);
+    }
+
+    #[test]
+    fn allowed_increase_zero_never_grows_in_congestion_avoidance_as_ns3s_tcp_ledbat() {
+        let cfg = LedbatConfig { slow_start: false, allowed_increase: 0.0, ..Default::default() };
+        cfg.validate().unwrap();
+        let mut l = Ledbat::new(&cfg, MSS, 20 * MSS as u64);
+        // Window-limited at zero queuing delay: the RFC's controller would add a segment per
+        // RTT; capped at the flight before each ACK (= cwnd), the window stays.
+        for i in 0..200 {
+            let flight = l.cwnd();
+            l.on_ack(&ack(SEC + i * MS, 30, MSS as u64, flight));
+        }
+        assert_eq!(l.cwnd(), 20 * MSS as u64);
+        // A loss halves it for good: the empty queue afterwards does not bring it back.
+        l.on_congestion_event(&LossEvent { now: 2 * SEC, bytes_in_flight: 20 * MSS as u64, mss: MSS });
+        assert_eq!(l.cwnd(), 10 * MSS as u64);
+        for i in 0..1000 {
+            let flight = l.cwnd();
+            l.on_ack(&ack(3 * SEC + i * MS, 30, MSS as u64, flight));
+        }
+        assert_eq!(l.cwnd(), 10 * MSS as u64);
+        // The default (ALLOWED_INCREASE = 1) regrows from the same state.
+        let mut rfc = no_ss(10);
+        for i in 0..1000 {
+            let flight = rfc.cwnd();
+            rfc.on_ack(&ack(3 * SEC + i * MS, 30, MSS as u64, flight));
+        }
+        assert!(rfc.cwnd() > 30 * MSS as u64, "{}", rfc.cwnd());
+        // Negative or non-finite values are refused with the field named.
+        let err = LedbatConfig { allowed_increase: -1.0, ..Default::default() }.validate().unwrap_err();
+        assert!(err.contains("ledbat.allowed_increase = -1"), "{err}");
     }
 
     #[test]
