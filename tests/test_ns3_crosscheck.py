@@ -19,10 +19,17 @@ def _tool():
     return module
 
 
+def _args(**overrides) -> argparse.Namespace:
+    """The tool's arguments for one cellshare run: its defaults (46 dBm, UEs at 300 m, 512 KB
+    RLC queues, seed 1), changed by `overrides`."""
+    args = dict(layout="same", background="none", ues=1, duration=20.0, distance=300.0, tx_dbm=46.0,
+                rlc_bytes=524288, seed=1, align_radio=False)
+    return argparse.Namespace(**{**args, **overrides})
+
+
 def test_foreground_is_held_to_its_ues_share_when_every_ue_has_a_vegas_background():
     tool = _tool()
-    args = argparse.Namespace(layout="same", background="vegas", ues=4, duration=20.0, distance=300.0,
-                              tx_dbm=46.0, rlc_bytes=524288, seed=1, align_radio=False)
+    args = _args(background="vegas", ues=4)
     same = tool.summarise(tool.run_cellshare(args))
     args.layout = "every"
     every = tool.summarise(tool.run_cellshare(args))
@@ -50,8 +57,7 @@ def test_ledbat_with_ns3s_window_cap_yields_in_one_fifo_and_the_rfcs_does_not_ye
     # (ns-3: background 3.1 of 33.8 Mbit/s over 10–40 s); with RFC 6817's ALLOWED_INCREASE = 1
     # it walks down slowly against a queue barely above its 100 ms target.
     tool = _tool()
-    args = argparse.Namespace(layout="same", background="ledbat-ns3", ues=1, duration=40.0, distance=300.0,
-                              tx_dbm=46.0, rlc_bytes=524288, seed=1, align_radio=False)
+    args = _args(background="ledbat-ns3", duration=40.0)
     capped = tool.summarise(tool.run_cellshare(args))
     args.background = "ledbat"
     rfc = tool.summarise(tool.run_cellshare(args))
@@ -66,7 +72,5 @@ def test_with_the_radio_aligned_the_cell_carries_what_ns3s_carries():
     # must stay within 5 % of both.
     tool = _tool()
     for tx_dbm, ns3_mbps in ((30.0, 3.35), (40.0, 14.13)):
-        args = argparse.Namespace(layout="same", background="none", ues=1, duration=20.0, distance=300.0,
-                                  tx_dbm=tx_dbm, rlc_bytes=524288, seed=1, align_radio=True)
-        fg = tool.summarise(tool.run_cellshare(args))["fg"]
+        fg = tool.summarise(tool.run_cellshare(_args(tx_dbm=tx_dbm, align_radio=True)))["fg"]
         assert abs(fg - ns3_mbps) < 0.05 * ns3_mbps, (tx_dbm, fg)
