@@ -276,7 +276,7 @@ impl Cell {
         if f >= self.flow_seen.len() {
             self.flow_seen.resize(f + 1, None);
         }
-        if !matches!(self.flow_seen[f], Some(seen) if seen + self.active_window > now) {
+        if !self.background_active(self.flow_seen[f], now) {
             self.flow_count_cache = None; // a background flow (re)joins the active set
         }
         self.flow_seen[f] = Some(now);
@@ -297,6 +297,12 @@ impl Cell {
             u.sig_full = u.full;
         }
         u.sig_full
+    }
+
+    /// Whether a background flow last seen at `seen` (an entry of `flow_seen`) still counts
+    /// as active (for L) at `now`.
+    fn background_active(&self, seen: Option<Nanos>, now: Nanos) -> bool {
+        matches!(seen, Some(t) if t + self.active_window > now)
     }
 
     /// The Sneaker paper's local signalling (Section V-A) for a packet to UE `ue` arriving
@@ -320,7 +326,7 @@ impl Cell {
         let l = match self.flow_count_cache {
             Some((t, l)) if t == tti => l,
             _ => {
-                let l = self.flow_seen.iter().filter(|seen| matches!(seen, Some(t) if t + self.active_window > now)).count() as u32;
+                let l = self.flow_seen.iter().filter(|&&seen| self.background_active(seen, now)).count() as u32;
                 self.flow_count_cache = Some((tti, l));
                 l
             }
