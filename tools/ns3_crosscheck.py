@@ -259,9 +259,8 @@ def main() -> None:
             ours_flows = run_cellshare(args)
             ours = summarise(ours_flows)
             t1 = time.monotonic()
-            cmd = [sys.executable, __file__, "--ns3-case", layout, bg, "--ues", str(args.ues), "--duration", str(args.duration),
-                   "--distance", str(args.distance), "--tx-dbm", str(args.tx_dbm), "--rlc-bytes", str(args.rlc_bytes),
-                   "--seed", str(args.seed), *(["--align-radio"] if args.align_radio else [])]
+            # The child gets this run's own flags (it ignores --out, --layouts, --backgrounds).
+            cmd = [sys.executable, __file__, *sys.argv[1:], "--ns3-case", layout, bg]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             t2 = time.monotonic()
             if proc.returncode != 0:
@@ -278,7 +277,7 @@ def main() -> None:
                   f"({row['cellshare_wall_s']:.1f} s vs {row['ns3_wall_s']:.0f} s)", flush=True)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "crosscheck.json").write_text(json.dumps({"args": {k: v for k, v in vars(args).items() if k not in ("out", "ns3_case")}, "rows": rows}, indent=2, default=str))
+        (args.out / "crosscheck.json").write_text(json.dumps({"args": {k: v for k, v in vars(args).items() if k not in ("out", "ns3_case", "layout", "background")}, "rows": rows}, indent=2, default=str))
         lines = ["| layout | background | foreground, cellshare / ns-3 | background per flow | total | wall time |", "|---|---|---|---|---|---|"]
         for r in rows:
             c, n = r["cellshare"], r["ns3"]
