@@ -3,6 +3,7 @@ side needs the `ns3` wheel and minutes per run; its figures are in the README's 
 against ns-3"), so the tool cannot rot as scenarios evolve, and its CLI refuses bad input."""
 
 import argparse
+import functools
 import importlib.util
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from conftest import REPO
 TOOL = REPO / "tools" / "ns3_crosscheck.py"
 
 
+@functools.cache
 def _tool():
     spec = importlib.util.spec_from_file_location("ns3_crosscheck", TOOL)
     module = importlib.util.module_from_spec(spec)
@@ -19,20 +21,18 @@ def _tool():
     return module
 
 
-def _args(**overrides) -> argparse.Namespace:
-    """The tool's arguments for one cellshare run: its defaults (46 dBm, UEs at 300 m, 512 KB
-    RLC queues, seed 1), changed by `overrides`."""
+def _rates(**overrides) -> dict:
+    """The tool's cellshare side, summarised ({fg, bg_mean, total} in Mbit/s), for its defaults
+    (one UE, 20 s, 46 dBm, UEs at 300 m, 512 KB RLC queues, seed 1) changed by `overrides`."""
     args = dict(layout="same", background="none", ues=1, duration=20.0, distance=300.0, tx_dbm=46.0,
                 rlc_bytes=524288, seed=1, align_radio=False)
-    return argparse.Namespace(**{**args, **overrides})
+    tool = _tool()
+    return tool.summarise(tool.run_cellshare(argparse.Namespace(**{**args, **overrides})))
 
 
 def test_foreground_is_held_to_its_ues_share_when_every_ue_has_a_vegas_background():
-    tool = _tool()
-    args = _args(background="vegas", ues=4)
-    same = tool.summarise(tool.run_cellshare(args))
-    args.layout = "every"
-    every = tool.summarise(tool.run_cellshare(args))
+    same = _rates(background="vegas", ues=4)
+    every = _rates(background="vegas", ues=4, layout="every")
     # In one FIFO Vegas yields: the foreground takes nearly the whole UE (= the whole cell).
     assert same["fg"] > 0.9 * same["total"], same
     # With a Vegas flow at each of the 4 UEs, PF gives UE 0 about a quarter of the TTIs,
@@ -56,11 +56,8 @@ def test_ledbat_with_ns3s_window_cap_yields_in_one_fifo_and_the_rfcs_does_not_ye
     # loss halving is never undone and LEDBAT leaves a shared FIFO to CUBIC within seconds
     # (ns-3: background 3.1 of 33.8 Mbit/s over 10–40 s); with RFC 6817's ALLOWED_INCREASE = 1
     # it walks down slowly against a queue barely above its 100 ms target.
-    tool = _tool()
-    args = _args(background="ledbat-ns3", duration=40.0)
-    capped = tool.summarise(tool.run_cellshare(args))
-    args.background = "ledbat"
-    rfc = tool.summarise(tool.run_cellshare(args))
+    capped = _rates(background="ledbat-ns3", duration=40.0)
+    rfc = _rates(background="ledbat", duration=40.0)
     assert capped["bg_mean"] < 0.15 * capped["total"], capped
     assert rfc["bg_mean"] > 0.3 * rfc["total"], rfc
 
@@ -70,7 +67,6 @@ def test_with_the_radio_aligned_the_cell_carries_what_ns3s_carries():
     # --backgrounds none --duration 20`) measured 3.35 Mbit/s at 30 dBm (SINR 4.5 dB) and
     # 14.13 at 40 dBm (14.5 dB) for the lone CUBIC flow; cellshare's SINR -> CQI -> TBS chain
     # must stay within 5 % of both.
-    tool = _tool()
     for tx_dbm, ns3_mbps in ((30.0, 3.35), (40.0, 14.13)):
-        fg = tool.summarise(tool.run_cellshare(_args(tx_dbm=tx_dbm, align_radio=True)))["fg"]
+        fg = _rates(tx_dbm=tx_dbm, align_radio=True)["fg"]
         assert abs(fg - ns3_mbps) < 0.05 * ns3_mbps, (tx_dbm, fg)
