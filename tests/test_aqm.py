@@ -9,7 +9,7 @@ import cellshare
 
 
 def _claims(out):
-    return {c["id"]: c for c in json.loads((out / "claims.json").read_text())}
+    return {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
 
 
 def test_per_class_results_table(run_cli, tmp_path):
@@ -58,35 +58,44 @@ def test_sneaker_yields_among_100_users():
 
 
 def test_sneaker_reproductions(run_cli, tmp_path):
-    # sneaker-prioritization's recovery claim does not hold (see the README): exit code 1.
+    # sneaker-prioritization's idle-cell claim misses (Reno's AIMD against Eq. (5)'s fluid
+    # model, docs/reproductions.md): exit code 1.
     out = tmp_path / "prio"
-    p = run_cli("reproduce", "sneaker-prioritization", "--out", out)
+    p = run_cli("reproduce", "sneaker-prioritization", "--out", out, "--no-sensitivity")
     assert p.returncode in (0, 1), p.stderr
     c = _claims(out)
-    for cid in ("sneaker-yields", "strict-priority-yields", "pfs-only-does-not-yield", "red-does-not-yield",
-                "sneaker-fewer-timeouts"):
-        assert c[cid]["holds"], c[cid]
-    assert "sneaker-recovers" in c
+    for cid in ("yield-order", "strict-priority-blocks", "strict-causes-timeouts"):
+        assert c[cid]["verdict"] == "holds", c[cid]
+    assert c["yield-order"]["ours"]["Sneaker"] < 0.15
+    assert "sneaker-serves-idle" in c
     assert (out / "sneaker-prioritization.png").stat().st_size > 10_000
-    for name in ("sneaker-scaling", "sneaker-fairness"):
-        out = tmp_path / name
-        p = run_cli("reproduce", name, "--out", out)
-        assert p.returncode == 0, p.stdout + p.stderr
-        assert all(c["holds"] for c in _claims(out).values())
-        assert (out / f"{name}.png").stat().st_size > 10_000
+    out = tmp_path / "sneaker-scaling"
+    run_cli("reproduce", "sneaker-scaling", "--out", out, "--no-sensitivity")
+    c = _claims(out)
+    for cid in ("gain-L1", "pfs-degrades", "sneaker-degrades-less"):
+        assert c[cid]["verdict"] == "holds", c[cid]
+    assert c["gain-L8"]["ours"] > 5.0  # overshoots the paper's 5× (a miss; the paper's own Eq. (3) gives ~8)
+    assert (out / "sneaker-scaling.png").stat().st_size > 10_000
+    out = tmp_path / "sneaker-fairness"
+    p = run_cli("reproduce", "sneaker-fairness", "--out", out, "--no-sensitivity")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert all(c["verdict"] == "holds" for c in _claims(out).values())
+    assert (out / "sneaker-fairness.png").stat().st_size > 10_000
 
 
 def test_bode_reproductions(run_cli, tmp_path, traces_dir):
-    # bode's bound claim does not hold on the slow and bursty traces (see the README).
+    # BoDe's bound does not hold on the slow and bursty traces (the paper says the overall
+    # delay can exceed it at low capacity; docs/reproductions.md).
     out = tmp_path / "bode"
-    p = run_cli("reproduce", "bode", "--out", out)
+    p = run_cli("reproduce", "bode", "--out", out, "--no-sensitivity")
     assert p.returncode in (0, 1), p.stderr
     c = _claims(out)
-    assert c["bode-lowest-delay"]["holds"] and c["bode-power"]["holds"]
-    assert "bode-bound" in c and isinstance(c["bode-bound"]["ours"], float)
+    assert c["bound-ATT-LTE-driving"]["verdict"] == "holds" and c["delay-cut-bbr"]["verdict"] == "holds"
+    assert c["throughput-cost-cubic"]["verdict"] == "holds"
+    assert isinstance(c["bound-Verizon-EVDO-driving"]["ours"], float)
     assert (out / "bode.png").stat().st_size > 10_000
     out = tmp_path / "ds"
-    p = run_cli("reproduce", "bode-diffserv", "--out", out)
+    p = run_cli("reproduce", "bode-diffserv", "--out", out, "--no-sensitivity")
     assert p.returncode == 0, p.stdout + p.stderr
     c = _claims(out)
-    assert c["bode-holds"]["holds"] and c["fifo-misses"]["holds"]
+    assert c["bode-class1-TMobile-LTE-driving"]["verdict"] == "holds" and c["fifo-fails-on-test-trace"]["verdict"] == "holds"

@@ -56,16 +56,16 @@ def test_bad_lln_scenarios_exit_2_naming_the_key(run_cli, tmp_path):
 
 def test_reproduce_dtpa(run_cli, tmp_path):
     out = tmp_path / "dtpa"
-    p = run_cli("reproduce", "dtpa", "--out", out)
-    claims = json.loads((out / "claims.json").read_text())
-    ids = {c["id"] for c in claims}
-    assert {"reno-6hop-vs-1hop", "reno-overflows-at-node-1", "dtpa-jain-10", "dtpa-goodput-drop-10",
-            "eq-4-3-vs-measured"} <= ids
+    p = run_cli("reproduce", "dtpa", "--out", out, "--no-sensitivity")
+    claims = {c["id"]: c for c in json.loads((out / "claims.json").read_text())["claims"]}
     for f in ("reno-by-hop.png", "dtpa-vs-reno.png", "analysis-vs-measurement.png", "dtpa-c-sweep.png", "claims.md"):
         assert (out / f).exists(), f
-    # Every claim holds except the Eq. (4.3) comparison, which is reported as missed: the
-    # Mathis-style model ignores the idle time of RTOs, which dominate the nodes' losses
-    # here (see README, "Known limits").
-    missed = {c["id"] for c in claims if not c["holds"]}
-    assert missed <= {"eq-4-3-vs-measured"}, missed
+    # The orders hold: Reno's goodput falls with the hop count, node 1 overflows most, DTPA
+    # is fairer and waits longest near the border router. The thesis's numbers (20 %, 23 %,
+    # Eq. (4.3) "almost similar") miss, with measured causes (docs/reproductions.md).
+    for cid in ("reno-falls-with-hops", "reno-node1-overflows-most", "dtpa-fairer-10", "dtpa-txp-near-10",
+                "dtpa-fairer-30", "dtpa-txp-near-30"):
+        assert claims[cid]["verdict"] == "holds", claims[cid]
+    assert claims["eq-4-3-vs-measured"]["ours"] > 1.25  # RTOs' idle time, which Eq. (4.3) ignores
+    missed = [c for c in claims.values() if c["verdict"] != "holds"]
     assert p.returncode == (1 if missed else 0), p.stdout + p.stderr

@@ -11,13 +11,15 @@ DiffServ+FIFO does not.
 Ours: the paper tunes on a T-Mobile stationary trace and tests on a T-Mobile driving trace;
 we have no stationary trace, so we use the two LTE traces, TMobile-LTE-driving (12.8 Mbps on
 average, bursty: opportunities come in bursts 30-100 ms apart) and ATT-LTE-driving
-(5.2 Mbps), and tune on each and test on the other (TMobile-UMTS carries 2 Mbps, less than
-classes 1-2 offer). Tuning is a sweep of the class 1 and 2 packet limits on a trace; each
-class keeps the largest limit whose p99 sojourn meets its bound there (the most throughput
-at BoDe-like delay). A direction whose tuning trace admits no such limit is reported and
-not tested. The UDP sources are constant bit rate; class 3's queue is
-1.5 MB in both schemes. 60 s runs (`--full`: 300 s). The bound is checked on p99 sojourn
-with one TTI of service and the histogram's 0.8 % resolution on top.
+(5.2 Mbps): the claims tune on ATT and test on T-Mobile driving, the paper's test trace; the
+reverse direction is an observation (TMobile-UMTS carries 2 Mbps, less than classes 1-2
+offer). Tuning is a sweep of the class 1 and 2 packet limits on a trace; each class keeps
+the largest limit whose p99 sojourn meets its requirement there (the most throughput at
+BoDe-like delay). When the tuning trace admits no such limit, the FIFO claims miss as "not
+measured". The UDP sources are constant bit rate; class 3's queue is 1.5 MB in both
+schemes. 60 s runs (`--full`: 300 s). A class's requirement is on its network delay, which
+our sojourn (to the end of the TTI that carries the packet) is, so it is compared as it
+stands, with the rule's bound tolerance.
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Context, experiment  # noqa: E402
+from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Point, experiment  # noqa: E402
 from .bode import MIN_RTT_MS, QUEUE_BYTES, traces_dir  # noqa: E402
 
 PAPER = "BoDe (bode-bounded-delay-aqm.txt) Sec. VII-C, Figs. 10-11"
-TUNE, TEST = "TMobile-LTE-driving", "ATT-LTE-driving"
+TUNE, TEST = "ATT-LTE-driving", "TMobile-LTE-driving"
 CLASSES = ((1, 2.0, 50.0), (2, 4.0, 100.0))  # (DSCP, UDP Mbps, bound ms)
 LIMITS = (2, 4, 8, 16, 32, 64, 128, 256)
 
@@ -59,11 +61,37 @@ def _fifo(limits: dict) -> list:
         [{"dscp": [3], "aqm": {"kind": "tail_drop"}}]
 
 
+_REQ = {1: "Class #1: Including applications with network delay requirement of less than 50ms",
+        2: "Class #2: Including applications with network delay requirement of less than 100ms"}
+_FIG11 = ("As Fig. 11 illustrates, DiffServ+BoDe achieves desired bounded delay for both Class #1 and #2 traffic while "
+          "DiffServ+FIFO fails to do that.")
+CLAIMS = tuple(
+    [ClaimDef(f"bode-class{d}-{t}", f"{t}: DiffServ+BoDe, class {d}'s p99 queueing delay", "bode", "Sec. VII-C", 242 + d,
+              _REQ[d], AtMost(b, unit=" ms")) for t in (TEST, TUNE) for d, _, b in CLASSES]
+    + [ClaimDef("fifo-similar-on-tuning-trace", f"{TUNE} (tuning trace): the tuned DiffServ+FIFO's class 1 + 2 delivery "
+                "rate / DiffServ+BoDe's", "bode", "Sec. VII-C, Fig. 10", 251,
+                "to achieve delay/throughput performances similar to the performances gained by DiffServ+BoDe for the same "
+                "network condition (Fig. 10)", Point(1.0, derivation="\"similar\" = a ratio of 1")),
+       ClaimDef("fifo-fails-on-test-trace", f"{TEST}: the FIFO tuned on {TUNE}, worst class p99 / its requirement",
+                "bode", "Sec. VII-C, Fig. 11", 253, _FIG11,
+                AtLeast(1.0, derivation="\"fails\" = p99 above the class's requirement: a ratio above 1"))])
+ASSUMPTIONS = (
+    Assumption("tuning_trace", TUNE,
+               "the paper tunes on a T-Mobile stationary trace and tests on the T-Mobile driving trace; we have no "
+               "stationary trace, so we tune on the other LTE trace (the reverse direction is an observation)"),
+    Assumption("fifo_limits", "largest of 2, 4, …, 256 packets meeting the bound",
+               "\"carefully tune these thresholds\" (Sec. VII-C) is not given as a procedure; each class keeps the "
+               "largest packet limit whose p99 meets its requirement on the tuning trace"),
+)
+
+
 def _ok(p99: float, bound: float) -> bool:
-    return p99 <= (bound + 1.0) * 1.008
+    """A class meets its requirement (the rule's bound tolerance)."""
+    return AtMost(bound).judge(p99)[0]
 
 
-@experiment("bode-diffserv", "DiffServ+BoDe holds per-class delay bounds on a new trace; a tuned DiffServ+FIFO does not", PAPER)
+@experiment("bode-diffserv", "DiffServ+BoDe holds per-class delay bounds on a new trace; a tuned DiffServ+FIFO does not", PAPER,
+            claims=CLAIMS, assumptions=ASSUMPTIONS)
 def run(ctx: Context) -> None:
     duration = 300.0 if ctx.full else 60.0
     traces = (TUNE, TEST)
@@ -90,27 +118,33 @@ def run(ctx: Context) -> None:
     def p99(trace: str, scheme: str, d: int) -> float:
         return runs[(trace, scheme)].class_(f"dscp{d}")["queue_delay_ms"]["p99"]
 
-    for trace in traces:
-        lim = limits[trace]
-        desc = ", ".join(f"class {d}: {lim[d]} packets" if lim[d] else f"class {d}: none" for d, _, _ in CLASSES)
-        ctx.claim(f"fifo-tunable-{trace}", f"{trace}: largest FIFO limits meeting the bounds ({desc})",
-                  "a threshold exists on the tuning trace (Fig. 10)", sum(1 for v in lim.values() if v), "(reported)", True)
-    worst_bode = max(p99(t, "BoDe", d) / b for t in traces for d, _, b in CLASSES)
-    detail = "; ".join(f"{t}: " + ", ".join(f"{p99(t, 'BoDe', d):.1f}" for d, _, _ in CLASSES) for t in traces)
-    ctx.claim("bode-holds", f"DiffServ+BoDe's worst class p99 / its bound on both traces (class 1, 2 p99 ms: {detail})",
-              "holds both bounds (Figs. 10-11)", worst_bode, "≤ 1 (+1 TTI)",
-              all(_ok(p99(t, "BoDe", d), b) for t in traces for d, _, b in CLASSES))
-    tested = [t for t in traces if (t, "FIFO") in runs]
-    if tested:
-        worst_fifo = min(max(p99(t, "FIFO", d) / b for d, _, b in CLASSES) for t in tested)
-        detail = "; ".join(f"{t} (tuned on {runs[(t, 'FIFO', 'tuned-on')]}): " + ", ".join(f"{p99(t, 'FIFO', d):.1f}" for d, _, _ in CLASSES)
-                           for t in tested)
-        ctx.claim("fifo-misses", f"Tuned DiffServ+FIFO on the other trace: worst class p99 / its bound, best case over "
-                  f"directions ({detail})", "misses at least one bound (Fig. 11)", worst_fifo, "> 1 in every direction",
-                  all(any(not _ok(p99(t, "FIFO", d), b) for d, _, b in CLASSES) for t in tested))
+    def rate12(trace: str, scheme: str) -> float:
+        return sum(runs[(trace, scheme)].class_(f"dscp{d}")["delivered_mbps"] for d, _, _ in CLASSES)
+
+    for t in (TEST, TUNE):
+        for d, _, _ in CLASSES:
+            ctx.check(f"bode-class{d}-{t}", p99(t, "BoDe", d))
+    lim = limits[TUNE]
+    desc = ", ".join(f"class {d}: {lim[d]} packets" if lim[d] else f"class {d}: none" for d, _, _ in CLASSES)
+    if (TEST, "FIFO") in runs:
+        # The FIFO with the tuned limits on the tuning trace itself.
+        fifo_tune = ctx.run(f"{TUNE}-fifo-tuned", _scenario(f"{TUNE}-fifo", TUNE, _fifo(lim), duration))
+        runs[(TUNE, "FIFO-tuned")] = fifo_tune
+        ctx.check("fifo-similar-on-tuning-trace", rate12(TUNE, "FIFO-tuned") / rate12(TUNE, "BoDe"),
+                  detail=f"limits {desc}")
+        worst = max(p99(TEST, "FIFO", d) / b for d, _, b in CLASSES)
+        ctx.check("fifo-fails-on-test-trace", worst,
+                  detail="class 1, 2 p99 ms: " + ", ".join(f"{p99(TEST, 'FIFO', d):.1f}" for d, _, _ in CLASSES))
     else:
-        ctx.claim("fifo-misses", "Tuned DiffServ+FIFO on the other trace", "misses (Fig. 11)", 0.0,
-                  "a FIFO threshold that meets the bounds on a tuning trace", False)
+        ctx.check("fifo-similar-on-tuning-trace", None, detail=f"no FIFO limit meets the bounds on {TUNE} ({desc})")
+        ctx.check("fifo-fails-on-test-trace", None, detail=f"no tuned FIFO ({desc})")
+    other = limits[TEST]
+    ctx.observe("fifo-limits-tmobile", f"Largest FIFO limits meeting the requirements on {TEST}",
+                ", ".join(f"class {d}: {other[d]} packets" if other[d] else f"class {d}: none" for d, _, _ in CLASSES),
+                "(the reverse direction: tune on the test trace)")
+    if (TUNE, "FIFO") in runs:
+        ctx.observe("fifo-reverse", f"{TUNE}: the FIFO tuned on {TEST}, worst class p99 / its requirement",
+                    max(p99(TUNE, "FIFO", d) / b for d, _, b in CLASSES))
 
     fig, axes = plt.subplots(2, 2, figsize=(10, 6))
     for col, trace in enumerate(traces):

@@ -33,21 +33,48 @@ AQMS = {
 }
 
 
-def ues(count: int) -> dict:
+def ues(count: int, fading: str = "rayleigh") -> dict:
     """A group of `count` UEs at the set-up's distance."""
-    return {"count": count, "channel": {"kind": "radio", "distance_m": DISTANCE_M, "layers": 2}}
+    return {"count": count, "channel": {"kind": "radio", "distance_m": DISTANCE_M, "layers": 2, "fading": fading}}
 
 
-def scenario(name: str, aqm: dict, n_ues: int, flows: list, duration: float, seed: int = 1) -> dict:
+def scenario(name: str, aqm: dict, n_ues: int, flows: list, duration: float, seed: int = 1, fading: str = "rayleigh"
+             ) -> dict:
     """A Sneaker-paper scenario with `n_ues` UEs and the given flows."""
     return {
         "name": name,
         "simulation": {"duration_s": duration, "seed": seed},
         "cell": {**CELL, "aqm": aqm},
         "wired": WIRED,
-        "ues": [ues(n_ues)],
+        "ues": [ues(n_ues, fading)],
         "flows": flows,
     }
+
+
+def sneaker_aqm(ctx) -> dict:
+    """Sneaker's `cell.aqm` table with the assumed ε and β."""
+    return {"kind": "sneaker", "epsilon": float(ctx.param("epsilon")), "beta": float(ctx.param("beta"))}
+
+
+def assumptions(*names: str) -> tuple:
+    """The Sneaker reproductions' assumptions, by name."""
+    from . import Assumption
+
+    table = {
+        "epsilon": Assumption(
+            "epsilon", 0.1,
+            "Sneaker's ε (Eq. (5): the share kept for background flows when the foreground fills the cell) is not "
+            "given; 0.1 is the simulator's default", (0.05, 0.2)),
+        "beta": Assumption(
+            "beta", 0.5,
+            "β of the window model behind Eq. (5) is \"0 < β < 1\" (Sec. III); 0.5: Reno, which the evaluation "
+            "runs, halves its window", (0.3,)),
+        "fading": Assumption(
+            "fading", "rayleigh",
+            "the paper names only log-distance path loss (Sec. VI) and ns-3's LTE module adds fast fading only with "
+            "a trace; ours: Rayleigh at 3 km/h, the channel's default", ("none",)),
+    }
+    return tuple(table[n] for n in names)
 
 
 def mean(xs) -> float:

@@ -1,0 +1,227 @@
+"""Why each claim that misses misses: the one place the causes are kept.
+
+Keyed ``"<reproduction>/<claim id>"``. Each names its category and the measurement that
+shows it (a run, a sensitivity row of the scoreboard, the ns-3 cross-check, ...). The
+scoreboard joins them with the verdicts of ``docs/scoreboard.json``; a test fails when a
+claim misses without a cause here, or when an entry names a claim that does not exist or
+(for a miss category) now holds — so after the simulator changes, regenerate the scoreboard
+(``cellshare reproduce --all --update-docs``), then update this file and run
+``cellshare reproduce --render-docs``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The categories of cause, and what each means.
+CATEGORIES = {
+    "model gap": "the simulator lacks something the paper's network has (named), shown by a measurement",
+    "set-up not given": "the paper does not give a parameter the result rests on; the measurement shows the claim "
+                        "moving with it (usually a sensitivity row of the scoreboard)",
+    "set-up substituted": "the reproduction runs a different set-up than the paper's (named: traces, workload), for "
+                          "availability or cost; the measurement shows what the paper's set-up gives",
+    "paper's own evidence differs": "the paper's own simulator (ns-3: the README's cross-check), its own analysis or "
+                                    "its other documents give what we measure, not the paper's number",
+    "paper's model is idealised": "the paper's number follows from its analytical model, and the protocol it models "
+                                  "measurably departs from that model (named)",
+    "simulator bug": "a defect in cellshare, reported, not fixed by the reproduction",
+    "not explained": "measured, with what was tried, but no measurement isolates the cause yet",
+    "holds for another reason": "the claim holds, but a measurement shows it is not for the paper's reason",
+}
+
+
+@dataclass(frozen=True)
+class Cause:
+    category: str
+    measurement: str
+
+
+_BACKOFF = ("the back-off cap (`max_backoff_exp`, not in the paper): ")
+_ATSCALE = ("with a background flow at every UE, every UE stays backlogged and PF gives each about 1/100 of the TTIs "
+            "whatever the background's controller")
+
+CAUSES: dict[str, Cause] = {
+    # -- Legilimens ------------------------------------------------------------------------
+    "lpt-fifo-vs-cell/ledbat-cell-idle": Cause(
+        "paper's own evidence differs",
+        "the thesis describes the same experiment the other way round (Sec. 2.4, line 260: \"LEDBAT ends up competing "
+        "with the foreground flow\", TCP-LP \"sending very less traffic\"); ours has LEDBAT competing too (0.51 of the "
+        "cell while CUBIC is on, observation) and alone it fills the idle cell (29.8 Mbps against CUBIC's 28.6). The "
+        "paper blames delay profiles that vary across cells (line 64); our base delay is constant (no HARQ, "
+        "issue 24), so that part is not measurable here"),
+    "legilimens-onoff/yields": Cause(
+        "set-up not given",
+        _BACKOFF + "0.076 of the cell at cap 3, 0.032 at cap 10 (sensitivity). Of Legilimens' bytes while CUBIC is "
+        "on, 37 % go in NORMAL (its GAP probes passed while CUBIC was on), 29 % in GAP I-III and 34 % are probe tails "
+        "delivered during back-off (modes of the 100 ms trace): \"backs off completely in GAP mode\" still probes"),
+    "legilimens-onoff/yields-rayleigh": Cause(
+        "set-up not given",
+        _BACKOFF + "0.088 at cap 3, 0.022 at cap 10 (sensitivity); as without fading, the rest is GAP probing"),
+    "legilimens-onoff/uses-spare-rayleigh": Cause(
+        "set-up not given",
+        "the UE's distance (not given for Fig. 7): 0.47 at 300 m, 0.67 (holds) at 150 m, the thesis's real-network "
+        "distance (sensitivity). Farther out, deep Rayleigh fades reach CQI 0, and Algorithm 1 cannot tell an outage "
+        "from a competitor's TTIs (README, Known limits), so the lone flow backs off spuriously"),
+    "legilimens-fairness/jain-2": Cause(
+        "not explained",
+        "the back-off lottery evens out slower than the paper's 20 s periods: the same two flows over 195 s give "
+        "0.9986-0.9999 (seeds 1-3), over 15 s windows 0.72-1.00 (mean 0.92-0.97); seeds 1-6 give 0.965-0.997 for this "
+        "period. The cap of 10 makes it worse (0.95); why the paper's flows converge within 20 s is not measured"),
+    "legilimens-fairness/jain-3": Cause(
+        "not explained",
+        "as jain-2: seeds 1-6 give 0.84-0.98 for this period, the cap of 10 gives 0.59; over long windows the flows "
+        "are fair (jain-2's measurement)"),
+    "legilimens-fairness/jain-4": Cause(
+        "not explained",
+        "as jain-2: seeds 1-6 give 0.92-0.99 for this period, the cap of 10 gives 0.63"),
+    "legilimens-fairness/jain-8": Cause(
+        "not explained",
+        "as jain-2; how the paper started its 8 flows is not given: 2 s apart 0.929, 20 s apart 0.980 (sensitivity)"),
+    "legilimens-fairness/jain-24": Cause(
+        "not explained",
+        "as jain-2; 24 flows started 2 s apart 0.965, 20 s apart 0.951 (sensitivity)"),
+    "legilimens-sensitivity/lambda-1-starves-background": Cause(
+        "not explained",
+        "λ = 1 gives exactly λ = 0.5's background on the on/off pair (a lone flow sees no gap, so λ is never "
+        "consulted; after a competitor's gap PF's alternation puts the slot rate near half the capacity, busy at "
+        "both), and at scale too (the paper's set-up, one run at 60 % load, seed 1: 0.97 of λ = 0.5's background, "
+        "which lives on its GAP probes whatever λ). What starves the paper's background at λ = 1 is not measured"),
+    "legilimens-sensitivity/wait-background-better-at-300": Cause(
+        "set-up not given",
+        _BACKOFF + "at cap 3 T = 300 ms gives 0.98 of the default's background and T = 200 ms 1.02; at cap 10 the "
+        "order is the paper's (1.69 against 1.52, sensitivity)"),
+    "legilimens-at-scale/fg-within-12-of-wobg": Cause(
+        "set-up not given",
+        "the background's placement and the back-off cap (neither in the paper): " + _ATSCALE + ", and 100 "
+        "Legilimens flows' GAP probes alone exceed the cell (README). 0.98 as shipped; 0.54 with the background at 10 "
+        "UEs, 0.35 at cap 10, 0.96 with 64 KB RLC queues (sensitivity, one seed): none within 12 %"),
+    "legilimens-at-scale/fg-within-12-of-ideal": Cause(
+        "set-up not given", "as fg-within-12-of-wobg: 0.98; 0.54 with 10 background UEs, 0.33 at cap 10"),
+    "legilimens-at-scale/bg-vs-lpt-average": Cause(
+        "paper's own evidence differs",
+        _ATSCALE + ". ns-3's LTE module, the paper's simulator, does the same: with a background at each of 10 UEs it "
+        "gives each background flow 3.05 (LEDBAT), 2.80 (Vegas), 3.17 (CUBIC) Mbit/s, ours 3.19 (README cross-check), "
+        "so Legilimens can beat LEDBAT and Vegas only by taking more than its UE's share (1.01 here; 0.55 with 10 "
+        "background UEs)"),
+    "legilimens-at-scale/bg-vs-lpt-max": Cause(
+        "paper's own evidence differs", "as bg-vs-lpt-average: the largest ratio over the protocols and loads is 1.15"),
+    "legilimens-at-scale/bg-vs-ideal-priority": Cause(
+        "holds for another reason",
+        "1.80 against the paper's 1.84, but because Legilimens takes the foreground's capacity (its long foreground "
+        "flows get 0.57 Mbps against 35.8 beside ideal priority), not because it recaptures spare capacity faster; "
+        "with the background at 10 UEs it misses (0.69, sensitivity)"),
+    "thesis-randomized/bg-ratio": Cause(
+        "model gap",
+        "the CUBIC background fills every PRB the foreground leaves (PRB utilization 0.9997, no timeouts) while "
+        "Legilimens caps NORMAL at 80 % and yields, so on our loss-free link it can only move fewer bytes (0.61); the "
+        "thesis's real cell wastes capacity under CUBIC (block errors, HARQ: issue 24), which the ideal link does not "
+        "model. Rayleigh fading (sensitivity) gives 0.36"),
+    "thesis-randomized/total-ratio": Cause(
+        "model gap", "as bg-ratio: 0.67 (1.83 vs 2.72 GB); Rayleigh fading 0.47"),
+    # -- Sneaker ---------------------------------------------------------------------------
+    "sneaker-prioritization/sneaker-serves-idle": Cause(
+        "paper's model is idealised",
+        "Eq. (5) with τ_F = 0 sets the drop rate so that the mean Reno window equals the BDP (the fluid model of Eq. "
+        "(1)); Reno's sawtooth around that mean, with almost no standing queue, leaves a lone Sneaker-managed flow at "
+        "~80 % of tail drop's rate, and after each stop it climbs from the ε window one packet per RTT (~4 s to 70 % "
+        "of the cell, observation). 0.67 at ε = 0.1, 0.72 / 0.78 at ε = 0.05 / 0.2, 0.55 at β = 0.3 (sensitivity)"),
+    "sneaker-prioritization/sneaker-avoids-timeouts": Cause(
+        "model gap",
+        "the one timeout is the first slow start's: cwnd reaches 1.0 MB at 0.3 s, overflows the 512 KB RLC buffer "
+        "(tail drop, before any foreground exists) and the burst loss ends in an RTO at 0.5 s; PFS only's run has the "
+        "same RTO at the same moment. Our TCP has no RACK/TLP (README, Known limits; issue 30), which recovers such "
+        "bursts in Linux"),
+    "sneaker-scaling/gain-L8": Cause(
+        "paper's own evidence differs",
+        "the paper's own analysis predicts ours: Eq. (3) gives the L background flows ε·c together whatever L, so "
+        "the foreground keeps about (1 − ε) of the cell while PFS only gives it 1/(L + 1): a gain of (1 − ε)(L + 1) "
+        "= 8.1 at L = 8, ε = 0.1. Measured 8.7 (8.0-8.8 for ε 0.05-0.2, β 0.3, no fading: sensitivity)"),
+    "sneaker-scaling/sneaker-degrades": Cause(
+        "paper's own evidence differs",
+        "Eq. (3) gives the foreground the same share whatever L; measured 65.7, 66.6, 68.0, 69.7 Mbps at L = 1, 2, 4, "
+        "8 (more background flows, each with a smaller window, take slightly less); the same rise at every ε, β and "
+        "without fading (sensitivity)"),
+    "sneaker-at-scale/bg-most-at-20": Cause(
+        "paper's model is idealised",
+        "each medium foreground flow queues more than a TTI at its UE for a fraction of a second, τ_F exceeds 1 and "
+        "Sneaker drops at the ε rate; Reno then climbs back one packet per RTT, ~4 s to the BDP, longer than the "
+        "~1.4 s between medium flows (README), so Sneaker leaves the cell 41 % idle (PRB utilization 0.59, "
+        "observation): 26.5 Mbps against LEDBAT's 57.3 and TCP-LP's 32.4; at ε = 0.2 34.8. LEDBAT alone in its UE's "
+        "queue never yields; with ns-3's LEDBAT window rule (`allowed_increase = 0`) it still takes 42.5 Mbps "
+        "(3 seeds), so ns-3's LEDBAT does not explain the paper's order"),
+    # -- BoDe ------------------------------------------------------------------------------
+    "bode/delay-cut-cubic": Cause(
+        "set-up substituted",
+        "the traces: the paper's are 4G LTE (\"4G cellular traces gathered in NYC and Boston\", line 34); ours "
+        "include two 3G traces (TMobile-UMTS, 2 Mbps; Verizon-EVDO, 0.5 Mbps) and a bursty LTE trace, on which BoDe's "
+        "own bound fails. On ATT-LTE-driving alone the cut is 2.48 (holds); T-Mobile LTE 1.35, UMTS 1.10, EVDO 0.95"),
+    "bode/power-cubic": Cause(
+        "set-up substituted",
+        "the traces, as delay-cut-cubic: on ATT-LTE-driving alone BoDe's power is 2.15× the best other's (holds); "
+        "T-Mobile LTE 0.51, UMTS 0.97, EVDO 0.96"),
+    "bode/power-bbr": Cause(
+        "set-up substituted",
+        "the traces, as delay-cut-cubic: on ATT-LTE-driving alone 3.47× (holds); T-Mobile LTE 0.52, UMTS 1.60, "
+        "EVDO 1.19"),
+    "bode/bound-TMobile-LTE-driving": Cause(
+        "paper's own evidence differs",
+        "the paper says the bound is on the wait before service only and \"the overall queuing delay can be larger "
+        "than BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; "
+        "its own Fig. 4c: p99 107 ms for a 100 ms bound). This trace serves nothing for 30-100 ms between bursts, so "
+        "small queues wait out the gaps: p99 99-109 ms over the four controllers"),
+    "bode/bound-TMobile-UMTS-driving": Cause(
+        "paper's own evidence differs",
+        "as bound-TMobile-LTE-driving, at 2 Mbps: a packet's own transmission and the 3 packets BoDe always keeps "
+        "exceed 20 ms; p99 175-339 ms"),
+    "bode/bound-Verizon-EVDO-driving": Cause(
+        "paper's own evidence differs",
+        "as bound-TMobile-LTE-driving, at 0.5 Mbps: 3 full packets alone take 72 ms; p99 1.0-1.6 s"),
+    "bode/throughput-worst-TMobile-LTE-driving": Cause(
+        "model gap",
+        "each gap longer than 20 ms leaves the whole queue stale and BoDe drops all but the last 3 packets; our TCP "
+        "has no lost-retransmission detection (no RACK, README Known limits; issue 30), so dropped retransmissions "
+        "end in timeouts: 10 (CUBIC) and 23 (BBR) RTOs per 60 s under BoDe against 2 and 7 under TailDrop"),
+    # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
+    "rtac/lte-rtt-cut-rtac": Cause(
+        "set-up not given",
+        "the LTE per-UE queue (not given): with 4 MiB auto-tuning's window is the whole 2.56 MB rmem_max (363 ms; "
+        "Linux 3.0 advertised about half of it, tcp_adv_win_scale) against RTAC's 60 ms: 6.0; with 1 MiB 2.77 "
+        "(holds), but DRWA's cut then falls to 1.37 (sensitivity)"),
+    "rtac/wifi-rtt-cut-drwa": Cause(
+        "set-up not given",
+        "the Wi-Fi path's base RTT (not given): DRWA's window holds about λ = 3 base RTTs of data, 47 ms on our 20 ms "
+        "path against the thesis's 32 ms; at a 12 ms base RTT the cut is 8.5 (holds) but RTAC's becomes 18.6 "
+        "(misses, sensitivity). In the thesis DRWA's RTT is below RTAC's (32 vs 37.8 ms); in ours it is 2.2× "
+        "RTAC's at both base RTTs"),
+    "rtac/dc-rtac-share": Cause(
+        "set-up not given",
+        "the AP's buffer (not given; 750 KB from the thesis's 337 ms): RTAC's Eq. (2.14) fixed point is about 115 "
+        "packets (README) while auto-tuning holds the rest of the buffer: 0.41 at 750 KB, 0.68 at 300 KB, 0.89 "
+        "(holds) at 150 KB (sensitivity)"),
+    "rtac/dc-drwa-share": Cause(
+        "set-up not given",
+        "the AP's buffer, as dc-rtac-share: 0.012 at 750 KB, 0.014 at 300 KB, 0.026 at 150 KB (sensitivity); DRWA "
+        "starves harder than the thesis's 6 % at every buffer tried"),
+    "rtac/dc-three-rtac-share": Cause(
+        "set-up not given",
+        "the AP's buffer, as dc-rtac-share: 0.52 at 750 KB, 0.71 at 300 KB, 0.89 at 150 KB (sensitivity), against "
+        "the thesis's \"more than 94%\""),
+    "sorpc/game-single-worst": Cause(
+        "set-up not given",
+        "the uplink rates of Fig. 3.10 are not given: the single queue's worst game RTT is 4.9 s at 5 Mbit/s, 1.24 s "
+        "(within the tolerance of 1.5 s) at 10 and 0.52 s at 25; with a 750 KB transmit queue 1.24 s at the worst "
+        "rate (sensitivity)"),
+    "dtpa/reno-6hop-vs-1hop": Cause(
+        "set-up not given",
+        "the motes' link layer (not given): 0.42 with 2 % frame loss (3 seeds); 0.41 / 0.33 with 0 / 5 % loss and 1.0 "
+        "with the IEEE 802.15.4 default MAC (sensitivity, one seed): none of these gives the thesis's 0.20"),
+    "dtpa/dtpa-goodput-drop-10": Cause(
+        "set-up not given",
+        "DTPA's c (not given, \"future work\"): the drop is 0.07 at c = 2 (ours), 0.48 at c = 1 and 0.02 at c = 4 "
+        "(sensitivity); the thesis's 23 % lies between c = 1 and 2 (README: 24 % at c = 1.5)"),
+    "dtpa/eq-4-3-vs-measured": Cause(
+        "paper's model is idealised",
+        "Eq. (4.3) is a Mathis-style equilibrium that ignores the idle time of retransmission timeouts; among the "
+        "window-limited nodes 6370 of 8866 loss events are RTOs (72 %; 1 s minimum RTO against 0.5-2.5 s RTTs), so "
+        "the formula overestimates by 2.45× (2.2-2.6 at every c and frame loss tried)"),
+}
