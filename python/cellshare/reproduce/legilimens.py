@@ -48,9 +48,9 @@ def _channel(ctx: Context, fading: str = "none") -> dict:
     return {"kind": "radio", "distance_m": float(ctx.param("distance_m")), "layers": 2, "fading": fading}
 
 
-def _cell(n_ues: int, channel: dict | None = None) -> dict:
+def _cell(n_ues: int, channel: dict | None = None, rlc_queue_bytes: int = 524288) -> dict:
     return {
-        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}},
+        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": rlc_queue_bytes},
         "ues": [{"count": n_ues, "channel": dict(channel or CHANNEL)}],
     }
 
@@ -61,13 +61,14 @@ def _legilimens(ctx: Context, **params) -> dict:
 
 
 def _onoff_scenario(name: str, bg_cc: dict | None, duration: float, seed: int = 1, channel: dict | None = None,
-                    on: float = ON) -> dict:
+                    on: float = ON, rlc_queue_bytes: int = 524288) -> dict:
     flows = []
     if bg_cc is not None:
         flows.append({"name": "background", "ue": 0, "class": "background", "transport": {"kind": "tcp", "cc": bg_cc}})
     flows.append({"name": "foreground", "ue": 1, "start_s": FG_START, "on_s": on, "off_s": on,
                   "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
-    return {"name": name, "simulation": {"duration_s": duration, "seed": seed}, **_cell(2, channel), "flows": flows}
+    return {"name": name, "simulation": {"duration_s": duration, "seed": seed}, **_cell(2, channel, rlc_queue_bytes),
+            "flows": flows}
 
 
 def _phases(duration: float, on_s: float = ON) -> tuple[list[int], list[int]]:
@@ -147,6 +148,10 @@ DISTANCE = Assumption(
     "distance_m", 300.0,
     "not given for the simulations (Sec. VI-A: log-distance, 10 MHz, MIMO); the thesis puts its real-network phones "
     "\"approximately 150 meters\" from the cell (line 354)", (150.0,))
+QUEUE = Assumption(
+    "rlc_queue_bytes", 524288,
+    "the Legilimens paper does not give its RLC buffer; 512 KB is the Sneaker paper's (same group, same ns-3 "
+    "set-up); ns-3's own RLC UM default is 10 KB", (65536,))
 ONOFF = Assumption(
     "on_off_s", 30.0,
     "Fig. 7's timing is not given; Fig. 2's foreground transmits 30 s and sleeps 30 s (Sec. II-B); the thesis's "
@@ -185,25 +190,27 @@ ONOFF_CLAIMS = tuple(_fig7_claims("", "") + [
 
 
 @experiment("legilimens-onoff", "Legilimens yields to an on/off CUBIC flow and recaptures the cell (Fig. 7)",
-            f"{PAPER} Sec. V-D, Fig. 7", claims=ONOFF_CLAIMS, assumptions=(BACKOFF, DISTANCE, ONOFF))
+            f"{PAPER} Sec. V-D, Fig. 7", claims=ONOFF_CLAIMS, assumptions=(BACKOFF, DISTANCE, ONOFF, QUEUE))
 def run_onoff(ctx: Context) -> None:
     on_s = float(ctx.param("on_off_s"))
+    q = int(ctx.param("rlc_queue_bytes"))
     duration = FG_START + (6 if ctx.full else 3) * 2 * on_s
     channel = _channel(ctx)
-    alone = ctx.run("cubic-alone", _onoff_scenario("cubic-alone", None, duration, channel=channel, on=on_s))
+    alone = ctx.run("cubic-alone", _onoff_scenario("cubic-alone", None, duration, channel=channel, on=on_s,
+                                                   rlc_queue_bytes=q))
     runs: dict[str, Result] = {}
     metrics: dict[str, dict] = {}
     for key, cc, _ in BACKGROUNDS:
         if cc["kind"] == "legilimens":
             cc = _legilimens(ctx, **{k: v for k, v in cc.items() if k != "kind"})
-        runs[key] = ctx.run(key, _onoff_scenario(key, cc, duration, channel=channel, on=on_s))
+        runs[key] = ctx.run(key, _onoff_scenario(key, cc, duration, channel=channel, on=on_s, rlc_queue_bytes=q))
         metrics[key] = _onoff_metrics(runs[key], alone, duration, on_s)
     # Figure 7 is measured in a real network: the same run on a Rayleigh-fading channel (3 km/h).
     fading = _channel(ctx, "rayleigh")
     alone_f = ctx.run("cubic-alone-rayleigh", _onoff_scenario("cubic-alone-rayleigh", None, duration, channel=fading,
-                                                              on=on_s))
+                                                              on=on_s, rlc_queue_bytes=q))
     runs["legilimens-rayleigh"] = ctx.run("legilimens-rayleigh", _onoff_scenario(
-        "legilimens-rayleigh", _legilimens(ctx), duration, channel=fading, on=on_s))
+        "legilimens-rayleigh", _legilimens(ctx), duration, channel=fading, on=on_s, rlc_queue_bytes=q))
     metrics["legilimens-rayleigh"] = _onoff_metrics(runs["legilimens-rayleigh"], alone_f, duration, on_s)
 
     for suffix, key in (("", "legilimens"), ("-rayleigh", "legilimens-rayleigh")):
@@ -270,7 +277,7 @@ QUEUE_CLAIMS = tuple(
 
 
 @experiment("legilimens-queues", "Legilimens keeps its base-station queue nearly empty (Fig. 13)", f"{PAPER} Sec. VI-C, Fig. 13",
-            claims=QUEUE_CLAIMS, assumptions=(BACKOFF, DISTANCE))
+            claims=QUEUE_CLAIMS, assumptions=(BACKOFF, DISTANCE, QUEUE))
 def run_queues(ctx: Context) -> None:
     join, duration = 5.0, 30.0 if ctx.full else 20.0
     ccs = [("cubic", "CUBIC"), ("ledbat", "LEDBAT"), ("vegas", "Vegas"), ("legilimens", "Legilimens")]
@@ -278,7 +285,8 @@ def run_queues(ctx: Context) -> None:
     frac_empty, mean_kb, traces = {}, {}, {}
     for cc, _ in ccs:
         cc_table = _legilimens(ctx) if cc == "legilimens" else {"kind": cc}
-        sc = {"name": f"queues-{cc}", "simulation": {"duration_s": duration, "seed": 1}, **_cell(2, _channel(ctx)),
+        sc = {"name": f"queues-{cc}", "simulation": {"duration_s": duration, "seed": 1},
+              **_cell(2, _channel(ctx), int(ctx.param("rlc_queue_bytes"))),
               "flows": [{"name": "background", "ue": 0, "class": "background", "transport": {"kind": "tcp", "cc": cc_table}},
                         {"name": "foreground", "ue": 1, "start_s": join, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}}]}
         r = ctx.run(cc, sc)

@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import ClaimDef, Context, Point, experiment, jain  # noqa: E402
-from .sneaker_common import RENO, assumptions, mean, scenario, sneaker_aqm  # noqa: E402
+from .sneaker_common import RENO, assumptions, mean, radio, scenario, sneaker_aqm  # noqa: E402
 
 PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 6"
 JOIN = 20.0
@@ -44,15 +44,14 @@ def _periods() -> list[tuple[int, range]]:
 
 
 @experiment("sneaker-fairness", "Sneaker: background flows share spare capacity fairly; foreground flows share fairly", PAPER,
-            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading"))
+            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading", "distance_m"))
 def run(ctx: Context) -> None:
     duration = N * JOIN
-    fading = str(ctx.param("fading"))
     bg_only = [{"name": f"bg{k}", "ue": k, "class": "background", "start_s": k * JOIN, "transport": RENO} for k in range(N)]
-    a = ctx.run("a-background", scenario("fig6a", sneaker_aqm(ctx), N, bg_only, duration, fading=fading))
+    a = ctx.run("a-background", scenario("fig6a", sneaker_aqm(ctx), N, bg_only, duration, **radio(ctx)))
     fg_mix = [{"name": "bg", "ue": 0, "class": "background", "transport": RENO}]
     fg_mix += [{"name": f"fg{k}", "ue": 1 + k, "start_s": k * JOIN, "transport": RENO} for k in range(N)]
-    b = ctx.run("b-foreground", scenario("fig6b", sneaker_aqm(ctx), N + 1, fg_mix, duration, fading=fading))
+    b = ctx.run("b-foreground", scenario("fig6b", sneaker_aqm(ctx), N + 1, fg_mix, duration, **radio(ctx)))
 
     def period_jain(r, names) -> list[float]:
         out = []

@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import AtMost, ClaimDef, Context, Order, Point, experiment  # noqa: E402
-from .sneaker_common import AQMS, RENO, assumptions, mean, scenario, sneaker_aqm  # noqa: E402
+from .sneaker_common import AQMS, RENO, assumptions, mean, radio, scenario, sneaker_aqm  # noqa: E402
 
 PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 4"
 PERIOD = 10.0  # on/off period of the foreground, s
@@ -84,14 +84,13 @@ def _stops(duration: float) -> list[int]:
 
 
 @experiment("sneaker-prioritization", "Sneaker and strict priority yield to foreground; PFS only and RED do not", PAPER,
-            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading"))
+            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading", "distance_m"))
 def run(ctx: Context) -> None:
     duration = FG_START + (6 if ctx.full else 2) * 2 * PERIOD
     on, stops = _on_seconds(duration), _stops(duration)
-    fading = str(ctx.param("fading"))
     runs = {name: ctx.run(name.lower().replace(" ", "-"), scenario(
         f"fig4-{name}", sneaker_aqm(ctx) if aqm["kind"] == "sneaker" else aqm, 2, _flows(duration), duration,
-        fading=fading)) for name, aqm in AQMS.items()}
+        **radio(ctx))) for name, aqm in AQMS.items()}
 
     # "The cell": what it delivers while both UEs are backlogged under PF alone.
     pf = runs["PFS only"]

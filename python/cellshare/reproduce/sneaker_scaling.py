@@ -24,7 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
-from .sneaker_common import RENO, assumptions, scenario, sneaker_aqm  # noqa: E402
+from .sneaker_common import RENO, assumptions, radio, scenario, sneaker_aqm  # noqa: E402
 
 PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 5"
 COUNTS = (1, 2, 4, 8)
@@ -47,27 +47,26 @@ CLAIMS = (
 WARMUP = 5  # seconds excluded from the foreground's average
 
 
-def _scenario(aqm: dict, n_bg: int, shared: bool, duration: float, fading: str = "rayleigh") -> dict:
+def _scenario(aqm: dict, n_bg: int, shared: bool, duration: float, **radio_setup) -> dict:
     flows = [{"name": "foreground", "ue": 0, "transport": RENO}]
     for k in range(n_bg):
         flows.append({"name": f"background{k}", "ue": 1 if shared else 1 + k, "class": "background", "transport": RENO})
     n_ues = 2 if shared else 1 + n_bg
     kind = aqm["kind"]
     return scenario(f"fig5-{kind}-{n_bg}bg-{'shared' if shared else 'perflow'}", aqm, n_ues, flows, duration,
-                    fading=fading)
+                    **radio_setup)
 
 
 @experiment("sneaker-scaling", "Sneaker keeps the foreground's throughput as background flows are added", PAPER,
-            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading"))
+            claims=CLAIMS, assumptions=assumptions("epsilon", "beta", "fading", "distance_m"))
 def run(ctx: Context) -> None:
     duration = 60.0 if ctx.full else 25.0
-    fading = str(ctx.param("fading"))
     fg: dict = {}
     for shared in (False, True):
         for label, aqm in (("PFS only", {"kind": "tail_drop"}), ("Sneaker", sneaker_aqm(ctx))):
             for n in COUNTS:
                 r = ctx.run(f"{'shared' if shared else 'perflow'}-{aqm['kind']}-{n}bg",
-                            _scenario(aqm, n, shared, duration, fading))
+                            _scenario(aqm, n, shared, duration, **radio(ctx)))
                 series = r.flow("foreground")["per_second_mbps"][WARMUP:]
                 fg[(shared, label, n)] = sum(series) / len(series)
 

@@ -138,7 +138,7 @@ def summarize(result) -> dict[str, Any]:
 
 def at_scale_scenario(name: str, scheme: str, load: float, seed: int, duration: float,
                       bg_ues: str | list[int] = "all", max_backoff_exp: int = 3,
-                      rlc_queue_bytes: int = 524288) -> dict:
+                      rlc_queue_bytes: int = 524288, distance_range_m: tuple = (50.0, 500.0)) -> dict:
     """Figure 12's set-up for one scheme, load and seed: foreground arrivals to all 100 UEs
     and one always-on background flow at each UE of `bg_ues` (default: every UE)."""
     cc, scheduler = SCHEMES[scheme]
@@ -157,7 +157,7 @@ def at_scale_scenario(name: str, scheme: str, load: float, seed: int, duration: 
         "name": name,
         "simulation": {"duration_s": duration, "seed": seed, "trace_interval_ms": 0},
         "cell": cell,
-        "ues": [{"count": N_UES, "channel": dict(AT_SCALE_CHANNEL)}],
+        "ues": [{"count": N_UES, "channel": dict(AT_SCALE_CHANNEL, distance_range_m=list(distance_range_m))}],
         "flows": flows,
         "workload": {"ues": "all", "transport": CUBIC, "dscp": FG_DSCP,
                      "arrivals": {"kind": "poisson", "load": load, "preset": "legilimens"}},
@@ -198,6 +198,10 @@ RLC_QUEUE = Assumption(
     "rlc_queue_bytes", 524288,
     "not given by the Legilimens paper; 512 KB is the Sneaker paper's ns-3 RLC buffer (ns-3's own RLC UM default is "
     "10 KB)", (65536,))
+AT_SCALE_LAYOUT = Assumption(
+    "distance_range_m", (50.0, 500.0),
+    "Sec. VI-B: \"The 100 devices are randomly placed in a cell\", whose size is not given: uniform over the annulus "
+    "50-500 m", ((50.0, 300.0),))
 AT_SCALE_BACKOFF = Assumption(
     "max_backoff_exp", 3,
     "the paper gives no cap on the exponential random back-off (Sec. III-B); 3 is the simulator's default (see "
@@ -206,7 +210,7 @@ AT_SCALE_BACKOFF = Assumption(
 
 @experiment("legilimens-at-scale", "Legilimens at scale: 100 UEs, 30/60/80 % load, background protocols (Fig. 12)",
             f"{LEGILIMENS} Sec. VI-B, Fig. 12", claims=AT_SCALE_CLAIMS,
-            assumptions=(BG_PLACEMENT, RLC_QUEUE, AT_SCALE_BACKOFF))
+            assumptions=(BG_PLACEMENT, RLC_QUEUE, AT_SCALE_BACKOFF, AT_SCALE_LAYOUT))
 def run_at_scale(ctx: Context) -> None:
     at_scale(ctx)
 
@@ -218,10 +222,11 @@ def at_scale(ctx: Context, n_bg: int | None = None) -> None:
     if n_bg is None and ctx.param("background_ues") != "all":
         n_bg = int(ctx.param("background_ues"))
     backoff, queue = int(ctx.param("max_backoff_exp")), int(ctx.param("rlc_queue_bytes"))
+    layout = tuple(ctx.param("distance_range_m"))
 
     def scenario(label: str, scheme: str, load: float, seed: int) -> dict:
         bg_ues = "all" if n_bg is None else sorted(random.Random(seed).sample(range(N_UES), n_bg))
-        return at_scale_scenario(label, scheme, load, seed, duration, bg_ues, backoff, queue)
+        return at_scale_scenario(label, scheme, load, seed, duration, bg_ues, backoff, queue, layout)
 
     res = _grid(ctx, SCHEMES, LOADS, ctx.seeds(SEEDS), scenario, summarize)
 
@@ -289,11 +294,11 @@ SNEAKER_SCHEMES = {
     "LEDBAT": ({"kind": "tail_drop"}, {"kind": "tcp", "cc": {"kind": "ledbat"}}),
 }
 SNEAKER_LOADS = (0.5, 0.2)
-SNEAKER_EPSILON, SNEAKER_FADING = sneaker_assumptions("epsilon", "fading")
+SNEAKER_EPSILON, SNEAKER_FADING, SNEAKER_DISTANCE = sneaker_assumptions("epsilon", "fading", "distance_m")
 
 
 def sneaker_scenario(name: str, scheme: str, load: float, seed: int, duration: float, epsilon: float = 0.1,
-                     fading: str = "rayleigh") -> dict:
+                     fading: str = "rayleigh", distance_m: float = 150.0) -> dict:
     """Figures 7–8's set-up for one scheme and load (`epsilon`: Sneaker's ε)."""
     aqm, bg = SNEAKER_SCHEMES[scheme]
     if aqm["kind"] == "sneaker":
@@ -303,7 +308,7 @@ def sneaker_scenario(name: str, scheme: str, load: float, seed: int, duration: f
         "simulation": {"duration_s": duration, "seed": seed},
         "cell": {**SNEAKER_CELL, "aqm": aqm},
         "wired": SNEAKER_WIRED,
-        "ues": [sneaker_ues(N_UES, fading)],
+        "ues": [sneaker_ues(N_UES, fading, distance_m)],
         "flows": [{"name": "background", "ue": 0, "class": "background", "transport": bg}],
         "workload": {"ues": list(range(1, N_UES)), "transport": RENO,
                      "arrivals": {"kind": "poisson", "load": load, "preset": "sneaker"}},
@@ -354,12 +359,12 @@ SNEAKER_AT_SCALE_CLAIMS = (
 
 @experiment("sneaker-at-scale", "Sneaker at scale: 100 users, 50 % and 20 % load, one background flow (Figs. 7-8)",
             "Sneaker (sneaker-background-aqm.txt) Sec. VI, Figs. 7-8", claims=SNEAKER_AT_SCALE_CLAIMS,
-            assumptions=(SNEAKER_EPSILON, SNEAKER_FADING))
+            assumptions=(SNEAKER_EPSILON, SNEAKER_FADING, SNEAKER_DISTANCE))
 def run_sneaker_at_scale(ctx: Context) -> None:
     duration = 120.0
-    eps, fading = float(ctx.param("epsilon")), str(ctx.param("fading"))
+    eps, fading, dist = float(ctx.param("epsilon")), str(ctx.param("fading")), float(ctx.param("distance_m"))
     res = _grid(ctx, SNEAKER_SCHEMES, SNEAKER_LOADS, ctx.seeds(SEEDS),
-                lambda label, scheme, load, seed: sneaker_scenario(label, scheme, load, seed, duration, eps, fading),
+                lambda label, scheme, load, seed: sneaker_scenario(label, scheme, load, seed, duration, eps, fading, dist),
                 summarize_with_series)
 
     def avg(scheme: str, load: float, key: str) -> float:
