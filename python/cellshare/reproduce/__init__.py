@@ -321,6 +321,7 @@ class Experiment:
     claims: tuple[ClaimDef, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     link: str = DEFAULT_LINK
+    sensitivity_note: str = ""   # how a sensitivity re-run is cut down beyond one seed
 
     def claim_def(self, id: str) -> ClaimDef:
         for c in self.claims:
@@ -333,7 +334,7 @@ REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (),
-               assumptions: Sequence[Assumption] = (), link: str = DEFAULT_LINK
+               assumptions: Sequence[Assumption] = (), link: str = DEFAULT_LINK, sensitivity_note: str = ""
                ) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
     """Registers a reproduction under `name` with its claim definitions and assumptions."""
 
@@ -341,7 +342,7 @@ def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (
         ids = [c.id for c in claims]
         if len(ids) != len(set(ids)):
             raise ValueError(f"{name}: duplicate claim ids")
-        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), link)
+        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), link, sensitivity_note)
         return func
 
     return deco
@@ -387,6 +388,12 @@ class Context:
         if len(seeds) > 1:
             self.multi_seed = True
         return seeds[:1] if self.single_seed else seeds
+
+    def subset(self, values: Sequence[Any], sensitivity: Sequence[Any]) -> list[Any]:
+        """`values`, or the smaller `sensitivity` set in a sensitivity run (which the
+        default's re-run then uses too: the experiment counts as multi-seed)."""
+        self.multi_seed = True
+        return list(sensitivity) if self.single_seed else list(values)
 
     # -- running -----------------------------------------------------------------------
     def run(self, label: str, scenario: Mapping[str, Any]) -> Result:
@@ -524,7 +531,8 @@ def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: 
             base.finish()
             if on_step:
                 on_step("sensitivity: default, one seed")
-            seeds_note = "quick mode, first seed only (the default row re-run the same way)"
+            seeds_note = ("quick mode, first seed only" + (f"; {exp.sensitivity_note}" if exp.sensitivity_note else "")
+                          + " (the default row re-run the same way)")
         else:
             seeds_note = "quick mode, the reproduction's own seed"
         for a in exp.assumptions:
