@@ -166,6 +166,16 @@ impl QueueDiscipline for Red {
             self.count = 0;
             return EnqueueVerdict::Drop;
         }
+        if q.packets == 0 {
+            // A packet arriving at an idle queue is never dropped early (ns-2's `REDQueue`,
+            // the reference implementation of Floyd & Jacobson 1993: "A packet that arrives
+            // to an idle queue will never be dropped"). Dropping it would also leave the
+            // queue idle with the idle period already consumed by `update_avg`, so the
+            // average would stop decaying and, once above 2·max_th, drop every later
+            // arrival for good.
+            self.count = -1;
+            return EnqueueVerdict::Accept;
+        }
         match self.p_b() {
             Some(p) if p <= 0.0 => {
                 self.count = -1;
@@ -227,6 +237,28 @@ mod tests {
             let want = 4.0 * (1.0 - (1.0 - 0.002f64).powi(n));
             assert!((r.avg() - want).abs() < 1e-12, "{n}: {} vs {want}", r.avg());
         }
+    }
+
+    #[test]
+    fn an_arrival_at_an_idle_queue_is_never_dropped_early_and_the_average_keeps_decaying() {
+        let mut r = red(RedConfig::default());
+        r.avg = 299.0; // far above 2·max_th = 30: every arrival to a busy queue is dropped
+        let pkt = Packet { size: 1500, ..Default::default() };
+        r.on_dequeue(0, &pkt, &view(1)); // the queue goes idle at t = 0
+        // 1.2 ms per packet time at 10 Mbps: 1.2 s idle = 1000 packet times, avg -> ~40,
+        // still past 2·max_th, where a busy queue drops for sure.
+        assert_eq!(r.on_enqueue(1200 * MS, &pkt, &QueueView::default()), EnqueueVerdict::Accept);
+        let after = r.avg();
+        assert!(after > 30.0 && after < 299.0, "{after}");
+        // The accepted packet leaves, the queue idles again, and the average decays further
+        // instead of freezing where it was.
+        r.on_dequeue(1201 * MS, &pkt, &view(1));
+        assert_eq!(r.on_enqueue(3201 * MS, &pkt, &QueueView::default()), EnqueueVerdict::Accept);
+        assert!(r.avg() < 0.1 * after, "{} vs {after}", r.avg());
+        // A busy queue is still policed: with the average past 2·max_th, an arrival to a
+        // non-empty queue is dropped.
+        r.avg = 100.0;
+        assert_eq!(r.on_enqueue(3202 * MS, &pkt, &view(3)), EnqueueVerdict::Drop);
     }
 
     #[test]
