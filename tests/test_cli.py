@@ -63,6 +63,10 @@ BAD = {
     "missing trace": ("[[ues]]\nchannel = { kind = \"trace\", file = \"nowhere.down\" }\n", "ues[0].channel.file"),
     "malformed trace": ("[[ues]]\nchannel = { kind = \"trace\", file = \"bad.down\" }\n", "ues[0].channel.file"),
     "bad radio": ("[[ues]]\nchannel = { kind = \"radio\", distance_m = -5.0 }\n", "ues[0].channel.distance_m"),
+    "unknown amc": ("[cell]\nlink = { kind = \"realistic\", amc = \"oracle\" }\n[[ues]]\n", "cell.link"),
+    "bler target": ("[cell]\nlink = { kind = \"realistic\", bler_target = 0.6 }\n[[ues]]\n", "cell.link.bler_target"),
+    "no harq process": ("[cell]\nlink = { kind = \"realistic\", harq_processes = 0 }\n[[ues]]\n", "cell.link.harq_processes"),
+    "negative delay": ("[cell]\nlink = { kind = \"realistic\", pipeline_delay_tti = -1 }\n[[ues]]\n", "cell.link.pipeline_delay_tti"),
     "not toml": ("[simulation\n", "line 1"),
 }
 

@@ -332,7 +332,13 @@ pub fn sinr_linear_to_cqi(sinr: f64) -> u8 {
 /// same, found in a step or two when the SINR moved little.
 #[inline]
 pub fn sinr_linear_to_cqi_near(sinr: f64, near: u8) -> u8 {
-    let t = &CQI_SINR_THRESHOLD_LINEAR;
+    cqi_near(&CQI_SINR_THRESHOLD_LINEAR, sinr, near)
+}
+
+/// The CQI reported at linear SINR `sinr` under the ascending thresholds `t` (CQI k from
+/// `t[k - 1]` on; a rule of [`crate::link_adaptation`]), searching from `near`.
+#[inline]
+pub fn cqi_near(t: &[f64; 15], sinr: f64, near: u8) -> u8 {
     let mut c = near.min(15) as usize;
     // CQI c is reached iff sinr >= t[c - 1] (t[c - 1] is the threshold of CQI c).
     while c > 0 && sinr < t[c - 1] {
@@ -346,7 +352,7 @@ pub fn sinr_linear_to_cqi_near(sinr: f64, near: u8) -> u8 {
 
 /// Number of (ascending) thresholds `x` reaches; branch-free.
 #[inline]
-fn count_reached(thresholds: &[f64; 15], x: f64) -> u8 {
+pub(crate) fn count_reached(thresholds: &[f64; 15], x: f64) -> u8 {
     thresholds.iter().map(|&t| u8::from(x >= t)).sum()
 }
 

@@ -128,6 +128,9 @@ pub struct Drops {
     pub dequeue: u64,
     /// Rejected on arrival by a cell-level dropper (Sneaker, strict priority).
     pub admission: u64,
+    /// Lost over the air: a block carrying part of the packet was given up by HARQ
+    /// (realistic link on a radio channel).
+    pub air: u64,
     /// Dropped by the backhaul's drop-tail buffer.
     pub backhaul: u64,
     /// Packets the emulator could not route (not IPv4, or not to a UE address).
@@ -521,6 +524,7 @@ impl<'a> Engine<'a> {
                 DropCause::Enqueue => self.drops.enqueue += 1,
                 DropCause::Dequeue => self.drops.dequeue += 1,
                 DropCause::Admission => self.drops.admission += 1,
+                DropCause::Air => self.drops.air += 1,
             }
             self.flows[p.flow as usize].drops += 1;
             self.arena.free(id);

@@ -168,6 +168,14 @@ fn malformed_scenarios_name_the_key() {
         ("[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = -2 }\n", "ues[0].channel.rate_mbps"),
         ("[[ues]]\n[[flows]]\nue = 0\non_s = 1\ntransport = { kind = \"cbr\", rate_mbps = 1 }\n", "flows[0].off_s"),
         ("[simulation\n", ""),
+        ("[cell]\nlink = { kind = \"realistic\", amc = \"oracle\" }\n[[ues]]\n", "cell.link"),
+        ("[cell]\nlink = { kind = \"perfect\" }\n[[ues]]\n", "cell.link"),
+        ("[cell]\nlink = { kind = \"realistic\", bler_target = 0.7 }\n[[ues]]\n", "cell.link.bler_target"),
+        ("[cell]\nlink = { kind = \"realistic\", bler_target = 0 }\n[[ues]]\n", "cell.link.bler_target"),
+        ("[cell]\nlink = { kind = \"realistic\", harq_processes = 0 }\n[[ues]]\n", "cell.link.harq_processes"),
+        ("[cell]\nlink = { kind = \"realistic\", pipeline_delay_tti = -1 }\n[[ues]]\n", "cell.link.pipeline_delay_tti"),
+        ("[cell]\nlink = { kind = \"realistic\", cqi_delay_tti = -2 }\n[[ues]]\n", "cell.link.cqi_delay_tti"),
+        ("[cell]\nlink = { kind = \"realistic\", t_reordering_ms = -5 }\n[[ues]]\n", "cell.link.t_reordering_ms"),
     ];
     for (toml, key) in cases {
         let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
