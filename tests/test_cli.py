@@ -107,8 +107,9 @@ def test_bench_json_prints_only_speed_and_memory(run_cli):
     p = run_cli("bench", "--json", "--duration", "1", "--repeat", "1")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert set(d) == {"sim_speed", "peak_rss_mb"}
-    assert d["sim_speed"] > 0 and d["peak_rss_mb"] > 0
+    # The realistic link's speed, the ideal link's measured beside it, and memory.
+    assert set(d) == {"sim_speed", "ideal_sim_speed", "peak_rss_mb"}
+    assert d["sim_speed"] > 0 and d["ideal_sim_speed"] > 0 and d["peak_rss_mb"] > 0
 
 
 def test_scenario_reference_is_current(run_cli):

@@ -362,6 +362,9 @@ def summarise(rates: dict) -> dict:
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
     """Runs one ns-3 case in a child process in a temporary folder; its JSON result."""
     cmd = [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:], "--ns3-case", *label]
+    if "--out" in cmd:  # the child writes nothing; relative paths would point into its folder
+        i = cmd.index("--out")
+        del cmd[i:i + 2]
     with tempfile.TemporaryDirectory(prefix="ns3-crosscheck-") as tmp:
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
     if proc.returncode != 0:
@@ -449,6 +452,8 @@ def main() -> None:
                    help="udp: UE distances, m (default 50 to 700 every 50)")
     p.add_argument("--harq-distances", default="150,300,450", help="harq: UE distances, m (default 150,300,450)")
     p.add_argument("--speed-kmh", type=float, default=3.0, help="harq: UE speed for the Rayleigh fading, km/h (default 3)")
+    p.add_argument("--reuse-ns3", type=Path, metavar="JSON",
+                   help="take ns-3's side of each run from this earlier crosscheck.json (same case and labels) instead of running ns-3")
     p.add_argument("--ns3-case", nargs="+", metavar="LABEL", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.case not in CASES:
@@ -481,13 +486,25 @@ def main() -> None:
         for bg in args.backgrounds.split(","):
             if bg not in BACKGROUNDS:
                 p.error(f"--backgrounds: {bg!r} is not one of {', '.join(BACKGROUNDS)}")
+    earlier = {}
+    if args.reuse_ns3:
+        try:
+            earlier = {tuple(r["label"]): r for r in json.loads(args.reuse_ns3.read_text())["rows"]}
+        except (OSError, ValueError, KeyError) as e:
+            p.error(f"--reuse-ns3: {args.reuse_ns3}: {e}")
     rows = []
     for label, run_args in runs(args):
         t0 = time.monotonic()
         ours = run_cellshare(run_args)
         t1 = time.monotonic()
-        theirs = ns3_side(run_args, label)
-        t2 = time.monotonic()
+        if earlier:
+            if tuple(label) not in earlier:
+                p.error(f"--reuse-ns3: {args.reuse_ns3} has no run {'/'.join(label)}")
+            theirs = earlier[tuple(label)]["ns3"]
+            t2 = t1 + earlier[tuple(label)]["ns3_wall_s"]
+        else:
+            theirs = ns3_side(run_args, label)
+            t2 = time.monotonic()
         row = {"label": label, "snr_db": snr_db(run_args), "cellshare": ours, "ns3": theirs,
                "cellshare_wall_s": round(t1 - t0, 2), "ns3_wall_s": round(t2 - t1, 1)}
         rows.append(row)

@@ -85,6 +85,13 @@ impl HarqEntity {
         self.next_free <= tti
     }
 
+    /// The first TTI in which some process is free for a new block (`u64::MAX`: none until
+    /// a pending retransmission is resolved).
+    #[inline]
+    pub fn next_free(&self) -> u64 {
+        self.next_free
+    }
+
     /// A process free for a new block in TTI `tti`, if any (the lowest-numbered).
     #[inline]
     pub fn free_process(&self, tti: u64) -> Option<usize> {

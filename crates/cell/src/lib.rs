@@ -66,6 +66,10 @@ pub struct UeState {
     sig_full: u32,
     /// The realistic link's state (radio UEs under `cell.link = { kind = "realistic" }`).
     link: Option<Box<UeLink>>,
+    /// The first TTI from which the UE may be picked for new data: after the last TTI it was
+    /// served in, and (realistic link) once a HARQ process is free. One comparison in the
+    /// scheduler's pass over the backlogged UEs.
+    eligible_from: u64,
 }
 
 impl UeState {
@@ -240,6 +244,7 @@ impl Cell {
             sched_share: 1.0,
             sig_full: 0,
             link: None,
+            eligible_from: 0,
         });
         (self.ues.len() - 1) as u32
     }
@@ -448,6 +453,7 @@ impl Cell {
             let decay = self.decay;
             let u = &mut self.ues[ue as usize];
             u.served_tti = tti;
+            u.eligible_from = tti + 1;
             if track_sched {
                 u.sched_share += alpha;
             }
@@ -460,7 +466,9 @@ impl Cell {
                 None => u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped),
                 Some(link) => {
                     let cl = self.link.as_deref_mut().expect("a realistic UE has a realistic cell");
-                    send_block(tti, now, ue, n, grant, &u.quality, &mut u.queue, &mut u.channel, link, cl, arena, dropped)
+                    let sent = send_block(tti, now, ue, n, grant, &u.quality, &mut u.queue, &mut u.channel, link, cl, arena, dropped);
+                    u.eligible_from = u.eligible_from.max(link.harq.next_free());
+                    sent
                 }
             };
             // PF bookkeeping, R ← (1 − α)·R + α·served with what was actually served. With
@@ -524,6 +532,7 @@ impl Cell {
                 Outcome::Retransmit { due } => cl.retx.push_back((due, ue, process)),
                 Outcome::Decoded | Outcome::Lost => cl.arrivals.push_back((air, ue)),
             }
+            u.eligible_from = (tti + 1).max(link.harq.next_free());
         }
         for d in cl.deferred.drain(..).rev() {
             cl.retx.push_front(d);
@@ -574,7 +583,7 @@ impl Cell {
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
             u.refresh_quality(tti, n_prb, full_tbs_bytes);
-            if u.full == 0 || u.served_tti == tti || u.link.as_ref().is_some_and(|l| !l.harq.has_free(tti)) {
+            if u.full == 0 || u.eligible_from > tti {
                 continue;
             }
             let (tier, key) = match kind {

@@ -150,6 +150,10 @@ const PDCCH_BLER_CURVE: [f64; 46] = [
 /// subframe: the R4-081920 curve read at the first point at or above the SINR in dB (ns-3's
 /// lookup), 0 above −1 dB.
 pub fn pdcch_bler(sinr: f64) -> f64 {
+    // Above −0.9995 dB the curve is 0: no logarithm needed.
+    if sinr > 0.7944 {
+        return 0.0;
+    }
     if !(sinr > 0.0) {
         return PDCCH_BLER_CURVE[0];
     }
@@ -258,7 +262,12 @@ fn curve_for(row: &[Option<Curve>; 9], k: u32) -> Curve {
 /// Code-block error rate on `curve` at `mib`.
 #[inline]
 pub fn curve_bler(curve: Curve, mib: f64) -> f64 {
-    0.5 * libm::erfc((mib - curve.b) / (std::f64::consts::SQRT_2 * curve.c))
+    let z = (mib - curve.b) / (std::f64::consts::SQRT_2 * curve.c);
+    // erfc(6) < 2.2·10⁻¹⁷: a code block this far above its curve always decodes.
+    if z > 6.0 {
+        return 0.0;
+    }
+    0.5 * libm::erfc(z)
 }
 
 /// The curves a block of I_MCS `mcs` is judged on after `transmissions` (≥ 1) chase-combined

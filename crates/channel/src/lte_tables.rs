@@ -237,6 +237,26 @@ pub const fn cqi_to_mcs(cqi: u8) -> Option<u8> {
     Some(mcs as u8)
 }
 
+/// [`cqi_to_mcs`] for each CQI 0..=15, precomputed.
+const CQI_TO_MCS: [Option<u8>; 16] = {
+    let mut table = [None; 16];
+    let mut cqi = 0;
+    while cqi <= MAX_CQI {
+        table[cqi as usize] = cqi_to_mcs(cqi);
+        cqi += 1;
+    }
+    table
+};
+
+/// [`cqi_to_mcs`] from a precomputed table: the per-TTI path of the radio channel.
+///
+/// # Panics
+/// If `cqi > 15`.
+#[inline]
+pub fn cqi_to_mcs_table(cqi: u8) -> Option<u8> {
+    CQI_TO_MCS[cqi as usize]
+}
+
 /// I_TBS for each CQI 0..=15 (`None` for CQI 0), precomputed with [`cqi_to_mcs`] and
 /// [`mcs_to_itbs`].
 const CQI_TO_ITBS: [Option<u8>; 16] = {

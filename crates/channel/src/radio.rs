@@ -453,7 +453,12 @@ impl RadioChannel {
     /// ⌊(tti − D)/P⌋·P (TTI 0's before the first report arrives).
     #[inline]
     pub fn report_tti(&self, tti: u64) -> u64 {
-        tti.saturating_sub(self.cqi_delay) / self.cqi_period * self.cqi_period
+        let t = tti.saturating_sub(self.cqi_delay);
+        if self.cqi_period == 1 {
+            t
+        } else {
+            t / self.cqi_period * self.cqi_period
+        }
     }
 
     /// Link quality a scheduling decision in TTI `tti` sees: the MCS of the CQI measured in
@@ -470,8 +475,12 @@ impl RadioChannel {
         let m = self.report_tti(tti);
         let (cqi, until_m) = self.measured_span(m);
         // Decisions t' use report m(t') ≤ until_m while t' − D < (⌊until_m/P⌋ + 1)·P.
-        let until = (until_m / self.cqi_period + 1) * self.cqi_period + self.cqi_delay - 1;
-        (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs(cqi), layers: self.layers }, until.max(tti))
+        let until = if self.cqi_period == 1 {
+            until_m + self.cqi_delay
+        } else {
+            (until_m / self.cqi_period + 1) * self.cqi_period + self.cqi_delay - 1
+        };
+        (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers }, until.max(tti))
     }
 
     /// The CQI measured in TTI `tti` and the last measurement TTI (inclusive) of the current
