@@ -138,6 +138,47 @@ def test_two_cubic_ues_share_fairly_and_match_the_simulator(emu_ready, tmp_path,
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+RADIO = """
+name = "radio-link"
+[simulation]
+duration_s = 8
+[cell]
+scheduler = { kind = "pf" }
+link = { kind = "realistic" }
+[[ues]]
+count = 1
+channel = { kind = "radio", distance_m = 100.0, fading = "none" }
+[[ues]]
+count = 1
+channel = { kind = "radio", distance_m = 300.0, speed_kmh = 30.0 }
+[[flows]]
+ue = 1
+transport = { kind = "tcp", cc = { kind = "cubic" } }
+[emulator]
+probe_count = 9
+"""
+
+
+def test_the_realistic_link_delays_and_repairs_what_real_tcp_sees(emu_ready, tmp_path, run_cli):
+    # The emulator builds its cell with the simulator's build_cell and runs Cell::run_tti
+    # every TTI, so real Linux TCP meets the same pipeline delay, HARQ and residual losses.
+    def once(attempt, link):
+        text = RADIO if link == "realistic" else RADIO.replace('kind = "realistic"', 'kind = "ideal"')
+        return _emulate(run_cli, _write(tmp_path, text), tmp_path / f"{link}{attempt}")
+
+    _, real = _in_real_time(lambda a: once(a, "realistic"))
+    _, ideal = _in_real_time(lambda a: once(a, "ideal"))
+    # UE 0 (100 m, no fading, no block errors): the idle RTT grows by the 2-TTI pipeline.
+    rtt = lambda s: s["idle_rtt_ms"][0]["median"]
+    assert 1.0 <= rtt(real) - rtt(ideal) <= 3.5, (real["idle_rtt_ms"], ideal["idle_rtt_ms"])
+    # UE 1 (300 m, 30 km/h fading, 7-TTI-old CQIs): blocks fail and HARQ repairs them while
+    # the CUBIC flow runs; the ideal link has no HARQ.
+    link = real["ues"][1]["link"]
+    assert link["transport_blocks"] > 1000 and link["retransmissions"] > 20, link
+    assert "link" not in ideal["ues"][1]
+    assert real["flows"][0]["bytes_delivered"] > 0
+
+
 FIG7 = """
 name = "legilimens-fig7"
 [simulation]

@@ -275,34 +275,42 @@ def run_ns3(args: argparse.Namespace) -> dict:
     span = args.duration - measure_from
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
     if udp:
-        out["harq"] = ns3_harq_stats(Path.cwd() / "DlRxPhyStats.txt")
+        out["harq"] = ns3_harq_stats(Path.cwd())
     return out
 
 
-def ns3_harq_stats(path: Path) -> dict:
-    """New blocks, retransmissions, first-transmission errors and blocks given up, from ns-3's
-    DlRxPhyStats trace (% time cellId IMSI RNTI txMode layer mcs size rv ndi correct ccId)."""
-    new = retx = first_errors = given_up = 0
+def ns3_harq_stats(folder: Path) -> dict:
+    """The downlink HARQ counts of ns-3's PHY traces in `folder`: new blocks and
+    retransmissions as the eNB sent them (DlTxPhyStats: % time cellId IMSI RNTI layer mcs
+    size rv ndi ccId), the error rate of first transmissions the UE received (DlRxPhyStats:
+    ... txMode layer mcs size rv ndi correct ccId; a block whose control information the UE
+    missed is not in it), and the MCSs most used."""
+    new = retx = 0
     mcs = {}
-    for line in path.read_text().splitlines():
+    for line in (folder / "DlTxPhyStats.txt").read_text().splitlines():
         if line.startswith("%") or not line.strip():
             continue
         f = line.split()
-        rv, correct = int(f[8]), int(f[10])
-        if rv == 0:
+        if int(f[7]) == 0:
             new += 1
-            first_errors += correct == 0
-            mcs[f[6]] = mcs.get(f[6], 0) + 1
+            mcs[f[5]] = mcs.get(f[5], 0) + 1
         else:
             retx += 1
-            given_up += rv == 3 and correct == 0
-    return {"transport_blocks": new, "retransmissions": retx, "first_tx_bler": first_errors / max(new, 1),
-            "retransmissions_per_block": retx / max(new, 1), "residual_losses": given_up,
-            "mcs": dict(sorted(mcs.items(), key=lambda kv: -kv[1])[:3])}
+    received = first_errors = 0
+    for line in (folder / "DlRxPhyStats.txt").read_text().splitlines():
+        if line.startswith("%") or not line.strip():
+            continue
+        f = line.split()
+        if int(f[8]) == 0:
+            received += 1
+            first_errors += int(f[10]) == 0
+    return {"transport_blocks": new, "retransmissions": retx, "retransmissions_per_block": retx / max(new, 1),
+            "first_tx_bler": first_errors / max(received, 1), "mcs": dict(sorted(mcs.items(), key=lambda kv: -kv[1])[:3])}
 
 
 def cellshare_link(args: argparse.Namespace) -> dict:
-    return {"kind": getattr(args, "link", "realistic")}
+    """cellshare's `cell.link` for a run (`--align-radio` means the ideal link)."""
+    return {"kind": "ideal" if getattr(args, "align_radio", False) else getattr(args, "link", "realistic")}
 
 
 def channel_of(args: argparse.Namespace) -> dict:

@@ -117,6 +117,10 @@ pub struct UeResult {
     pub per_second_mbps: Vec<f64>,
     /// Sojourn at the base station.
     pub queue_delay_ms: DelayPercentiles,
+    /// What the realistic radio link did for this UE (radio channels): new transport blocks,
+    /// HARQ retransmissions, block errors, given-up blocks and the packets lost with them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<cellshare_cell::LinkStats>,
 }
 
 /// Drop counters.
@@ -568,6 +572,7 @@ impl<'a> Engine<'a> {
                 bytes_delivered: self.ue_bytes[u],
                 per_second_mbps: self.ue_series[u].mbps(d),
                 queue_delay_ms: self.ue_sojourn[u].percentiles(),
+                link: self.cell.link_stats(u as u32),
             })
             .collect();
         let per_sec_ttis = 1000.0 * self.n_prb as f64;
