@@ -265,17 +265,41 @@ def run_ns3(args: argparse.Namespace) -> dict:
         bulk(0, 0, 1000, FG_START_S, "fg0")
         measure_from = MEASURE_FROM_S
 
+    flowmon = ns.FlowMonitorHelper()
+    monitor = flowmon.InstallAll() if not udp else None
     ns.Simulator.Stop(ns.Seconds(measure_from))
     ns.Simulator.Run()
     start = {k: s.GetTotalRx() for k, s in sinks.items()}
     ns.Simulator.Stop(ns.Seconds(args.duration - measure_from))
     ns.Simulator.Run()
     end = {k: s.GetTotalRx() for k, s in sinks.items()}
-    ns.Simulator.Destroy()
     span = args.duration - measure_from
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
+    if monitor is not None:
+        out["delays"] = flow_delays(ns, flowmon, monitor)
+    ns.Simulator.Destroy()
     if udp:
         out["harq"] = ns3_harq_stats(Path.cwd())
+    return out
+
+
+def flow_delays(ns, flowmon, monitor) -> dict:
+    """One-way delay and jitter (mean |difference of consecutive delays|) of every IP flow of
+    the run, ms, from ns-3's FlowMonitor: `fg0.data` server → UE 0, `fg0.ack` back, `bgN.*`
+    likewise."""
+    monitor.CheckForLostPackets()
+    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
+    out = {}
+    for item in monitor.GetFlowStats():
+        fid, st = item.first, item.second
+        t = classifier.FindFlow(fid)
+        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
+        if port not in (1000, 2000) or st.rxPackets < 2:
+            continue
+        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
+        name = ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack")
+        out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
+                     "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
     return out
 
 
@@ -364,7 +388,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
     return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
-            "total": sum(v for k, v in rates.items() if k != "harq")}
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays"))}
 
 
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
