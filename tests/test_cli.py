@@ -63,6 +63,10 @@ BAD = {
     "missing trace": ("[[ues]]\nchannel = { kind = \"trace\", file = \"nowhere.down\" }\n", "ues[0].channel.file"),
     "malformed trace": ("[[ues]]\nchannel = { kind = \"trace\", file = \"bad.down\" }\n", "ues[0].channel.file"),
     "bad radio": ("[[ues]]\nchannel = { kind = \"radio\", distance_m = -5.0 }\n", "ues[0].channel.distance_m"),
+    "unknown amc": ("[cell]\nlink = { kind = \"realistic\", amc = \"oracle\" }\n[[ues]]\n", "cell.link"),
+    "bler target": ("[cell]\nlink = { kind = \"realistic\", bler_target = 0.6 }\n[[ues]]\n", "cell.link.bler_target"),
+    "no harq process": ("[cell]\nlink = { kind = \"realistic\", harq_processes = 0 }\n[[ues]]\n", "cell.link.harq_processes"),
+    "negative delay": ("[cell]\nlink = { kind = \"realistic\", pipeline_delay_tti = -1 }\n[[ues]]\n", "cell.link.pipeline_delay_tti"),
     "not toml": ("[simulation\n", "line 1"),
 }
 
@@ -103,8 +107,9 @@ def test_bench_json_prints_only_speed_and_memory(run_cli):
     p = run_cli("bench", "--json", "--duration", "1", "--repeat", "1")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert set(d) == {"sim_speed", "peak_rss_mb"}
-    assert d["sim_speed"] > 0 and d["peak_rss_mb"] > 0
+    # The realistic link's speed, the ideal link's measured beside it, and memory.
+    assert set(d) == {"sim_speed", "ideal_sim_speed", "peak_rss_mb"}
+    assert d["sim_speed"] > 0 and d["ideal_sim_speed"] > 0 and d["peak_rss_mb"] > 0
 
 
 def test_scenario_reference_is_current(run_cli):

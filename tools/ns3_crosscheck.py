@@ -1,41 +1,57 @@
 #!/usr/bin/env python3
-"""Cross-check cellshare's cell against ns-3's LTE module (the simulator of the Legilimens
-and Sneaker papers) on the question behind `legilimens-at-scale`: how much does a long
-CUBIC foreground flow get beside a low-priority background, when that background runs at
-the foreground's UE, at another UE, or at every UE of a PF cell?
+"""Cross-check cellshare's cell against ns-3's LTE module (ns-3.44, the LENA simulator of the
+Legilimens and Sneaker papers) at ns-3's own defaults: its mutual-information AMC, block
+errors, HARQ and MAC pipeline against cellshare's realistic link (`cell.link`).
+
+Cases (`--case`):
+- `background` (the default): how much a long CUBIC foreground flow gets beside a
+  low-priority background at the foreground's UE, at another UE, or at every UE of a PF cell
+  (the question behind `legilimens-at-scale`).
+- `cubic`: a lone CUBIC flow at 300 m for each eNB power of `--powers`.
+- `udp`: a single saturated UDP receiver (100 Mbit/s offered, 1400-byte datagrams) at each
+  distance of `--distances`, log-distance exponent 3.52.
+- `harq`: the same saturated UDP receiver on a Rayleigh-fading channel (`--speed-kmh`) at each
+  distance of `--harq-distances`: HARQ retransmissions per new transport block and the error
+  rate of first transmissions. ns-3 reads the fading from a trace file (its
+  `TraceFadingLossModel`), which this tool writes from the same sum-of-sinusoids Rayleigh
+  model (Zheng & Xiao) cellshare's radio channel uses, at the same Doppler frequency, flat
+  over the band.
 
 The same cell runs in both simulators: one 10 MHz LTE carrier (50 PRBs), the PF scheduler,
-UEs at one distance from the eNB (log-distance path loss, exponent 3, no fast fading, one
-spatial layer), a per-UE RLC transmit queue of `--rlc-bytes`, servers 10 ms behind the
-gateway over 1 Gbit/s links, 1448-byte segments. ns-3 side: `LteHelper` with the EPC,
+UEs at one distance from the eNB (log-distance path loss, no fast fading unless `harq`), one
+spatial layer, UE noise figure 9 dB, a per-UE RLC transmit queue of `--rlc-bytes`, servers
+10 ms behind the gateway over 1 Gbit/s links, 1448-byte segments. Both sides have the same
+link budget: ns-3's `LogDistancePropagationLossModel` loses 46.68 dB at 1 m (its default
+`ReferenceLoss`, the free-space loss at 5.15 GHz), so cellshare's carrier is set to 5150 MHz,
+whose free-space loss at 1 m is the same. ns-3 side: `LteHelper` with the EPC,
 `PfFfMacScheduler`, RLC UM (`LteRlcUm::MaxTxBufferSize` set to the same queue size; ns-3's
-default is 10 KB), `BulkSendApplication`s, the background's controller set on its own server
-node (ns-3's `TcpLedbat`, `TcpVegas`, `TcpLp`, `TcpCubic`, `TcpBbr`); the foreground is
-`TcpCubic` on another server. Background `ledbat-ns3` is cellshare's LEDBAT with ns-3
-`TcpLedbat`'s window cap (ALLOWED_INCREASE = 0) beside ns-3's `TcpLedbat`. By default the
-radio models are not aligned: cellshare's reference loss is the free-space loss at its
-751 MHz carrier (29.96 dB at 1 m, ns-3's 46.68) and ns-3 picks the MCS with its default
-mutual-information AMC. At `--tx-dbm 46` both cells then run near their peak rate (ns-3 ~34,
-cellshare ~35 Mbit/s), which is what the shares need; at 30 dBm ns-3 gives ~7 and cellshare
-~26 Mbit/s. `--align-radio` gives both the same link budget and SINR -> CQI rule (cellshare's
-carrier at 5150 MHz, whose free-space loss at 1 m is ns-3's 46.68 dB; ns-3's AMC set to
-PiroEW2010, cellshare's rule): the foreground alone then gets 3.46 / 3.35 Mbit/s (cellshare /
-ns-3) at 30 dBm, 9.33 / 9.16 at 36, 14.49 / 14.13 at 40 and 22.13 / 21.32 at 46.
+default is 10 KB), everything else at ns-3's defaults (`LteAmc` "MiErrorModel", data and
+control error models on, HARQ on); `BulkSendApplication`s for TCP, an `OnOffApplication` for
+UDP; the background's controller on its own server node (ns-3's `TcpLedbat`, `TcpVegas`,
+`TcpLp`, `TcpCubic`, `TcpBbr`), the foreground `TcpCubic` on another. Background
+`ledbat-ns3` is cellshare's LEDBAT with ns-3 `TcpLedbat`'s window cap (ALLOWED_INCREASE = 0)
+beside ns-3's `TcpLedbat`.
 
-Layouts (the foreground is always one always-on CUBIC flow to UE 0, from 5 s):
+`--link ideal --ns3-amc piro` (or `--align-radio`) compares cellshare's ideal link with ns-3's
+`PiroEW2010` AMC, the same SINR -> CQI rule: the lone CUBIC flow then gets 3.46 / 3.35 Mbit/s
+(cellshare / ns-3) at 30 dBm, 9.33 / 9.16 at 36, 14.49 / 14.13 at 40 and 22.13 / 21.32 at 46.
+
+Layouts of `background` (the foreground is always one always-on CUBIC flow to UE 0, from 5 s):
 - `same`:  1 UE; the background flows to UE 0 as well (one FIFO, Figure 2's left column).
 - `other`: 2 UEs; the background flows to UE 1 (Figure 2's right column).
 - `every`: `--ues` UEs; one background flow to every UE, as in `legilimens-at-scale`.
 
-Throughputs are means over [10 s, duration]. Needs the `ns3` wheel from PyPI (ns-3.44
-Python bindings through cppyy; CPython 3.11 on x86-64 Linux) next to cellshare:
+Throughputs are means over [10 s, duration] (TCP) or [2 s, duration] (UDP). Needs the `ns3`
+wheel from PyPI (ns-3.44 Python bindings through cppyy; CPython 3.11 on x86-64 Linux) next to
+cellshare:
 
     pip install ns3
-    python tools/ns3_crosscheck.py --out out/ns3-crosscheck
+    nice -n 10 python tools/ns3_crosscheck.py --case udp --out out/ns3-udp
 
-Each ns-3 run is a subprocess of this script (`--ns3-case`), so a failing or slow ns-3
-build never takes cellshare's side down with it. ns-3 is much slower: about 2 minutes per
-40 s run with 10 UEs on one core of a 2-core VM, against well under a second for cellshare.
+Each ns-3 run is a subprocess of this script (`--ns3-case`, in a temporary folder for ns-3's
+trace files), so a failing or slow ns-3 build never takes cellshare's side down with it. ns-3
+is much slower: about 2 minutes per 40 s run with 10 UEs on one core of a 2-core VM, against
+well under a second for cellshare.
 """
 
 from __future__ import annotations
@@ -45,6 +61,7 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -61,12 +78,19 @@ BACKGROUNDS = {
     "bbr": ({"kind": "bbr"}, "ns3::TcpBbr"),
 }
 LAYOUTS = ("same", "other", "every")
-#: With `--align-radio`, cellshare's carrier: the free-space loss at 1 m is then
-#: 20·log10(4π·f/c) = 46.68 dB, the default `ReferenceLoss` (46.6777 dB) of ns-3's
-#: `LogDistancePropagationLossModel`, which is the free-space loss at 1 m at 5.15 GHz.
+CASES = ("background", "cubic", "udp", "harq")
+#: cellshare's carrier: the free-space loss at 1 m is then 20·log10(4π·f/c) = 46.68 dB, the
+#: default `ReferenceLoss` (46.6777 dB) of ns-3's `LogDistancePropagationLossModel`, which is
+#: the free-space loss at 1 m at 5.15 GHz.
 ALIGNED_CARRIER_MHZ = 5150.0
 FG_START_S = 5.0
 MEASURE_FROM_S = 10.0
+UDP_MEASURE_FROM_S = 2.0
+UDP_OFFERED_MBPS = 100.0
+UDP_PAYLOAD = 1400
+SPEED_OF_LIGHT = 299_792_458.0
+#: The fading trace handed to ns-3's TraceFadingLossModel: 10 s at one sample per ms.
+FADING_TRACE_MS = 10_000
 
 
 def layout_ues(layout: str, ues: int) -> tuple[int, list[int]]:
@@ -80,19 +104,63 @@ def layout_ues(layout: str, ues: int) -> tuple[int, list[int]]:
     raise SystemExit(f"ns3_crosscheck: --layouts: {layout!r} is not one of {', '.join(LAYOUTS)}")
 
 
+def exponent_of(args: argparse.Namespace) -> float:
+    """The log-distance exponent of a run: `--exponent`, else 3.52 (the papers' and cellshare's
+    default) for the single-UE UDP cases and 3.0 for the TCP cases at 300 m."""
+    e = getattr(args, "exponent", None)
+    if e is not None:
+        return e
+    return 3.52 if getattr(args, "case", "background") in ("udp", "harq") else 3.0
+
+
+def snr_db(args: argparse.Namespace) -> float:
+    """The mean SNR of a UE at `args.distance` under the shared link budget, dB."""
+    path_loss = 46.6777 + 10 * exponent_of(args) * math.log10(max(args.distance, 1.0))
+    noise = -174 + 10 * math.log10(180e3) + 9
+    return args.tx_dbm - 10 * math.log10(50) - path_loss - noise
+
+
+def doppler_hz(speed_kmh: float) -> float:
+    """Doppler frequency at `speed_kmh` on cellshare's aligned carrier."""
+    return speed_kmh / 3.6 * ALIGNED_CARRIER_MHZ * 1e6 / SPEED_OF_LIGHT
+
+
+def write_fading_trace(path: Path, doppler: float, rbs: int = 50, seed: int = 1) -> None:
+    """A flat Rayleigh fading trace in ns-3's `TraceFadingLossModel` text format (one row of
+    gains in dB per resource block, one column per ms), from the Zheng & Xiao sum of sinusoids
+    that cellshare's radio channel uses (16 sinusoids per branch, unit mean power)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    m = 16
+    t = np.arange(FADING_TRACE_MS) * 1e-3
+    theta = rng.uniform(-np.pi, np.pi)
+    n = np.arange(1, m + 1)
+    alpha = (2 * np.pi * n - np.pi + theta) / (4 * m)
+    w = 2 * np.pi * doppler
+    phi, psi = rng.uniform(-np.pi, np.pi, m), rng.uniform(-np.pi, np.pi, m)
+    xc = np.cos(w * t[:, None] * np.cos(alpha)[None, :] + phi[None, :]).sum(1)
+    xs = np.cos(w * t[:, None] * np.sin(alpha)[None, :] + psi[None, :]).sum(1)
+    power = xc**2 + xs**2
+    power /= power.mean()
+    row = " ".join(f"{v:.4f}" for v in 10 * np.log10(np.maximum(power, 1e-12)))
+    path.write_text("\n".join([row] * rbs) + "\n")
+
+
 def run_ns3(args: argparse.Namespace) -> dict:
-    """One ns-3 run; returns {flow name: mean Mbit/s over [MEASURE_FROM_S, duration]}."""
+    """One ns-3 run; returns {flow name: mean Mbit/s over the measurement window} and, for
+    the single-UE UDP cases, the downlink HARQ statistics of ns-3's PHY reception trace."""
     from ns import ns  # the PyPI `ns3` wheel
 
-    n_ues, bg_ues = layout_ues(args.layout, args.ues)
-    bg_type = BACKGROUNDS[args.background][1]
+    udp = args.case in ("udp", "harq")
+    n_ues, bg_ues = (1, []) if udp else layout_ues(args.layout, args.ues)
+    bg_type = None if udp else BACKGROUNDS[args.background][1]
     ns.RngSeedManager.SetSeed(args.seed)
     ns.Config.SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping", ns.StringValue("RlcUmAlways"))
     ns.Config.SetDefault("ns3::LteRlcUm::MaxTxBufferSize", ns.UintegerValue(args.rlc_bytes))
     ns.Config.SetDefault("ns3::LteEnbRrc::SrsPeriodicity", ns.UintegerValue(320))
     ns.Config.SetDefault("ns3::LteEnbPhy::TxPower", ns.DoubleValue(args.tx_dbm))
-    if args.align_radio:
-        # cellshare's SINR -> CQI rule is ns-3's PiroEW2010 AMC model.
+    if args.ns3_amc == "piro":
         ns.Config.SetDefault("ns3::LteAmc::AmcModel", ns.StringValue("PiroEW2010"))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(8 << 20))
@@ -102,11 +170,20 @@ def run_ns3(args: argparse.Namespace) -> dict:
     lte.SetEpcHelper(epc)
     lte.SetSchedulerType("ns3::PfFfMacScheduler")
     lte.SetAttribute("PathlossModel", ns.StringValue("ns3::LogDistancePropagationLossModel"))
-    lte.SetPathlossModelAttribute("Exponent", ns.DoubleValue(3.0))
+    lte.SetPathlossModelAttribute("Exponent", ns.DoubleValue(exponent_of(args)))
+    if args.case == "harq":
+        trace = Path.cwd() / "fading.fad"
+        write_fading_trace(trace, doppler_hz(args.speed_kmh), seed=args.seed)
+        lte.SetAttribute("FadingModel", ns.StringValue("ns3::TraceFadingLossModel"))
+        lte.SetFadingModelAttribute("TraceFilename", ns.StringValue(str(trace)))
+        lte.SetFadingModelAttribute("TraceLength", ns.TimeValue(ns.Seconds(FADING_TRACE_MS / 1000)))
+        lte.SetFadingModelAttribute("SamplesNum", ns.UintegerValue(FADING_TRACE_MS))
+        lte.SetFadingModelAttribute("WindowSize", ns.TimeValue(ns.Seconds(0.5)))
+        lte.SetFadingModelAttribute("RbNum", ns.UintegerValue(50))
     lte.SetEnbDeviceAttribute("DlBandwidth", ns.UintegerValue(50))
     lte.SetEnbDeviceAttribute("UlBandwidth", ns.UintegerValue(50))
 
-    # Servers: 0 sends the foreground, 1 the background, each with its own controller.
+    # Servers: 0 sends the foreground (or the UDP load), 1 the background.
     pgw = epc.GetPgwNode()
     servers = ns.NodeContainer()
     servers.Create(2)
@@ -152,11 +229,13 @@ def run_ns3(args: argparse.Namespace) -> dict:
         ns.Config.Set(f"/NodeList/{node.GetId()}/$ns3::TcpL4Protocol/SocketType",
                       ns.TypeIdValue(ns.TypeId.LookupByName(type_id)))
 
-    set_cc(servers.Get(0), "ns3::TcpCubic")
-    if bg_type:
-        set_cc(servers.Get(1), bg_type)
-
     sinks = {}
+
+    def sink(ue: int, port: int, factory: str, name: str) -> None:
+        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        app = ns.PacketSinkHelper(factory, any_addr).Install(ues.Get(ue))
+        app.Start(ns.Seconds(0.1))
+        sinks[name] = ns.DynamicCast[ns.PacketSink](app.Get(0))
 
     def bulk(server: int, ue: int, port: int, start: float, name: str) -> None:
         dst = ns.InetSocketAddress(ue_ips.GetAddress(ue), port).ConvertTo()
@@ -165,125 +244,308 @@ def run_ns3(args: argparse.Namespace) -> dict:
         app = sender.Install(servers.Get(server))
         app.Start(ns.Seconds(start))
         app.Stop(ns.Seconds(args.duration))
-        any_addr = ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
-        sink = ns.PacketSinkHelper("ns3::TcpSocketFactory", any_addr).Install(ues.Get(ue))
-        sink.Start(ns.Seconds(0.1))
-        sinks[name] = ns.DynamicCast[ns.PacketSink](sink.Get(0))
+        sink(ue, port, "ns3::TcpSocketFactory", name)
 
-    if bg_type:
-        for ue in bg_ues:
-            bulk(1, ue, 2000, 0.5 + 0.01 * ue, f"bg{ue}")
-    bulk(0, 0, 1000, FG_START_S, "fg0")
+    if udp:
+        dst = ns.InetSocketAddress(ue_ips.GetAddress(0), 1000).ConvertTo()
+        onoff = ns.OnOffHelper("ns3::UdpSocketFactory", dst)
+        onoff.SetConstantRate(ns.DataRate(f"{UDP_OFFERED_MBPS:g}Mbps"), UDP_PAYLOAD)
+        app = onoff.Install(servers.Get(0))
+        app.Start(ns.Seconds(0.5))
+        app.Stop(ns.Seconds(args.duration))
+        sink(0, 1000, "ns3::UdpSocketFactory", "udp0")
+        lte.EnablePhyTraces()
+        measure_from = UDP_MEASURE_FROM_S
+    else:
+        set_cc(servers.Get(0), "ns3::TcpCubic")
+        if bg_type:
+            set_cc(servers.Get(1), bg_type)
+            for ue in bg_ues:
+                bulk(1, ue, 2000, 0.5 + 0.01 * ue, f"bg{ue}")
+        bulk(0, 0, 1000, FG_START_S, "fg0")
+        measure_from = MEASURE_FROM_S
 
-    ns.Simulator.Stop(ns.Seconds(MEASURE_FROM_S))
+    flowmon = ns.FlowMonitorHelper()
+    monitor = flowmon.InstallAll() if not udp else None
+    ns.Simulator.Stop(ns.Seconds(measure_from))
     ns.Simulator.Run()
     start = {k: s.GetTotalRx() for k, s in sinks.items()}
-    ns.Simulator.Stop(ns.Seconds(args.duration - MEASURE_FROM_S))
+    ns.Simulator.Stop(ns.Seconds(args.duration - measure_from))
     ns.Simulator.Run()
     end = {k: s.GetTotalRx() for k, s in sinks.items()}
+    span = args.duration - measure_from
+    out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
+    if monitor is not None:
+        out["delays"] = flow_delays(ns, flowmon, monitor)
     ns.Simulator.Destroy()
-    span = args.duration - MEASURE_FROM_S
-    return {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
+    if udp:
+        out["harq"] = ns3_harq_stats(Path.cwd())
+    return out
+
+
+def flow_delays(ns, flowmon, monitor) -> dict:
+    """One-way delay and jitter (mean |difference of consecutive delays|) of every IP flow of
+    the run, ms, from ns-3's FlowMonitor: `fg0.data` server → UE 0, `fg0.ack` back, `bgN.*`
+    likewise."""
+    monitor.CheckForLostPackets()
+    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
+    out = {}
+    for item in monitor.GetFlowStats():
+        fid, st = item.first, item.second
+        t = classifier.FindFlow(fid)
+        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
+        if port not in (1000, 2000) or st.rxPackets < 2:
+            continue
+        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
+        name = ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack")
+        out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
+                     "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
+    return out
+
+
+def ns3_harq_stats(folder: Path) -> dict:
+    """The downlink HARQ counts of ns-3's PHY traces in `folder`: new blocks and
+    retransmissions as the eNB sent them (DlTxPhyStats: % time cellId IMSI RNTI layer mcs
+    size rv ndi ccId), the error rate of first transmissions the UE received (DlRxPhyStats:
+    ... txMode layer mcs size rv ndi correct ccId; a block whose control information the UE
+    missed is not in it), and the MCSs most used."""
+    new = retx = 0
+    mcs = {}
+    for line in (folder / "DlTxPhyStats.txt").read_text().splitlines():
+        if line.startswith("%") or not line.strip():
+            continue
+        f = line.split()
+        if int(f[7]) == 0:
+            new += 1
+            mcs[f[5]] = mcs.get(f[5], 0) + 1
+        else:
+            retx += 1
+    received = first_errors = 0
+    for line in (folder / "DlRxPhyStats.txt").read_text().splitlines():
+        if line.startswith("%") or not line.strip():
+            continue
+        f = line.split()
+        if int(f[8]) == 0:
+            received += 1
+            first_errors += int(f[10]) == 0
+    return {"transport_blocks": new, "retransmissions": retx, "retransmissions_per_block": retx / max(new, 1),
+            "first_tx_bler": first_errors / max(received, 1), "mcs": dict(sorted(mcs.items(), key=lambda kv: -kv[1])[:3])}
+
+
+def cellshare_link(args: argparse.Namespace) -> dict:
+    """cellshare's `cell.link` for a run (`--align-radio` means the ideal link)."""
+    return {"kind": "ideal" if getattr(args, "align_radio", False) else getattr(args, "link", "realistic")}
+
+
+def channel_of(args: argparse.Namespace) -> dict:
+    channel = {"kind": "radio", "distance_m": args.distance, "layers": 1, "fading": "none",
+               "tx_power_dbm": args.tx_dbm, "path_loss_exponent": exponent_of(args),
+               "carrier_mhz": ALIGNED_CARRIER_MHZ}
+    if getattr(args, "case", "background") == "harq":
+        channel.update(fading="rayleigh", speed_kmh=args.speed_kmh)
+    return channel
 
 
 def run_cellshare(args: argparse.Namespace) -> dict:
-    """The same cell in cellshare; returns {flow name: mean Mbit/s over the same window}."""
+    """The same cell in cellshare; returns {flow name: mean Mbit/s over the same window} (and,
+    for the UDP cases, the link's HARQ counts)."""
     from cellshare import api
 
-    n_ues, bg_ues = layout_ues(args.layout, args.ues)
-    channel = {"kind": "radio", "distance_m": args.distance, "layers": 1, "fading": "none",
-               "tx_power_dbm": args.tx_dbm, "path_loss_exponent": 3.0}
-    if args.align_radio:
-        channel["carrier_mhz"] = ALIGNED_CARRIER_MHZ
+    case = getattr(args, "case", "background")
+    udp = case in ("udp", "harq")
     flows = []
-    if args.background != "none":
-        flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
-                   "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
-    flows.append({"name": "fg0", "ue": 0, "start_s": FG_START_S, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
+    if udp:
+        n_ues, a = 1, int(UDP_MEASURE_FROM_S)
+        flows.append({"name": "udp0", "ue": 0, "start_s": 0.5,
+                      "transport": {"kind": "cbr", "rate_mbps": UDP_OFFERED_MBPS, "packet_bytes": UDP_PAYLOAD}})
+    else:
+        n_ues, bg_ues = layout_ues(args.layout, args.ues)
+        a = int(MEASURE_FROM_S)
+        if args.background != "none":
+            flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
+                       "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
+        flows.append({"name": "fg0", "ue": 0, "start_s": FG_START_S, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
     scenario = {
-        "name": f"ns3-crosscheck-{args.layout}-{args.background}",
+        "name": f"ns3-crosscheck-{case}",
         "simulation": {"duration_s": args.duration, "seed": args.seed},
-        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": args.rlc_bytes},
+        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": args.rlc_bytes,
+                 "link": cellshare_link(args)},
         "wired": {"remote_delay_ms": 10.0},
-        "ues": [{"count": n_ues, "channel": channel}],
+        "ues": [{"count": n_ues, "channel": channel_of(args)}],
         "flows": flows,
     }
     result = api.run(scenario)
-    a, b = int(MEASURE_FROM_S), int(args.duration)
-    return {f["name"]: sum(result.flow(f["name"])["per_second_mbps"][a:b]) / (b - a) for f in flows}
+    b = int(args.duration)
+    out = {f["name"]: sum(result.flow(f["name"])["per_second_mbps"][a:b]) / (b - a) for f in flows}
+    if udp:
+        link = result.summary["link"]
+        blocks = link.get("transport_blocks", 0)
+        out["harq"] = {k: link.get(k, 0) for k in ("transport_blocks", "retransmissions", "block_errors", "residual_losses")}
+        out["harq"]["retransmissions_per_block"] = link.get("retransmissions", 0) / max(blocks, 1)
+    return out
 
 
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
-    return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0, "total": sum(rates.values())}
+    return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays"))}
+
+
+def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
+    """Runs one ns-3 case in a child process in a temporary folder; its JSON result."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), *sys.argv[1:], "--ns3-case", *label]
+    if "--out" in cmd:  # the child writes nothing; relative paths would point into its folder
+        i = cmd.index("--out")
+        del cmd[i:i + 2]
+    with tempfile.TemporaryDirectory(prefix="ns3-crosscheck-") as tmp:
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    if proc.returncode != 0:
+        sys.exit(f"ns3_crosscheck: ns-3 run {'/'.join(label)} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def runs(args: argparse.Namespace) -> list[tuple[list[str], argparse.Namespace]]:
+    """(label, arguments) of every run of the case."""
+    out = []
+    if args.case == "background":
+        for layout in args.layouts.split(","):
+            for bg in args.backgrounds.split(","):
+                if bg == "none" and layout != args.layouts.split(",")[0]:
+                    continue  # the foreground alone: the same cell whatever the layout
+                out.append(([layout, bg], argparse.Namespace(**{**vars(args), "layout": layout, "background": bg})))
+    elif args.case == "cubic":
+        for p in args.powers.split(","):
+            out.append(([p], argparse.Namespace(**{**vars(args), "layout": "same", "background": "none", "tx_dbm": float(p)})))
+    else:
+        dists = args.distances if args.case == "udp" else args.harq_distances
+        for d in dists.split(","):
+            out.append(([d], argparse.Namespace(**{**vars(args), "distance": float(d)})))
+    return out
+
+
+def apply_label(args: argparse.Namespace, label: list[str]) -> None:
+    """Sets a child's run from its `--ns3-case` label."""
+    if args.case == "background":
+        args.layout, args.background = label
+    elif args.case == "cubic":
+        args.layout, args.background, args.tx_dbm = "same", "none", float(label[0])
+    else:
+        args.distance = float(label[0])
+
+
+def table(case: str, rows: list[dict]) -> list[str]:
+    """The Markdown table of a case."""
+    if case == "background":
+        lines = ["| layout | background | foreground, cellshare / ns-3 | background per flow | total | wall time |", "|---|---|---|---|---|---|"]
+        for r in rows:
+            c, n = summarise(r["cellshare"]), summarise(r["ns3"])
+            lines.append(f"| {r['label'][0]} | {r['label'][1]} | {c['fg']:.2f} / {n['fg']:.2f} | {c['bg_mean']:.2f} / {n['bg_mean']:.2f} | "
+                         f"{c['total']:.1f} / {n['total']:.1f} | {r['cellshare_wall_s']:.1f} s / {r['ns3_wall_s']:.0f} s |")
+    elif case == "cubic":
+        lines = ["| eNB power | SNR | CUBIC, cellshare / ns-3 (Mbit/s) | ratio |", "|---|---|---|---|"]
+        for r in rows:
+            c, n = r["cellshare"]["fg0"], r["ns3"]["fg0"]
+            lines.append(f"| {r['label'][0]} dBm | {r['snr_db']:.1f} dB | {c:.2f} / {n:.2f} | {c / n if n else float('nan'):.2f} |")
+    elif case == "udp":
+        lines = ["| distance | SNR | UDP, cellshare / ns-3 (Mbit/s) | ratio | ns-3 MCS |", "|---|---|---|---|---|"]
+        for r in rows:
+            c, n = r["cellshare"]["udp0"], r["ns3"]["udp0"]
+            mcs = ",".join(r["ns3"]["harq"]["mcs"]) or "-"
+            lines.append(f"| {r['label'][0]} m | {r['snr_db']:.1f} dB | {c:.2f} / {n:.2f} | {c / n if n else float('nan'):.2f} | {mcs} |")
+    else:
+        lines = ["| distance | mean SNR | retransmissions per block, cellshare / ns-3 | ratio | ns-3 first-transmission BLER | UDP, cellshare / ns-3 (Mbit/s) |",
+                 "|---|---|---|---|---|---|"]
+        for r in rows:
+            c, n = r["cellshare"]["harq"], r["ns3"]["harq"]
+            cr, nr = c["retransmissions_per_block"], n["retransmissions_per_block"]
+            lines.append(f"| {r['label'][0]} m | {r['snr_db']:.1f} dB | {cr:.3f} / {nr:.3f} | {cr / nr if nr else float('nan'):.2f} | "
+                         f"{n['first_tx_bler']:.3f} | {r['cellshare']['udp0']:.2f} / {r['ns3']['udp0']:.2f} |")
+    return lines
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--case", default="background", help="background, cubic, udp or harq (default background)")
     p.add_argument("--out", type=Path, help="directory for crosscheck.json and crosscheck.md")
     p.add_argument("--ues", type=int, default=10, help="UEs of the `every` layout (default 10)")
     p.add_argument("--duration", type=float, default=40.0, help="seconds simulated per run (default 40, > 10)")
     p.add_argument("--distance", type=float, default=300.0, help="UE distance from the eNB, m (default 300)")
     p.add_argument("--tx-dbm", type=float, default=46.0, help="eNB transmit power, dBm (default 46)")
+    p.add_argument("--exponent", type=float, help="log-distance exponent (default 3.52 for udp and harq, else 3)")
     p.add_argument("--rlc-bytes", type=int, default=524288, help="per-UE RLC queue, bytes (default 512 KB)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--align-radio", action="store_true",
-                   help="same reference path loss (46.68 dB at 1 m) and SINR -> CQI rule (PiroEW2010) in both")
-    p.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated subset of same,other,every")
-    p.add_argument("--backgrounds", default=",".join(BACKGROUNDS), help="comma-separated subset of " + ",".join(BACKGROUNDS))
-    p.add_argument("--ns3-case", nargs=2, metavar=("LAYOUT", "BACKGROUND"), help=argparse.SUPPRESS)
+    p.add_argument("--link", default="realistic", help="cellshare's cell.link: realistic (default) or ideal")
+    p.add_argument("--ns3-amc", default="mi", help="ns-3's LteAmc model: mi (its default, MiErrorModel) or piro (PiroEW2010)")
+    p.add_argument("--align-radio", action="store_true", help="the same SINR -> CQI rule on both sides: --link ideal --ns3-amc piro")
+    p.add_argument("--layouts", default=",".join(LAYOUTS), help="background: comma-separated subset of same,other,every")
+    p.add_argument("--backgrounds", default=",".join(BACKGROUNDS), help="background: comma-separated subset of " + ",".join(BACKGROUNDS))
+    p.add_argument("--powers", default="30,36,40,46", help="cubic: eNB powers, dBm (default 30,36,40,46)")
+    p.add_argument("--distances", default="50,100,150,200,250,300,350,400,450,500,550,600,650,700",
+                   help="udp: UE distances, m (default 50 to 700 every 50)")
+    p.add_argument("--harq-distances", default="150,300,450", help="harq: UE distances, m (default 150,300,450)")
+    p.add_argument("--speed-kmh", type=float, default=3.0, help="harq: UE speed for the Rayleigh fading, km/h (default 3)")
+    p.add_argument("--reuse-ns3", type=Path, metavar="JSON",
+                   help="take ns-3's side of each run from this earlier crosscheck.json (same case and labels) instead of running ns-3")
+    p.add_argument("--ns3-case", nargs="+", metavar="LABEL", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.case not in CASES:
+        p.error(f"--case: {args.case!r} is not one of {', '.join(CASES)}")
+    if args.link not in ("realistic", "ideal"):
+        p.error(f"--link: {args.link!r} is not realistic or ideal")
+    if args.ns3_amc not in ("mi", "piro"):
+        p.error(f"--ns3-amc: {args.ns3_amc!r} is not mi or piro")
+    if args.align_radio:
+        args.link, args.ns3_amc = "ideal", "piro"
     if args.duration <= MEASURE_FROM_S:
         p.error(f"--duration: {args.duration} is not above the {MEASURE_FROM_S:.0f} s warm-up")
-    for flag, value in (("--ues", args.ues), ("--distance", args.distance), ("--rlc-bytes", args.rlc_bytes)):
+    for flag, value in (("--ues", args.ues), ("--distance", args.distance), ("--rlc-bytes", args.rlc_bytes), ("--speed-kmh", args.speed_kmh)):
         if value <= 0:
             p.error(f"{flag}: {value} is not a positive number")
+    for flag, text in (("--powers", args.powers), ("--distances", args.distances), ("--harq-distances", args.harq_distances)):
+        try:
+            values = [float(v) for v in text.split(",")]
+        except ValueError:
+            p.error(f"--{flag.lstrip('-')}: {text!r} is not a comma-separated list of numbers")
+        if flag != "--powers" and any(v <= 0 for v in values):
+            p.error(f"{flag}: {text!r} holds a distance that is not positive")
     if args.ns3_case:  # child process: one ns-3 run, JSON on stdout's last line
-        args.layout, args.background = args.ns3_case
+        apply_label(args, args.ns3_case)
         print(json.dumps(run_ns3(args)))
         return
-    layouts = args.layouts.split(",")
-    backgrounds = args.backgrounds.split(",")
-    for layout in layouts:
-        layout_ues(layout, args.ues)
-    for bg in backgrounds:
-        if bg not in BACKGROUNDS:
-            p.error(f"--backgrounds: {bg!r} is not one of {', '.join(BACKGROUNDS)}")
+    if args.case == "background":
+        for layout in args.layouts.split(","):
+            layout_ues(layout, args.ues)
+        for bg in args.backgrounds.split(","):
+            if bg not in BACKGROUNDS:
+                p.error(f"--backgrounds: {bg!r} is not one of {', '.join(BACKGROUNDS)}")
+    earlier = {}
+    if args.reuse_ns3:
+        try:
+            earlier = {tuple(r["label"]): r for r in json.loads(args.reuse_ns3.read_text())["rows"]}
+        except (OSError, ValueError, KeyError) as e:
+            p.error(f"--reuse-ns3: {args.reuse_ns3}: {e}")
     rows = []
-    for layout in layouts:
-        for bg in backgrounds:
-            if bg == "none" and layout != layouts[0]:
-                continue  # the foreground alone: the same cell whatever the layout
-            args.layout, args.background = layout, bg
-            t0 = time.monotonic()
-            ours_flows = run_cellshare(args)
-            ours = summarise(ours_flows)
-            t1 = time.monotonic()
-            # The child gets this run's own flags (it ignores --out, --layouts, --backgrounds).
-            cmd = [sys.executable, __file__, *sys.argv[1:], "--ns3-case", layout, bg]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+    for label, run_args in runs(args):
+        t0 = time.monotonic()
+        ours = run_cellshare(run_args)
+        t1 = time.monotonic()
+        if earlier:
+            if tuple(label) not in earlier:
+                p.error(f"--reuse-ns3: {args.reuse_ns3} has no run {'/'.join(label)}")
+            theirs = earlier[tuple(label)]["ns3"]
+            t2 = t1 + earlier[tuple(label)]["ns3_wall_s"]
+        else:
+            theirs = ns3_side(run_args, label)
             t2 = time.monotonic()
-            if proc.returncode != 0:
-                sys.exit(f"ns3_crosscheck: ns-3 run {layout}/{bg} failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
-            theirs_flows = json.loads(proc.stdout.strip().splitlines()[-1])
-            theirs = summarise(theirs_flows)
-            row = {"layout": layout, "background": bg, "cellshare": ours, "ns3": theirs,
-                   "cellshare_flows": ours_flows, "ns3_flows": theirs_flows,
-                   "cellshare_wall_s": round(t1 - t0, 2), "ns3_wall_s": round(t2 - t1, 1)}
-            rows.append(row)
-            print(f"{layout:5s} {bg:6s}  foreground {ours['fg']:6.2f} vs ns-3 {theirs['fg']:6.2f}   "
-                  f"background/flow {ours['bg_mean']:6.2f} vs {theirs['bg_mean']:6.2f}   "
-                  f"total {ours['total']:5.1f} vs {theirs['total']:5.1f} Mbit/s   "
-                  f"({row['cellshare_wall_s']:.1f} s vs {row['ns3_wall_s']:.0f} s)", flush=True)
+        row = {"label": label, "snr_db": snr_db(run_args), "cellshare": ours, "ns3": theirs,
+               "cellshare_wall_s": round(t1 - t0, 2), "ns3_wall_s": round(t2 - t1, 1)}
+        rows.append(row)
+        print(table(args.case, [row])[-1], flush=True)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "crosscheck.json").write_text(json.dumps({"args": {k: v for k, v in vars(args).items() if k not in ("out", "ns3_case", "layout", "background")}, "rows": rows}, indent=2, default=str))
-        lines = ["| layout | background | foreground, cellshare / ns-3 | background per flow | total | wall time |", "|---|---|---|---|---|---|"]
-        for r in rows:
-            c, n = r["cellshare"], r["ns3"]
-            lines.append(f"| {r['layout']} | {r['background']} | {c['fg']:.2f} / {n['fg']:.2f} | {c['bg_mean']:.2f} / {n['bg_mean']:.2f} | "
-                         f"{c['total']:.1f} / {n['total']:.1f} | {r['cellshare_wall_s']:.1f} s / {r['ns3_wall_s']:.0f} s |")
-        (args.out / "crosscheck.md").write_text("\n".join(lines) + "\n")
+        settings = {k: v for k, v in vars(args).items() if k not in ("out", "ns3_case", "layout", "background")}
+        (args.out / "crosscheck.json").write_text(json.dumps({"args": settings, "rows": rows}, indent=2, default=str))
+        (args.out / "crosscheck.md").write_text("\n".join(table(args.case, rows)) + "\n")
 
 
 if __name__ == "__main__":

@@ -112,6 +112,7 @@ class Result:
             "delivered_mbps": r["delivered_mbps"],
             "queue_delay_ms": r["queue_delay_ms"],
             "drops": r["drops"],
+            "link": r.get("link"),
             "jain_index": r["jain_index"],
             "events": r["events"],
             "ttis": r["ttis"],

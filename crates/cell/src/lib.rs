@@ -9,6 +9,12 @@
 //! on (the papers' description of PF). Transmission is RLC-segmented: a packet may span
 //! TTIs and is delivered when its last byte has been sent.
 //!
+//! With the realistic link ([`link`], the default for radio UEs) a block is sent through a
+//! HARQ process ([`harq`]), may fail and be retransmitted, reaches the UE
+//! `pipeline_delay_tti` TTIs after the decision, and its packets are delivered in order by the
+//! UE's RLC ([`rlc_um`]); the scheduler serves due retransmissions first, in one call
+//! ([`Cell::run_tti`] → `retransmit`), then new data.
+//!
 //! An optional cell-level dropper ([`Cell::set_dropper`]: Sneaker, strict priority) sees
 //! every arrival before the UE's queue does, with the cell-wide signals of
 //! [`cellshare_aqm::CellSignals`] computed from the queues and the schedulers' view of the
@@ -16,13 +22,20 @@
 
 #![warn(missing_docs)]
 
+pub mod harq;
+pub mod link;
 pub mod rlc;
+pub mod rlc_um;
 pub mod scheduler;
 
 use cellshare_aqm::{Aqm, CellDropper, CellSignals, Dropper, EnqueueVerdict, SignalNeeds};
-use cellshare_channel::{Channel, LinkQuality};
-use cellshare_core::{Nanos, PacketArena, PacketId, PacketKind, TrafficClass, TTI};
+use cellshare_channel::error_model::{self, modulation_of};
+use cellshare_channel::{lte_tables, Channel, LinkQuality};
+use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, TrafficClass, TTI};
 
+use crate::harq::Outcome;
+use crate::link::{CellLink, UeLink};
+pub use link::{LinkConfig, LinkKind, LinkStats};
 pub use rlc::{DropCause, RlcQueue};
 pub use scheduler::{SchedulerConfig, SchedulerKind};
 
@@ -51,29 +64,35 @@ pub struct UeState {
     sched_share: f64,
     /// The last non-zero full-cell bytes per TTI seen by the dropper's signals.
     sig_full: u32,
+    /// The realistic link's state (radio UEs under `cell.link = { kind = "realistic" }`).
+    link: Option<Box<UeLink>>,
+    /// The first TTI from which the UE may be picked for new data: after the last TTI it was
+    /// served in, and (realistic link) once a HARQ process is free. One comparison in the
+    /// scheduler's pass over the backlogged UEs.
+    eligible_from: u64,
 }
 
 impl UeState {
     /// Refreshes the cached link quality and full-cell bytes when TTI `tti` lies outside
     /// the cached span; `full_tbs_bytes` is the cell's table of full-cell transport-block
-    /// bytes by layers − 1 and I_TBS.
+    /// bytes by layers − 1 and I_MCS.
     /// The span check runs per backlogged UE per TTI and is forced inline; the reload it
     /// guards is not (measured: an out-of-line check cost ~10 % of the benchmark).
     #[inline(always)]
-    fn refresh_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 27]; 2]) {
+    fn refresh_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 29]; 2]) {
         if tti < self.quality_from || tti > self.quality_until {
             self.reload_quality(tti, n_prb, full_tbs_bytes);
         }
     }
 
     #[inline(never)]
-    fn reload_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 27]; 2]) {
+    fn reload_quality(&mut self, tti: u64, n_prb: u32, full_tbs_bytes: &[[u32; 29]; 2]) {
         let (quality, until) = self.channel.quality_span(tti);
         self.quality = quality;
         self.quality_from = tti;
         self.quality_until = until;
         self.full = match quality {
-            LinkQuality::Tbs { itbs: Some(i), layers } => full_tbs_bytes[(layers - 1) as usize][i as usize],
+            LinkQuality::Tbs { mcs: Some(m), layers } => full_tbs_bytes[(layers - 1) as usize][m as usize],
             q => q.full_bytes(n_prb),
         };
     }
@@ -119,9 +138,9 @@ pub struct Cell {
     /// ranking UEs cost one multiply per UE instead of a power.
     decay: f64,
     decay_tti: u64,
-    /// Bytes of a transport block over all PRBs, by layers − 1 and I_TBS: the achievable
+    /// Bytes of a transport block over all PRBs, by layers − 1 and I_MCS: the achievable
     /// rate of a radio UE, looked up once per UE per TTI.
-    full_tbs_bytes: [[u32; 27]; 2],
+    full_tbs_bytes: [[u32; 29]; 2],
     /// The cell-level dropper, if any, and what it needs.
     dropper: Option<(Dropper, SignalNeeds)>,
     /// Per flow id: when a background data packet of it last arrived (dropper only; `None`
@@ -131,15 +150,17 @@ pub struct Cell {
     active_window: Nanos,
     /// (TTI, L) of the last background-flow count, reused within a TTI.
     flow_count_cache: Option<(u64, u32)>,
+    /// The realistic link's cell-wide state, if any UE has one.
+    link: Option<Box<CellLink>>,
 }
 
 impl Cell {
     /// A cell with `n_prb` PRBs per TTI and the given scheduler.
     pub fn new(n_prb: u32, scheduler: SchedulerConfig) -> Self {
-        let mut full_tbs_bytes = [[0; 27]; 2];
+        let mut full_tbs_bytes = [[0; 29]; 2];
         for (l, row) in full_tbs_bytes.iter_mut().enumerate() {
-            for (i, b) in row.iter_mut().enumerate() {
-                *b = LinkQuality::Tbs { itbs: Some(i as u8), layers: l as u8 + 1 }.full_bytes(n_prb);
+            for (m, b) in row.iter_mut().enumerate() {
+                *b = LinkQuality::Tbs { mcs: Some(m as u8), layers: l as u8 + 1 }.full_bytes(n_prb);
             }
         }
         Self {
@@ -155,7 +176,37 @@ impl Cell {
             flow_seen: Vec::new(),
             active_window: 0,
             flow_count_cache: None,
+            link: None,
         }
+    }
+
+    /// Sets the radio link of every UE added so far whose channel is `radio` (call it after
+    /// adding the UEs): the realistic link installs the link adaptation on the channel and
+    /// gives the UE HARQ processes and an RLC UM receiver, drawing block errors from the
+    /// stream ("harq", UE index) of `seed`; the ideal link leaves everything as it is.
+    pub fn set_link(&mut self, cfg: &LinkConfig, seed: u64) {
+        if cfg.kind == LinkKind::Ideal {
+            return;
+        }
+        let r = cfg;
+        let la = r.link_adaptation(self.n_prb);
+        let mut any = false;
+        for (i, u) in self.ues.iter_mut().enumerate() {
+            if let Channel::Radio(ch) = &mut u.channel {
+                ch.set_link_adaptation(&la);
+                u.link = Some(Box::new(UeLink::new(r, stream_rng(seed, "harq", i as u64))));
+                (u.quality_from, u.quality_until) = (1, 0);
+                any = true;
+            }
+        }
+        if any {
+            self.link = Some(Box::new(CellLink::new(r.clone())));
+        }
+    }
+
+    /// What the realistic link did for UE `ue` so far (`None` without it).
+    pub fn link_stats(&self, ue: u32) -> Option<LinkStats> {
+        self.ues[ue as usize].link.as_ref().map(|l| l.stats)
     }
 
     /// Installs a cell-level dropper that decides on every arrival before the UE's queue;
@@ -192,6 +243,8 @@ impl Cell {
             served_tti: u64::MAX,
             sched_share: 1.0,
             sig_full: 0,
+            link: None,
+            eligible_from: 0,
         });
         (self.ues.len() - 1) as u32
     }
@@ -216,10 +269,11 @@ impl Cell {
         &mut self.ues[ue as usize]
     }
 
-    /// Whether any UE has queued data.
+    /// Whether the cell has work in the coming TTIs: a UE with queued data, or (realistic
+    /// link) a retransmission, a block on its way or a reordering timer pending.
     #[inline]
     pub fn has_backlog(&self) -> bool {
-        !self.backlogged.is_empty()
+        !self.backlogged.is_empty() || self.link.as_ref().is_some_and(|l| l.busy())
     }
 
     /// Averaged served rate (bytes per TTI) of UE `ue` at the start of TTI `tti`.
@@ -361,9 +415,12 @@ impl Cell {
         }
     }
 
-    /// Runs the MAC scheduler for TTI number `tti` (starting at `now = tti·TTI`).
-    /// Packets whose last byte is sent are appended to `delivered`; packets dropped by a
-    /// dequeue-time discipline to `dropped`.
+    /// Runs the MAC scheduler for TTI number `tti` (starting at `now = tti·TTI`): due HARQ
+    /// retransmissions first, then new data. Packets that reach their UE at the end of the
+    /// TTI are appended to `delivered` (with the ideal link, those whose last byte is sent;
+    /// with the realistic link, those the UE's RLC delivers in order from blocks decoded in
+    /// this TTI); packets dropped by a dequeue-time discipline, or lost over the air, to
+    /// `dropped`.
     pub fn run_tti(
         &mut self,
         tti: u64,
@@ -373,7 +430,7 @@ impl Cell {
         dropped: &mut Vec<(PacketId, DropCause)>,
     ) -> TtiReport {
         let mut report = TtiReport::default();
-        if self.backlogged.is_empty() {
+        if !self.has_backlog() {
             return report;
         }
         let alpha = self.scheduler.alpha();
@@ -386,11 +443,17 @@ impl Cell {
             }
         }
         let mut prbs_left = n_prb;
+        if self.link.is_some() {
+            let used = self.retransmit(tti, track_sched);
+            report.prbs_used += used;
+            prbs_left -= used;
+        }
         while prbs_left > 0 {
             let Some(ue) = self.pick(tti) else { break };
             let decay = self.decay;
             let u = &mut self.ues[ue as usize];
             u.served_tti = tti;
+            u.eligible_from = tti + 1;
             if track_sched {
                 u.sched_share += alpha;
             }
@@ -399,7 +462,15 @@ impl Cell {
             if grant == 0 {
                 continue;
             }
-            let sent = u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped);
+            let sent = match u.link.as_deref_mut() {
+                None => u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped),
+                Some(link) => {
+                    let cl = self.link.as_deref_mut().expect("a realistic UE has a realistic cell");
+                    let sent = send_block(tti, now, ue, n, grant, &u.quality, &mut u.queue, &mut u.channel, link, cl, arena, dropped);
+                    u.eligible_from = u.eligible_from.max(link.harq.next_free());
+                    sent
+                }
+            };
             // PF bookkeeping, R ← (1 − α)·R + α·served with what was actually served. With
             // R = scaled·decay and the common factor moving to (1 − α)·decay at the next TTI,
             // the scaled value grows by α·served / ((1 − α)·decay).
@@ -418,7 +489,82 @@ impl Cell {
                 self.rr_next = (ue + 1) % self.ues.len() as u32;
             }
         }
+        if self.link.is_some() {
+            self.receive(tti, delivered, dropped);
+        }
         report
+    }
+
+    /// The realistic link's retransmissions due in TTI `tti`, in the order they fell due,
+    /// each on its block's PRBs if they are still free (otherwise it waits for the next TTI)
+    /// and at most one block per UE per TTI. Returns the PRBs used.
+    fn retransmit(&mut self, tti: u64, track_sched: bool) -> u32 {
+        let alpha = self.scheduler.alpha();
+        let n_prb = self.n_prb;
+        let cl = self.link.as_deref_mut().expect("called with a realistic link");
+        let pipeline = cl.cfg.pipeline_delay_tti as u64;
+        let control_errors = cl.cfg.control_errors;
+        let mut used = 0;
+        cl.deferred.clear();
+        while let Some(&(due, ue, process)) = cl.retx.front() {
+            if due > tti {
+                break;
+            }
+            cl.retx.pop_front();
+            let u = &mut self.ues[ue as usize];
+            let link = u.link.as_deref_mut().expect("a retransmission of a realistic UE");
+            let mut tb = *link.harq.pending(process as usize).expect("the process holds the block");
+            if u.served_tti == tti || tb.n_prb > n_prb - used {
+                cl.deferred.push((due, ue, process));
+                continue;
+            }
+            let air = tti + pipeline;
+            let sinr = air_sinr(&mut u.channel, air);
+            tb.transmissions += 1;
+            tb.mib_sum += error_model::mib(sinr, modulation_of(tb.mcs));
+            link.stats.retransmissions += 1;
+            u.served_tti = tti;
+            if track_sched {
+                u.sched_share += alpha;
+            }
+            used += tb.n_prb;
+            match link.transmit(process as usize, tti, air, sinr, tb, control_errors, &mut cl.lost) {
+                Outcome::Retransmit { due } => cl.retx.push_back((due, ue, process)),
+                Outcome::Decoded | Outcome::Lost => cl.arrivals.push_back((air, ue)),
+            }
+            u.eligible_from = (tti + 1).max(link.harq.next_free());
+        }
+        for d in cl.deferred.drain(..).rev() {
+            cl.retx.push_front(d);
+        }
+        used
+    }
+
+    /// The UEs' RLC receivers at the end of TTI `tti`: blocks on air in this TTI are in, and
+    /// reordering timers due now expire; in-order packets go to `delivered`, packets lost
+    /// over the air to `dropped`.
+    fn receive(&mut self, tti: u64, delivered: &mut Vec<Delivery>, dropped: &mut Vec<(PacketId, DropCause)>) {
+        let cl = self.link.as_deref_mut().expect("called with a realistic link");
+        loop {
+            let next = match (cl.arrivals.front(), cl.timers.front()) {
+                (Some(&(a, ue)), _) if a <= tti => {
+                    cl.arrivals.pop_front();
+                    ue
+                }
+                (_, Some(&(e, ue))) if e <= tti => {
+                    cl.timers.pop_front();
+                    ue
+                }
+                _ => break,
+            };
+            let link = self.ues[next as usize].link.as_deref_mut().expect("a realistic UE");
+            if let Some(expiry) = link.rx.release(tti, |id| delivered.push(Delivery { id, ue: next })) {
+                if expiry > tti {
+                    cl.timers.push_back((expiry, next));
+                }
+            }
+        }
+        dropped.extend(cl.lost.drain(..).map(|id| (id, DropCause::Air)));
     }
 
     /// The best backlogged UE not yet served in TTI `tti` under the configured scheduler.
@@ -437,7 +583,7 @@ impl Cell {
         for &ue in &self.backlogged {
             let u = &mut self.ues[ue as usize];
             u.refresh_quality(tti, n_prb, full_tbs_bytes);
-            if u.full == 0 || u.served_tti == tti {
+            if u.full == 0 || u.eligible_from > tti {
                 continue;
             }
             let (tier, key) = match kind {
@@ -454,6 +600,71 @@ impl Cell {
         }
         best.map(|(_, _, ue)| ue)
     }
+}
+
+/// Linear SINR of a radio channel in TTI `tti` (only radio UEs have a realistic link).
+#[inline]
+fn air_sinr(channel: &mut Channel, tti: u64) -> f64 {
+    match channel {
+        Channel::Radio(r) => r.sinr_at(tti),
+        _ => unreachable!("only radio UEs have a realistic link"),
+    }
+}
+
+/// Sends a new block of `grant` bytes on `n` PRBs to realistic UE `ue` in TTI `tti` through
+/// a free HARQ process: fills it from the queue (each finished packet handed to the UE's RLC
+/// receiver), draws its fate at the SINR of its TTI on air and files what follows
+/// (retransmission, arrival). Returns the bytes sent (0: the queue's discipline dropped
+/// everything, no block).
+#[allow(clippy::too_many_arguments)]
+fn send_block(
+    tti: u64,
+    now: Nanos,
+    ue: u32,
+    n: u32,
+    grant: u32,
+    quality: &LinkQuality,
+    queue: &mut RlcQueue,
+    channel: &mut Channel,
+    link: &mut UeLink,
+    cl: &mut CellLink,
+    arena: &mut PacketArena,
+    dropped: &mut Vec<(PacketId, DropCause)>,
+) -> u64 {
+    let seq = link.next_seq;
+    let (rx, lost, stats) = (&mut link.rx, &mut cl.lost, &mut link.stats);
+    let sent = queue.transmit_tagged(
+        now,
+        grant as u64,
+        seq,
+        arena,
+        |id, first| {
+            if !rx.packet_complete(id, first, seq) {
+                lost.push(id);
+                stats.packets_lost += 1;
+            }
+        },
+        dropped,
+    );
+    if sent == 0 {
+        return 0;
+    }
+    let LinkQuality::Tbs { mcs: Some(mcs), layers } = *quality else {
+        unreachable!("a realistic UE with a grant has an MCS")
+    };
+    link.next_seq += 1;
+    link.rx.sent(seq);
+    link.stats.transport_blocks += 1;
+    let air = tti + cl.cfg.pipeline_delay_tti as u64;
+    let sinr = air_sinr(channel, air);
+    let tbs_bits = lte_tables::tbs_bits(lte_tables::mcs_to_itbs(mcs), n, layers);
+    let process = link.harq.free_process(tti).expect("pick() chose a UE with a free HARQ process");
+    let tb = link::first_copy(seq, mcs, layers, n, tbs_bits, sinr);
+    match link.transmit(process, tti, air, sinr, tb, cl.cfg.control_errors, &mut cl.lost) {
+        Outcome::Retransmit { due } => cl.retx.push_back((due, ue, process as u8)),
+        Outcome::Decoded | Outcome::Lost => cl.arrivals.push_back((air, ue)),
+    }
+    sent
 }
 
 /// The fewest PRBs (at most `prbs_left`) that carry `pending` bytes.

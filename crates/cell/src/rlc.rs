@@ -29,6 +29,10 @@ pub enum DropCause {
     /// Rejected on arrival by a cell-level dropper (Sneaker, strict priority) before
     /// reaching the UE's queue.
     Admission,
+    /// Lost over the air (realistic link): a transport block carrying part of the packet
+    /// failed its last HARQ transmission, or the UE missed its control information, and RLC
+    /// (unacknowledged mode) could not reassemble the packet.
+    Air,
 }
 
 /// One class of a per-UE queue: a FIFO and its discipline.
@@ -38,12 +42,14 @@ struct SubQueue {
     bytes: u64,
     /// Bytes of the head packet already transmitted.
     head_sent: u32,
+    /// Tag of the grant that carried the head's first byte (see [`RlcQueue::transmit_tagged`]).
+    head_tag: u64,
     aqm: Aqm,
 }
 
 impl SubQueue {
     fn new(aqm: Aqm) -> Self {
-        Self { ids: VecDeque::with_capacity(64), bytes: 0, head_sent: 0, aqm }
+        Self { ids: VecDeque::with_capacity(64), bytes: 0, head_sent: 0, head_tag: 0, aqm }
     }
 
     #[inline]
@@ -247,6 +253,34 @@ impl RlcQueue {
         delivered: &mut Vec<Delivery>,
         dropped: &mut Vec<(PacketId, DropCause)>,
     ) -> u64 {
+        self.transmit_with(now, grant, 0, arena, |id, _| delivered.push(Delivery { id, ue }), dropped)
+    }
+
+    /// [`transmit`](Self::transmit) for a grant tagged `tag` (a transport block's sequence
+    /// number): each finished packet is passed to `finished` with the tag of the grant that
+    /// carried its first byte (an earlier one when the packet was segmented across grants).
+    pub fn transmit_tagged(
+        &mut self,
+        now: Nanos,
+        grant: u64,
+        tag: u64,
+        arena: &mut PacketArena,
+        finished: impl FnMut(PacketId, u64),
+        dropped: &mut Vec<(PacketId, DropCause)>,
+    ) -> u64 {
+        self.transmit_with(now, grant, tag, arena, finished, dropped)
+    }
+
+    #[inline]
+    fn transmit_with(
+        &mut self,
+        now: Nanos,
+        grant: u64,
+        tag: u64,
+        arena: &mut PacketArena,
+        mut finished: impl FnMut(PacketId, u64),
+        dropped: &mut Vec<(PacketId, DropCause)>,
+    ) -> u64 {
         let mut left = grant;
         let mut sent = 0;
         for c in 0..self.subs.len() {
@@ -261,13 +295,15 @@ impl RlcQueue {
                         dropped.push((head, DropCause::Dequeue));
                         continue;
                     }
+                    s.head_tag = tag;
                 }
                 let remaining = (arena.get(head).size - s.head_sent) as u64;
                 if remaining <= left {
                     left -= remaining;
                     sent += remaining;
+                    let first = s.head_tag;
                     self.pop_front(c, arena);
-                    delivered.push(Delivery { id: head, ue });
+                    finished(head, first);
                 } else {
                     s.head_sent += left as u32;
                     self.head_sent += left;

@@ -227,3 +227,134 @@ fn sneaker_signals_count_queued_ues_and_recent_background_flows() {
     arrive(&mut cell, &mut arena, 1200 * MS, bg(0, 7));
     assert_eq!(at(&mut cell, 1200 * MS, 0).background_flows, 1);
 }
+
+// ---- the realistic link ----
+
+use cellshare_channel::{radio::Fading, RadioChannel, RadioConfig};
+
+fn radio(cfg: &RadioConfig, ue: u64) -> Channel {
+    Channel::Radio(Box::new(RadioChannel::new(cfg, 50, &mut cellshare_core::stream_rng(9, "cell-test", ue))))
+}
+
+/// A cell of one radio UE per config under `link`, each queue kept full of numbered packets
+/// (`seq` = the packet's number) for `ttis` TTIs. Returns, per UE, the numbers in the order
+/// delivered with the TTI of each delivery, the packets dropped over the air and the cell.
+fn saturate(cfgs: &[RadioConfig], link: &LinkConfig, ttis: u64) -> (Vec<Vec<(u64, u64)>>, u64, Cell) {
+    let mut cell = Cell::new(50, SchedulerConfig::default());
+    let mut arena = PacketArena::with_capacity(4096);
+    for (i, c) in cfgs.iter().enumerate() {
+        cell.add_ue(radio(c, i as u64), tail(4 << 20));
+    }
+    cell.set_link(link, 5);
+    let mut next = vec![0u64; cfgs.len()];
+    let mut got = vec![Vec::new(); cfgs.len()];
+    let (mut delivered, mut dropped) = (Vec::new(), Vec::new());
+    let mut air = 0;
+    for t in 0..ttis {
+        for ue in 0..cfgs.len() as u32 {
+            while cell.ue(ue).queue.bytes() < 200_000 {
+                let seq = next[ue as usize];
+                next[ue as usize] += 1;
+                arrive(&mut cell, &mut arena, t * MS, Packet { ue, size: 1500, seq, ..Default::default() });
+            }
+        }
+        delivered.clear();
+        dropped.clear();
+        cell.run_tti(t, t * MS, &mut arena, &mut delivered, &mut dropped);
+        for d in &delivered {
+            got[d.ue as usize].push((arena.get(d.id).seq, t));
+            arena.free(d.id);
+        }
+        for &(id, cause) in &dropped {
+            assert_eq!(cause, DropCause::Air);
+            air += 1;
+            arena.free(id);
+        }
+    }
+    (got, air, cell)
+}
+
+fn realistic() -> LinkConfig {
+    LinkConfig::default()
+}
+
+#[test]
+fn realistic_link_delivers_after_the_pipeline_delay() {
+    // 100 m without fading: a steady SINR far above the top MCS's, no block errors.
+    let still = RadioConfig { fading: Fading::None, ..RadioConfig::at_distance(100.0) };
+    let (ideal, _, _) = saturate(std::slice::from_ref(&still), &LinkConfig::ideal(), 20);
+    let (real, air, cell) = saturate(std::slice::from_ref(&still), &realistic(), 20);
+    assert_eq!(air, 0);
+    let s = cell.link_stats(0).unwrap();
+    assert_eq!((s.block_errors, s.retransmissions), (0, 0));
+    // The ideal link delivers in the TTI that carries a packet, the realistic one two TTIs
+    // later (the block goes on air after the pipeline delay).
+    let first_ideal = ideal[0][0].1;
+    let first_real = real[0][0].1;
+    assert_eq!(first_real, first_ideal + 2);
+    assert!(real[0].windows(2).all(|w| w[1].0 == w[0].0 + 1), "in order, none lost");
+}
+
+#[test]
+fn harq_repairs_fading_errors_and_keeps_packets_in_order() {
+    // 300 m with Rayleigh fading at 30 km/h: the 5-TTI-old CQI is often too optimistic.
+    let cfg = RadioConfig { speed_kmh: 30.0, ..RadioConfig::at_distance(300.0) };
+    let (got, air, cell) = saturate(std::slice::from_ref(&cfg), &realistic(), 4000);
+    let s = cell.link_stats(0).unwrap();
+    assert!(s.transport_blocks > 3000, "{s:?}");
+    assert!(s.retransmissions > 100, "{s:?}");
+    assert!(s.block_errors >= s.retransmissions && s.block_errors < s.transport_blocks + s.retransmissions);
+    // In order: numbers only grow (gaps are packets lost with a given-up block).
+    let seqs: Vec<u64> = got[0].iter().map(|&(q, _)| q).collect();
+    assert!(seqs.windows(2).all(|w| w[1] > w[0]), "out of order delivery");
+    let gaps: u64 = seqs.windows(2).map(|w| w[1] - w[0] - 1).sum();
+    assert_eq!(gaps + seqs[0], air, "every missing packet was dropped over the air");
+    assert_eq!(s.packets_lost, air);
+    // The same scenario again: the same draws.
+    let (again, air2, cell2) = saturate(std::slice::from_ref(&cfg), &realistic(), 4000);
+    assert_eq!((again, air2), (got, air));
+    assert_eq!(cell2.link_stats(0), cell.link_stats(0));
+}
+
+#[test]
+fn without_retransmissions_every_block_error_is_a_residual_loss() {
+    let cfg = RadioConfig { speed_kmh: 30.0, ..RadioConfig::at_distance(300.0) };
+    let link = LinkConfig { max_retransmissions: 0, t_reordering_ms: 20, ..realistic() };
+    let (got, air, cell) = saturate(std::slice::from_ref(&cfg), &link, 3000);
+    let s = cell.link_stats(0).unwrap();
+    assert_eq!(s.retransmissions, 0);
+    assert_eq!(s.residual_losses, s.block_errors);
+    assert!(s.residual_losses > 50 && air > 50, "{s:?}");
+    assert!(got[0].windows(2).all(|w| w[1].0 > w[0].0));
+}
+
+#[test]
+fn retransmissions_go_first_and_take_prbs() {
+    // Two UEs: a retransmission due in a TTI is sent before PF picks new data, on the
+    // block's PRBs; the other UE then gets what is left.
+    let cfg = RadioConfig { speed_kmh: 30.0, ..RadioConfig::at_distance(250.0) };
+    let (_, _, cell) = saturate(&[cfg.clone(), cfg], &realistic(), 3000);
+    let (a, b) = (cell.link_stats(0).unwrap(), cell.link_stats(1).unwrap());
+    assert!(a.retransmissions > 20 && b.retransmissions > 20, "{a:?} {b:?}");
+    // Every block error with retries left was retransmitted or is still pending.
+    for s in [a, b] {
+        let retried = s.block_errors - s.residual_losses;
+        assert!(s.retransmissions <= retried && retried - s.retransmissions <= 8, "{s:?}");
+    }
+}
+
+#[test]
+fn fixed_channels_ignore_the_link() {
+    // The same fixed-rate cell under both links: identical deliveries, TTI by TTI.
+    let run = |link: &LinkConfig| {
+        let mut cell = Cell::new(50, SchedulerConfig::default());
+        let mut arena = PacketArena::with_capacity(1024);
+        cell.add_ue(fixed(20), tail(512 * 1024));
+        cell.add_ue(fixed(35), tail(512 * 1024));
+        cell.set_link(link, 1);
+        fill(&mut cell, &mut arena, 0, 300, TrafficClass::Foreground);
+        fill(&mut cell, &mut arena, 1, 300, TrafficClass::Foreground);
+        run(&mut cell, &mut arena, 3000, true)
+    };
+    assert_eq!(run(&LinkConfig::ideal()), run(&realistic()));
+}

@@ -11,19 +11,24 @@
 //! - [`trace::TraceChannel`]: a Mahimahi delivery-opportunity trace, repeating at its end;
 //! - [`radio::RadioChannel`]: log-distance path loss, log-normal shadowing and Rayleigh fast
 //!   fading → SINR → CQI → MCS → transport block size from the 3GPP TS 36.213 tables
-//!   ([`lte_tables`]).
+//!   ([`lte_tables`]), with the CQI rule and report timing of a [`LinkAdaptation`]
+//!   ([`link_adaptation`]) and the block error model of [`error_model`] (the cell draws the
+//!   errors and runs HARQ).
 //!
 //! Every model is a pure function of (scenario seed, UE, TTI): the answer for a TTI does not
 //! depend on which earlier TTIs were queried, so traffic patterns never perturb the channel.
 
 #![warn(missing_docs)]
 
+pub mod error_model;
 pub mod fixed;
+pub mod link_adaptation;
 pub mod lte_tables;
 pub mod radio;
 pub mod trace;
 
 pub use fixed::FixedChannel;
+pub use link_adaptation::{AmcRule, LinkAdaptation};
 pub use radio::{RadioChannel, RadioConfig};
 pub use trace::{MahimahiTrace, TraceChannel, TraceError};
 
@@ -43,12 +48,12 @@ pub enum LinkQuality {
         /// Bytes deliverable with all PRBs.
         full_bytes: u32,
     },
-    /// Capacity follows the 36.213 transport block size table for transport-block-size index
-    /// `itbs` and `layers` spatial layers (radio channel). `itbs = None` means CQI 0: out of
-    /// range, nothing can be sent.
+    /// Capacity follows the 36.213 transport block size table for modulation and coding
+    /// scheme `mcs` and `layers` spatial layers (radio channel). `mcs = None` means CQI 0:
+    /// out of range, nothing can be sent.
     Tbs {
-        /// I_TBS (0..=26) or `None` when out of range.
-        itbs: Option<u8>,
+        /// I_MCS (0..=28) or `None` when out of range.
+        mcs: Option<u8>,
         /// Number of spatial layers (1 or 2).
         layers: u8,
     },
@@ -66,8 +71,8 @@ impl LinkQuality {
                     ((full_bytes as u64 * n_prb as u64) / total_prb as u64) as u32
                 }
             }
-            LinkQuality::Tbs { itbs: Some(i), layers } => lte_tables::tbs_bits(i, n_prb, layers) / 8,
-            LinkQuality::Tbs { itbs: None, .. } => 0,
+            LinkQuality::Tbs { mcs: Some(m), layers } => lte_tables::tbs_bits(lte_tables::mcs_to_itbs(m), n_prb, layers) / 8,
+            LinkQuality::Tbs { mcs: None, .. } => 0,
         }
     }
 

@@ -237,6 +237,26 @@ pub const fn cqi_to_mcs(cqi: u8) -> Option<u8> {
     Some(mcs as u8)
 }
 
+/// [`cqi_to_mcs`] for each CQI 0..=15, precomputed.
+const CQI_TO_MCS: [Option<u8>; 16] = {
+    let mut table = [None; 16];
+    let mut cqi = 0;
+    while cqi <= MAX_CQI {
+        table[cqi as usize] = cqi_to_mcs(cqi);
+        cqi += 1;
+    }
+    table
+};
+
+/// [`cqi_to_mcs`] from a precomputed table: the per-TTI path of the radio channel.
+///
+/// # Panics
+/// If `cqi > 15`.
+#[inline]
+pub fn cqi_to_mcs_table(cqi: u8) -> Option<u8> {
+    CQI_TO_MCS[cqi as usize]
+}
+
 /// I_TBS for each CQI 0..=15 (`None` for CQI 0), precomputed with [`cqi_to_mcs`] and
 /// [`mcs_to_itbs`].
 const CQI_TO_ITBS: [Option<u8>; 16] = {
@@ -332,7 +352,13 @@ pub fn sinr_linear_to_cqi(sinr: f64) -> u8 {
 /// same, found in a step or two when the SINR moved little.
 #[inline]
 pub fn sinr_linear_to_cqi_near(sinr: f64, near: u8) -> u8 {
-    let t = &CQI_SINR_THRESHOLD_LINEAR;
+    cqi_near(&CQI_SINR_THRESHOLD_LINEAR, sinr, near)
+}
+
+/// The CQI reported at linear SINR `sinr` under the ascending thresholds `t` (CQI k from
+/// `t[k - 1]` on; a rule of [`crate::link_adaptation`]), searching from `near`.
+#[inline]
+pub fn cqi_near(t: &[f64; 15], sinr: f64, near: u8) -> u8 {
     let mut c = near.min(15) as usize;
     // CQI c is reached iff sinr >= t[c - 1] (t[c - 1] is the threshold of CQI c).
     while c > 0 && sinr < t[c - 1] {
@@ -346,7 +372,7 @@ pub fn sinr_linear_to_cqi_near(sinr: f64, near: u8) -> u8 {
 
 /// Number of (ascending) thresholds `x` reaches; branch-free.
 #[inline]
-fn count_reached(thresholds: &[f64; 15], x: f64) -> u8 {
+pub(crate) fn count_reached(thresholds: &[f64; 15], x: f64) -> u8 {
     thresholds.iter().map(|&t| u8::from(x >= t)).sum()
 }
 

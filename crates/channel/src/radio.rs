@@ -20,11 +20,16 @@
 //! - **G_fading**, Rayleigh fast fading with a Jakes Doppler spectrum for the UE's speed, read
 //!   from precomputed tables (see below).
 //!
+//! The CQI follows the rule and the report timing of the cell's
+//! [`LinkAdaptation`](crate::LinkAdaptation) ([`RadioChannel::set_link_adaptation`]; by
+//! default ns-3's `PiroEW2010` rule on a report of the TTI itself, the ideal link): a
+//! scheduling decision in TTI t sees the CQI measured in TTI m(t) = ⌊(t − D)/P⌋·P, while a
+//! block sent in TTI t' meets the SINR of TTI t' ([`RadioChannel::sinr_at`]); the cell draws
+//! the block errors ([`crate::error_model`]) and runs HARQ.
+//!
 //! Not modelled: frequency-selective fading (all PRBs see the same gain, so the scheduler has
-//! no frequency diversity to exploit), transmission errors and HARQ (a transport block sent at
-//! the reported CQI always gets through), CQI reporting delay, rank adaptation (the number of
-//! layers is configured; both layers see the wideband SINR) and inter-cell interference
-//! dynamics.
+//! no frequency diversity to exploit), rank adaptation (the number of layers is configured;
+//! both layers see the wideband SINR) and inter-cell interference dynamics.
 //!
 //! # Fast fading
 //!
@@ -67,7 +72,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
-use crate::{lte_tables, LinkQuality};
+use crate::{lte_tables, LinkAdaptation, LinkQuality};
 
 /// Speed of light in m/s.
 const SPEED_OF_LIGHT_M_S: f64 = 299_792_458.0;
@@ -317,7 +322,16 @@ pub struct RadioChannel {
     doppler_hz: f64,
     layers: u8,
     shadowing: Option<Shadowing>,
+    /// The same shadowing process read by [`RadioChannel::sinr_at`] (blocks on air), a cursor
+    /// of its own so that reading ahead of the CQI measurements never replays the process.
+    air_shadowing: Option<Shadowing>,
     fading: FadingState,
+    /// Linear SINR from which each CQI 1..=15 is reported (the link adaptation's rule).
+    cqi_thresholds: [f64; 15],
+    /// TTIs between CQI measurements (P ≥ 1).
+    cqi_period: u64,
+    /// TTIs from a CQI measurement to the decisions that use it (D).
+    cqi_delay: u64,
     /// CQIs of TTIs `cqi_block_start .. cqi_block_start + CQI_BLOCK`, computed in one
     /// sequential sweep of the fading tables. The scheduler asks every backlogged UE every
     /// TTI; answering from this block turns scattered table reads into streaming ones. The
@@ -382,8 +396,12 @@ impl RadioChannel {
             base_sinr,
             doppler_hz,
             layers: cfg.layers,
+            air_shadowing: shadowing.clone(),
             shadowing,
             fading,
+            cqi_thresholds: lte_tables::CQI_SINR_THRESHOLD_LINEAR,
+            cqi_period: 1,
+            cqi_delay: 0,
             cqi_block: [0; CQI_BLOCK],
             cqi_block_start: u64::MAX,
         }
@@ -415,25 +433,64 @@ impl RadioChannel {
         10.0 * self.sinr_linear(tti).log10()
     }
 
-    /// Wideband CQI (0..=15) the UE reports in TTI `tti`.
-    #[inline]
-    pub fn cqi(&mut self, tti: u64) -> u8 {
-        lte_tables::sinr_linear_to_cqi(self.sinr_linear(tti))
+    /// Installs the cell's link adaptation: its CQI thresholds and report timing.
+    pub fn set_link_adaptation(&mut self, la: &LinkAdaptation) {
+        assert!(la.cqi_period_tti >= 1, "the CQI period is at least one TTI");
+        self.cqi_thresholds = la.cqi_thresholds;
+        self.cqi_period = la.cqi_period_tti as u64;
+        self.cqi_delay = la.cqi_delay_tti as u64;
+        self.cqi_block_start = u64::MAX;
     }
 
-    /// Link quality in TTI `tti`: the I_TBS for the UE's CQI (`None` at CQI 0) and its layers.
+    /// Wideband CQI (0..=15) the UE measures in TTI `tti`.
+    #[inline]
+    pub fn cqi(&mut self, tti: u64) -> u8 {
+        let sinr = self.sinr_linear(tti);
+        lte_tables::count_reached(&self.cqi_thresholds, sinr)
+    }
+
+    /// The TTI whose CQI measurement a scheduling decision in TTI `tti` uses:
+    /// ⌊(tti − D)/P⌋·P (TTI 0's before the first report arrives).
+    #[inline]
+    pub fn report_tti(&self, tti: u64) -> u64 {
+        let t = tti.saturating_sub(self.cqi_delay);
+        if self.cqi_period == 1 {
+            t
+        } else {
+            t / self.cqi_period * self.cqi_period
+        }
+    }
+
+    /// Link quality a scheduling decision in TTI `tti` sees: the MCS of the CQI measured in
+    /// [`report_tti`](Self::report_tti)`(tti)` (`None` at CQI 0) and the layers.
     #[inline]
     pub fn quality(&mut self, tti: u64) -> LinkQuality {
         self.quality_span(tti).0
     }
 
-    /// Link quality in TTI `tti` and the last TTI (inclusive) of the current CQI block up to
-    /// which the CQI, hence the quality, stays the same.
+    /// [`quality`](Self::quality) in TTI `tti` and the last TTI (inclusive) up to which it is
+    /// known to stay the same.
     #[inline]
     pub fn quality_span(&mut self, tti: u64) -> (LinkQuality, u64) {
+        let m = self.report_tti(tti);
+        let (cqi, until_m) = self.measured_span(m);
+        // Decisions t' use report m(t') ≤ until_m while t' − D < (⌊until_m/P⌋ + 1)·P.
+        let until = if self.cqi_period == 1 {
+            until_m + self.cqi_delay
+        } else {
+            (until_m / self.cqi_period + 1) * self.cqi_period + self.cqi_delay - 1
+        };
+        (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers }, until.max(tti))
+    }
+
+    /// The CQI measured in TTI `tti` and the last measurement TTI (inclusive) of the current
+    /// CQI block up to which it stays the same.
+    #[inline]
+    fn measured_span(&mut self, tti: u64) -> (u8, u64) {
         if !(tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64) {
             // Consecutive TTIs' SINRs are close: walk from the previous CQI instead of
             // comparing against all 15 thresholds.
+            let thresholds = self.cqi_thresholds;
             let mut cqi = self.cqi(tti);
             self.cqi_block[0] = cqi;
             match (&self.shadowing, &self.fading) {
@@ -442,13 +499,13 @@ impl RadioChannel {
                     for k in 1..CQI_BLOCK {
                         let t = tti + k as u64;
                         let g = tables.power_gain(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
-                        cqi = lte_tables::sinr_linear_to_cqi_near(self.base_sinr * g, cqi);
+                        cqi = lte_tables::cqi_near(&thresholds, self.base_sinr * g, cqi);
                         self.cqi_block[k] = cqi;
                     }
                 }
                 _ => {
                     for k in 1..CQI_BLOCK {
-                        cqi = lte_tables::sinr_linear_to_cqi_near(self.sinr_linear(tti + k as u64), cqi);
+                        cqi = lte_tables::cqi_near(&thresholds, self.sinr_linear(tti + k as u64), cqi);
                         self.cqi_block[k] = cqi;
                     }
                 }
@@ -458,7 +515,21 @@ impl RadioChannel {
         let i = (tti - self.cqi_block_start) as usize;
         let cqi = self.cqi_block[i];
         let run = self.cqi_block[i + 1..].iter().take_while(|&&c| c == cqi).count();
-        (LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(cqi), layers: self.layers }, tti + run as u64)
+        (cqi, tti + run as u64)
+    }
+
+    /// Linear SINR of a block on air in TTI `tti` (with shadowing, fading and interference):
+    /// what the error model judges. Reads the channel through a cursor of its own, so calls
+    /// may run ahead of the CQI measurements at no cost.
+    #[inline]
+    pub fn sinr_at(&mut self, tti: u64) -> f64 {
+        let shadowing = self.air_shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
+        self.base_sinr * shadowing * self.fading.gain(tti)
+    }
+
+    /// Spatial layers per transport block.
+    pub fn layers(&self) -> u8 {
+        self.layers
     }
 
     /// Linear SINR in TTI `tti`.
@@ -755,7 +826,7 @@ mod tests {
         let mut far = channel(&still(1500.0), 0);
         assert_eq!(near.cqi(0), 15);
         assert!(far.cqi(0) <= 3, "far CQI {}", far.cqi(0));
-        assert_eq!(near.quality(0), LinkQuality::Tbs { itbs: Some(26), layers: 1 });
+        assert_eq!(near.quality(0), LinkQuality::Tbs { mcs: Some(28), layers: 1 });
         // With the default Rayleigh fading, the median CQI over 10 s tells them apart too.
         let median_cqi = |d: f64| {
             let mut ch = channel(&RadioConfig::at_distance(d), 3);
@@ -767,13 +838,13 @@ mod tests {
         assert!(median_cqi(1500.0) <= 3);
         // Out of range: nothing can be sent.
         let mut lost = channel(&still(20_000.0), 0);
-        assert_eq!(lost.quality(0), LinkQuality::Tbs { itbs: None, layers: 1 });
+        assert_eq!(lost.quality(0), LinkQuality::Tbs { mcs: None, layers: 1 });
     }
 
     #[test]
     fn two_layers_are_reported() {
         let mut ch = channel(&RadioConfig { layers: 2, ..still(300.0) }, 0);
-        assert!(matches!(ch.quality(7), LinkQuality::Tbs { itbs: Some(_), layers: 2 }));
+        assert!(matches!(ch.quality(7), LinkQuality::Tbs { mcs: Some(_), layers: 2 }));
     }
 
     #[test]
@@ -997,7 +1068,7 @@ mod tests {
                 let start = std::time::Instant::now();
                 for t in batch * 1000..(batch + 1) * 1000 {
                     for ue in ues.iter_mut() {
-                        if let LinkQuality::Tbs { itbs: Some(i), .. } = ue.quality(t) {
+                        if let LinkQuality::Tbs { mcs: Some(i), .. } = ue.quality(t) {
                             sum += u64::from(i);
                         }
                     }
@@ -1021,12 +1092,43 @@ mod block_tests {
             let mut cached = direct.clone();
             // Irregular, sometimes backwards, query pattern.
             for tti in (0..3000u64).step_by(7).chain([5, 64, 63, 2999, 0]) {
-                let want = LinkQuality::Tbs { itbs: lte_tables::cqi_to_itbs(direct.cqi(tti)), layers: 1 };
+                let want = LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs(direct.cqi(tti)), layers: 1 };
                 assert_eq!(cached.quality(tti), want, "ue {ue} tti {tti}");
                 let (q, until) = cached.quality_span(tti);
                 assert_eq!(q, want);
                 for later in tti..=until.min(tti + 70) {
                     assert_eq!(direct.cqi(later), direct.cqi(tti), "span of ue {ue} from {tti} to {until}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod report_tests {
+    use super::*;
+    use crate::{AmcRule, LinkAdaptation};
+
+    #[test]
+    fn decisions_use_the_delayed_periodic_report_and_blocks_meet_their_own_sinr() {
+        let cfg = RadioConfig { shadowing_std_db: 6.0, shadowing_decorrelation_s: 0.5, ..RadioConfig::in_range(100.0, 900.0) };
+        for (period, delay) in [(2u32, 5u32), (1, 0), (5, 3), (1, 7)] {
+            let la = LinkAdaptation::new(AmcRule::BlerTarget, 0.1, 50, period, delay);
+            for ue in 0..4 {
+                let mut ch = RadioChannel::new(&cfg, 50, &mut cellshare_core::stream_rng(5, "report", ue));
+                ch.set_link_adaptation(&la);
+                let mut direct = ch.clone();
+                for t in (0..4000u64).step_by(3).chain([17, 2, 3999, 0]) {
+                    let m = (t.saturating_sub(delay as u64) / period as u64) * period as u64;
+                    let want = LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs(direct.cqi(m)), layers: 1 };
+                    let (q, until) = ch.quality_span(t);
+                    assert_eq!(q, want, "P {period} D {delay} ue {ue} t {t}");
+                    for later in t..=until.min(t + 80) {
+                        let m2 = (later.saturating_sub(delay as u64) / period as u64) * period as u64;
+                        assert_eq!(direct.cqi(m2), direct.cqi(m), "span from {t} to {until} at {later}");
+                    }
+                    // The block on air meets the SINR of its own TTI, whatever was read before.
+                    assert!((10.0 * ch.sinr_at(t + 2).log10() - direct.sinr_db(t + 2)).abs() < 1e-9);
                 }
             }
         }

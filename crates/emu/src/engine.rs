@@ -117,6 +117,10 @@ pub struct UeResult {
     pub per_second_mbps: Vec<f64>,
     /// Sojourn at the base station.
     pub queue_delay_ms: DelayPercentiles,
+    /// What the realistic radio link did for this UE (radio channels): new transport blocks,
+    /// HARQ retransmissions, block errors, given-up blocks and the packets lost with them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<cellshare_cell::LinkStats>,
 }
 
 /// Drop counters.
@@ -128,6 +132,9 @@ pub struct Drops {
     pub dequeue: u64,
     /// Rejected on arrival by a cell-level dropper (Sneaker, strict priority).
     pub admission: u64,
+    /// Lost over the air: a block carrying part of the packet was given up by HARQ
+    /// (realistic link on a radio channel).
+    pub air: u64,
     /// Dropped by the backhaul's drop-tail buffer.
     pub backhaul: u64,
     /// Packets the emulator could not route (not IPv4, or not to a UE address).
@@ -521,6 +528,7 @@ impl<'a> Engine<'a> {
                 DropCause::Enqueue => self.drops.enqueue += 1,
                 DropCause::Dequeue => self.drops.dequeue += 1,
                 DropCause::Admission => self.drops.admission += 1,
+                DropCause::Air => self.drops.air += 1,
             }
             self.flows[p.flow as usize].drops += 1;
             self.arena.free(id);
@@ -564,6 +572,7 @@ impl<'a> Engine<'a> {
                 bytes_delivered: self.ue_bytes[u],
                 per_second_mbps: self.ue_series[u].mbps(d),
                 queue_delay_ms: self.ue_sojourn[u].percentiles(),
+                link: self.cell.link_stats(u as u32),
             })
             .collect();
         let per_sec_ttis = 1000.0 * self.n_prb as f64;

@@ -228,6 +228,11 @@ pub struct DropCounts {
     /// Dropped on arrival at the base station by a cell-level dropper (Sneaker, strict
     /// priority) before reaching the UE's queue.
     pub bs_admission: u64,
+    /// Lost over the air (realistic link on radio channels): a transport block carrying
+    /// part of the packet was given up by HARQ, or its control information missed (reported
+    /// only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub air: u64,
     /// Dropped at a full wired-link buffer.
     pub wired: u64,
     /// Dropped at the full shared FIFO.
@@ -333,7 +338,9 @@ fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64) -> RlcQueue {
 
 /// Builds the scenario's cell: one UE per entry of every `[[ues]]` group with its channel
 /// (fixed, trace, radio; UE `i` draws from the stream `("ue-channel", i)` of the scenario seed),
-/// its RLC queue (discipline, or DiffServ classes) and the cell-level dropper if any. Returns the cell and each UE's mean SNR in dB (radio UEs).
+/// its RLC queue (discipline, or DiffServ classes), the radio link (`cell.link`: the
+/// realistic link's block errors, HARQ and pipeline for radio UEs) and the cell-level dropper
+/// if any. Returns the cell and each UE's mean SNR in dB (radio UEs).
 /// Shared by the simulator and the real-time emulator (`cellshare-emu`), so both run the same
 /// cell for the same scenario. `traces` holds the parsed trace files keyed as written.
 pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<f64>>), ScenarioError> {
@@ -366,6 +373,7 @@ pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<
             snrs.push(mean_snr_db);
         }
     }
+    cell.set_link(&sc.cell.link, seed);
     match &sc.cell.aqm {
         AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
         AqmConfig::Sneaker(c) => {
@@ -732,6 +740,7 @@ impl Simulation {
             DropSite::Bs(DropCause::Enqueue) => self.drops.bs_enqueue += 1,
             DropSite::Bs(DropCause::Dequeue) => self.drops.bs_dequeue += 1,
             DropSite::Bs(DropCause::Admission) => self.drops.bs_admission += 1,
+            DropSite::Bs(DropCause::Air) => self.drops.air += 1,
             DropSite::Wired => self.drops.wired += 1,
             DropSite::SharedFifo => self.drops.shared_fifo += 1,
             DropSite::Device => self.drops.device += 1,
@@ -1293,6 +1302,14 @@ impl Simulation {
     /// Builds the results of the run so far.
     pub fn results(&self) -> RunResult {
         results::collect(self)
+    }
+
+    /// The LTE cell (`None` behind a shared FIFO).
+    pub(crate) fn cell(&self) -> Option<&Cell> {
+        match &self.access {
+            Access::Cell(c) => Some(c),
+            Access::Fifo(_) => None,
+        }
     }
 
     /// Number of packets alive in the arena (queued or in flight).

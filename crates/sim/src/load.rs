@@ -11,7 +11,9 @@
 //! the PRBs is ρ / mean_u(1/C_u) per TTI: ρ times the harmonic mean of the C_u. The payload
 //! rate removes the per-packet headers (MSS / (MSS + 52) for TCP).
 //!
-//! What this leaves out, and `cellshare calibrate` measures: retransmissions (more PRBs),
+//! C_u follows the CQI rule of the cell's link (`cell.link`): with the realistic link, the
+//! BLER-target rule's MCS. What this leaves out, and `cellshare calibrate` measures: TCP and
+//! (realistic link) HARQ retransmissions (more PRBs),
 //! the partly filled last PRB of each TTI a UE is served, and the scheduler's multi-user
 //! diversity under load (PF serves UEs near their fading peaks: fewer PRBs per byte).
 

@@ -6,6 +6,8 @@ use serde::Serialize;
 use cellshare_core::time::to_secs_f64;
 use cellshare_core::TrafficClass;
 
+use cellshare_cell::LinkStats;
+
 use crate::engine::{DropCounts, Simulation};
 use crate::metrics::{jain_index, DelayPercentiles};
 
@@ -29,6 +31,9 @@ pub struct RunResult {
     pub queue_delay_ms: DelayPercentiles,
     /// Drops by cause.
     pub drops: DropCounts,
+    /// The radio link (`cell.link`) and, for the realistic link, what it did over the
+    /// cell's radio UEs.
+    pub link: LinkResult,
     /// Jain's fairness index over the flows' throughputs.
     pub jain_index: f64,
     /// Discrete events processed.
@@ -47,6 +52,19 @@ pub struct RunResult {
     pub workload: Option<WorkloadResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
+}
+
+/// The cell's radio link and its HARQ counts.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    /// `"realistic"` or `"ideal"` (the scenario's `cell.link.kind`); `"none"` behind a shared FIFO.
+    pub kind: &'static str,
+    /// Sums over the UEs with a realistic link (radio channels), when there are any.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<LinkStats>,
+    /// HARQ retransmissions per new transport block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmissions_per_block: Option<f64>,
 }
 
 /// One flow's results.
@@ -195,6 +213,11 @@ pub struct UeResult {
     /// Base-station queue samples every `simulation.trace_interval_ms` (empty when traces are
     /// off or the access is a shared FIFO).
     pub trace: UeTrace,
+    /// What the realistic link did for this UE (radio channels under `cell.link = { kind =
+    /// "realistic" }`): new transport blocks, HARQ retransmissions, block errors, residual
+    /// (given-up) blocks and the packets lost with them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkStats>,
 }
 
 /// One fine-grained sample of a flow, taken at `t_s`.
@@ -425,6 +448,19 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
         delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
         queue_delay_ms: sim.delay.percentiles(),
         drops: sim.drops,
+        link: {
+            let per_ue: Vec<LinkStats> = sim.cell().map_or(Vec::new(), |c| (0..c.n_ues() as u32).filter_map(|u| c.link_stats(u)).collect());
+            let stats = (!per_ue.is_empty()).then(|| {
+                let mut sum = LinkStats::default();
+                per_ue.iter().for_each(|s| sum.add(s));
+                sum
+            });
+            LinkResult {
+                kind: if lte { sim.scenario.cell.link.kind_name() } else { "none" },
+                retransmissions_per_block: stats.filter(|s| s.transport_blocks > 0).map(|s| s.retransmissions as f64 / s.transport_blocks as f64),
+                stats,
+            }
+        },
         jain_index: jain_index(&tputs),
         events: sim.events,
         ttis: sim.ttis_run,
@@ -442,6 +478,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 queue_delay_ms: u.delay.percentiles(),
                 per_second_mbps: u.series.mbps(end),
                 trace: u.trace.clone(),
+                link: sim.cell().and_then(|c| c.link_stats(i as u32)),
             })
             .collect(),
         classes,

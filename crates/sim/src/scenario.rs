@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use cellshare_aqm::{BodeConfig, CoDelConfig, PieConfig, RedConfig, SneakerConfig};
-use cellshare_cell::SchedulerConfig;
+use cellshare_cell::{LinkConfig, SchedulerConfig};
 use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
 
@@ -147,11 +147,24 @@ pub struct CellConfig {
     pub rlc_queue_bytes: u64,
     /// Queue discipline of each RLC queue. Default: tail drop at `rlc_queue_bytes`.
     pub aqm: AqmConfig,
+    /// The radio link of UEs on `radio` channels: `{ kind = "realistic" }` (the default:
+    /// block errors, HARQ, BLER-targeted link adaptation with delayed CQI reports, the MAC
+    /// pipeline and in-order RLC delivery, at ns-3 LENA's defaults) or `{ kind = "ideal" }`
+    /// (every block decoded, delivered at the end of its TTI, CQI of the TTI itself by the
+    /// `PiroEW2010` rule: cellshare before block errors were modelled). Fixed and trace
+    /// channels are delivery processes of their own and ignore it. See docs/radio-link.md.
+    pub link: LinkConfig,
 }
 
 impl Default for CellConfig {
     fn default() -> Self {
-        Self { bandwidth_mhz: 10.0, scheduler: SchedulerConfig::default(), rlc_queue_bytes: 512 * 1024, aqm: AqmConfig::default() }
+        Self {
+            bandwidth_mhz: 10.0,
+            scheduler: SchedulerConfig::default(),
+            rlc_queue_bytes: 512 * 1024,
+            aqm: AqmConfig::default(),
+            link: LinkConfig::default(),
+        }
     }
 }
 
@@ -527,6 +540,7 @@ impl Scenario {
             return Err(ScenarioError::new("cell.rlc_queue_bytes", c.rlc_queue_bytes, "at least 1500 bytes (one packet)"));
         }
         c.aqm.validate("cell.aqm", false)?;
+        c.link.validate().map_err(|(k, v, e)| ScenarioError::new(format!("cell.link.{k}"), v, e))?;
         let w = &self.wired;
         for (key, v) in [("wired.remote_rate_mbps", w.remote_rate_mbps), ("wired.backhaul_rate_mbps", w.backhaul_rate_mbps)] {
             if !(v > 0.0 && v.is_finite()) {
