@@ -14,6 +14,7 @@ use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
 
 use crate::apps::{AppConfig, Direction};
+use crate::limits::Limits;
 use crate::transport::TransportConfig;
 use crate::uplink::UplinkConfig;
 
@@ -483,6 +484,11 @@ pub struct FlowConfig {
 impl Scenario {
     /// Parses TOML text. Syntax, type and unknown-key errors name the key path.
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
+        Self::from_toml_str_with_limits(text, &Limits::default())
+    }
+
+    /// [`Scenario::from_toml_str`] checked against `limits` instead of the defaults.
+    pub fn from_toml_str_with_limits(text: &str, limits: &Limits) -> Result<Self, ScenarioError> {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -494,7 +500,7 @@ impl Scenario {
             }
             ScenarioError { path: if path == "." { String::new() } else { path }, message }
         })?;
-        sc.validate()?;
+        sc.validate_with_limits(limits)?;
         Ok(sc)
     }
 
@@ -503,8 +509,14 @@ impl Scenario {
         self.ues.iter().map(|g| g.count).sum()
     }
 
-    /// Checks every range and cross-field rule.
+    /// Checks every range and cross-field rule, and the default [`Limits`].
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.validate_with_limits(&Limits::default())
+    }
+
+    /// Checks every range and cross-field rule, and `limits` (before anything that grows
+    /// with the number of UEs or flows).
+    pub fn validate_with_limits(&self, limits: &Limits) -> Result<(), ScenarioError> {
         let s = &self.simulation;
         if !(s.duration_s > 0.0 && s.duration_s <= 86_400.0) {
             return Err(ScenarioError::new("simulation.duration_s", s.duration_s, "a duration in seconds in (0, 86400]"));
@@ -567,6 +579,7 @@ impl Scenario {
                 u.validate(&format!("ues[{i}].uplink"))?;
             }
         }
+        limits.check(self)?;
         let n_ues = self.n_ues();
         for (i, f) in self.flows.iter().enumerate() {
             let p = |k: &str| format!("flows[{i}].{k}");
