@@ -510,7 +510,7 @@ def _run_job(job: tuple) -> dict:
     info = {"run_id": rid, "params": params, "seed": seed, "scalars": row, "worker_pid": os.getpid(),
             "worker_peak_rss_mb": round(_peak_rss_mb(), 1), "started_unix_s": started,
             "simulated_until_unix_s": time.time()}
-    with atomic_dir(Path(runs_dir) / rid) as tmp:
+    with atomic_dir(Path(runs_dir) / rid, kind="run", owned=True) as tmp:
         write_result(result, tmp, scenario_text=text)
         (tmp / "run.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
     del result
@@ -548,6 +548,11 @@ def plan(spec: SweepSpec, out: Path, force: bool,
     """Expands (unless `runs` are given), validates and splits the runs into (to run,
     already complete). Raises :class:`SweepError` for a bad value or a run folder made from
     a different scenario."""
+    from .output import check_out
+
+    # `out` must be new, empty, a sweep's folder (resumed) or, with `force`, another
+    # cellshare output (replaced); anything else is refused before anything runs.
+    check_out(out, kind="sweep", force=force, resume=True)
     if runs is None:
         runs = spec.runs()
     validate_runs(spec, runs)
@@ -572,6 +577,7 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     writes ``runs.parquet``, ``flows.parquet`` and ``sweep.json``. Everything is checked
     before the first run starts. A local worker process is replaced by a fresh one after
     `tasks_per_worker` runs."""
+    from .output import read_marker, replace_in_place, write_marker
     from .parallel import default_workers, run_parallel
 
     out = Path(out)
@@ -579,6 +585,15 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     todo, done = plan(spec, out, force, all_runs)
     runs_dir = out / "runs"
     fresh = not out.exists()
+    marker = read_marker(out) if out.is_dir() else None
+    if marker is not None and marker["kind"] == "sweep":
+        if marker.get("legacy"):
+            write_marker(out, "sweep")  # a sweep folder from before the marker existed
+    else:
+        replace_in_place(out, kind="sweep")  # new, empty, or another output replaced (--force)
+        if marker is not None:
+            fresh = True
+            todo, done = list(all_runs), []
     runs_dir.mkdir(parents=True, exist_ok=True)
     _clean_stale(runs_dir)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))
