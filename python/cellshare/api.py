@@ -312,9 +312,12 @@ class Result:
         if self.data is not None and name in SPOOLED_SCHEMAS:
             schema, start, total = SPOOLED_SCHEMAS[name], 0, self.data.rows(name)
             while start < total:
-                n, cols = self.data.batch(name, start, max_rows)
-                yield _arrow_batch(schema, n, cols)
-                start += n
+                # No local keeps the batch's buffers while the caller holds the batch: the
+                # previous batch is gone before the next is built.
+                batch = _arrow_batch(schema, *self.data.batch(name, start, max_rows))
+                start += batch.num_rows
+                yield batch
+                del batch
             return
         yield from self.table(name).to_batches(max_chunksize=max_rows)
 

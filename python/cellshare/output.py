@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional, Union
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .api import SPOOLED_SCHEMAS, Result
@@ -310,6 +311,7 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
     :data:`~cellshare.api.BATCH_ROWS` rows, as ``pq.write_table`` cuts them, so the file is
     the same), never holding the whole table: a long run's traces stay on the spool."""
     schema = SPOOLED_SCHEMAS[name]
+    pool = pa.default_memory_pool()
     batches = result.iter_batches(name)
     with pq.ParquetWriter(folder / f"{name}.parquet", schema) as w:
         b = next(batches, None)
@@ -318,6 +320,7 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
         while b is not None:
             w.write_batch(b)
             del b  # one batch alive at a time
+            pool.release_unused()
             b = next(batches, None)
 
 
