@@ -439,20 +439,20 @@ impl Simulation {
             workload: None,
             closed_delay: BTreeMap::new(),
         };
-        for ue in 0..n_ues {
-            let gi = {
-                let mut first = 0;
-                sc.ues.iter().position(|g| {
-                    first += g.count;
-                    ue < first
-                })
-            };
-            let up = match sc.uplink_of(ue) {
-                Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue as u64, &format!("ues[{}].uplink", gi.unwrap_or(0)))?),
-                None => None,
-            };
-            sim.uplinks.push(up);
+        // UEs are numbered across the groups in order (one pass: scenarios may have thousands
+        // of groups).
+        let mut ue = 0u64;
+        for (gi, g) in sc.ues.iter().enumerate() {
+            for _ in 0..g.count {
+                let up = match &g.uplink {
+                    Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue, &format!("ues[{gi}].uplink"))?),
+                    None => None,
+                };
+                sim.uplinks.push(up);
+                ue += 1;
+            }
         }
+        debug_assert_eq!(ue, n_ues as u64);
         for f in sc.flows.iter() {
             let targets: Vec<u32> = match (&f.ue, &f.ues) {
                 (Some(u), _) => vec![*u],

@@ -581,6 +581,15 @@ impl Scenario {
         }
         limits.check(self)?;
         let n_ues = self.n_ues();
+        // Each group's end (exclusive) in the UE numbering.
+        let ends: Vec<u64> = self
+            .ues
+            .iter()
+            .scan(0u64, |first, g| {
+                *first += g.count as u64;
+                Some(*first)
+            })
+            .collect();
         for (i, f) in self.flows.iter().enumerate() {
             let p = |k: &str| format!("flows[{i}].{k}");
             match (&f.ue, &f.ues) {
@@ -636,12 +645,18 @@ impl Scenario {
             // An uplink leg (the flow itself, or an app's response leg) needs the UE's uplink.
             let needs_uplink = f.direction == Direction::Uplink || f.app.is_some();
             if needs_uplink {
-                let ues: Vec<u32> = match (&f.ue, &f.ues) {
-                    (Some(u), _) => vec![*u],
-                    (None, Some(UeSelector::List(l))) => l.clone(),
-                    _ => (0..n_ues).collect(),
+                // The first UE without an uplink: per group for "all" (O(groups)), per UE of
+                // a list through the groups' running totals (O(len · log groups)).
+                let lacks = |u: u32| {
+                    let g = ends.partition_point(|&end| end <= u as u64);
+                    self.ues.get(g).is_none_or(|g| g.uplink.is_none())
                 };
-                if let Some(u) = ues.into_iter().find(|&u| self.uplink_of(u).is_none()) {
+                let missing = match (&f.ue, &f.ues) {
+                    (Some(u), _) => lacks(*u).then_some(*u),
+                    (None, Some(UeSelector::List(l))) => l.iter().copied().find(|&u| lacks(u)),
+                    _ => self.ues.iter().zip(&ends).find(|(g, _)| g.uplink.is_none()).map(|(g, &end)| (end - g.count as u64) as u32),
+                };
+                if let Some(u) = missing {
                     let what = if f.direction == Direction::Uplink { "direction" } else { "app" };
                     return Err(ScenarioError::new(
                         p(what),
