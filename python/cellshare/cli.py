@@ -44,6 +44,9 @@ def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -
         return text
     doc = toml_loads(text)
     sim = doc.setdefault("simulation", {})
+    if not isinstance(sim, dict):
+        raise _core.ScenarioInvalid(f"`simulation`: got {sim!r:.80}, expected a table", "simulation",
+                                    "expected a table")
     if seed is not None:
         sim["seed"] = seed
     if duration is not None:

@@ -293,14 +293,18 @@ def _check_column(name: str, labels: list, where: str) -> None:
 def _read_toml(path: Path, unreadable: str, where: str) -> dict:
     """The TOML document at `path`; a SweepError `"<unreadable>: <reason>"` when the file
     cannot be read, `"<where>: not valid TOML: ..."` when it does not parse."""
+    from .api import read_scenario_file
+
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise SweepError(f"{unreadable}: {e.strerror}") from None
+        text = read_scenario_file(path, "file")  # a FIFO, a device, non-UTF-8: an error, not a hang
+    except _core.ScenarioInvalid as e:
+        raise SweepError(f"{unreadable}: {e.args[2]}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise SweepError(f"{where}: not valid TOML: arrays or tables nested too deeply") from None
 
 
 def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
