@@ -251,10 +251,12 @@ def _limits():
 
 
 def _forked(folder: Path, argv: list[str]) -> tuple:
-    """Runs the command line's `main()` with `argv` in a forked child of this process (which
-    imported cellshare once, so a case costs no interpreter start); returns (exit code or
+    """Runs the command line's `main()` with `argv` in a forked child of this process, which
+    imports cellshare itself (a case costs no interpreter start); returns (exit code or
     "timeout", stderr). The child is as isolated as a fresh process for what matters here:
-    its own memory limit, signals and exit code."""
+    its own memory limit, signals and exit code. This process never imports pyarrow: its
+    import starts native threads, and a fork of a process with threads can deadlock in the
+    child (a lock held by a thread the child does not have) — which showed as false hangs."""
     err_path = folder / ".stderr"
     pid = os.fork()
     if pid == 0:  # the child
@@ -421,8 +423,7 @@ def main(argv=None) -> int:
                                                        "of this one.")
     a = ap.parse_args(argv)
     os.environ.update({"COLUMNS": "200", "CI": "1"})
-    if not a.fresh:
-        import cellshare.cli  # noqa: F401  (imported once; every case is a fork of this process)
+    assert "pyarrow" not in sys.modules, "forking after pyarrow started its threads can deadlock the child"
     seed = a.seed if a.seed is not None else int(time.time())
     rng = random.Random(seed)
     seeds, traces = seed_scenarios(), seed_traces()

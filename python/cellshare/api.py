@@ -82,6 +82,8 @@ def read_scenario_file(path: Path, what: str = "scenario file") -> str:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise bad(f"{_file_kind(os.fstat(f.fileno()).st_mode)} (expected a regular file)")
             data = f.read(MAX_SCENARIO_BYTES + 1)
+    except _core.ScenarioInvalid:
+        raise
     except OSError as e:
         raise bad(e.strerror or str(e)) from None
     except ValueError as e:  # e.g. a path with a NUL byte

@@ -19,9 +19,8 @@ bpf_app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:
-    from .cli import err_console
-    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
-    return typer.Exit(code)
+    from .cli import _fail as fail  # plain text: a key like flows[0] is not markup
+    return fail(msg, code)
 
 
 def _name_arg(name: str) -> str:
@@ -154,13 +153,16 @@ def emulate_cmd(
         return
     if scenario is None or out is None:
         raise _fail("expected SCENARIO and --out (or --cleanup)")
-    if not scenario.is_file():
+    if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+    from . import _core
+    from .api import read_scenario_file
     try:
+        read_scenario_file(scenario)  # a FIFO, a device, non-UTF-8: refused here
         check_out(out, kind="emulate", force=force)
         summary = emu.emulate(scenario, out, duration, force=force)
-    except OutputError as e:
-        raise _fail(str(e))
+    except (OutputError, _core.ScenarioInvalid) as e:
+        raise _fail(str(e) if isinstance(e, OutputError) else e.args[0])
     except emu.EmulatorError as e:
         raise _fail(str(e), e.code)
     _warn_realtime(summary)
@@ -186,7 +188,7 @@ def crosscheck_cmd(
     from .output import OutputError, atomic_dir, check_out, write_result
     from . import _core
 
-    if not scenario.is_file():
+    if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
     try:
         check_out(out, kind="crosscheck", force=force)

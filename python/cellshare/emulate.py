@@ -152,7 +152,9 @@ def cleanup() -> str:
 
 def simulator_text(scenario_text: str) -> str:
     """The scenario without its `[emulator]` table, for the simulator."""
-    doc = tomllib.loads(scenario_text)
+    from .api import toml_loads
+
+    doc = toml_loads(scenario_text)
     doc.pop("emulator", None)
     return tomli_w.dumps(doc)
 

@@ -52,6 +52,11 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 
+#: Most runs one sweep may expand to (its runs are listed and checked before any starts;
+#: docs/limits.md).
+MAX_RUNS = 1_000_000
+
+
 class RunFailed(RuntimeError):
     """A run raised an error while simulating (the message names the run)."""
 
@@ -342,8 +347,8 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
     if "seeds" in doc:
         s = doc["seeds"]
         if isinstance(s, int) and not isinstance(s, bool):
-            if s < 1:
-                raise SweepError(f"{origin}: seeds = {s!r}: expected a count ≥ 1 or a list of seeds")
+            if not 1 <= s <= MAX_RUNS:
+                raise SweepError(f"{origin}: seeds = {s!r}: expected a count in 1..={MAX_RUNS} or a list of seeds")
             seeds = list(range(1, s + 1))
         elif isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in s):
             if len(set(s)) != len(s):
@@ -427,6 +432,12 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
                                      f"scenario key in one axis only")
         for p in a.paths():
             seen.setdefault(p, a.name)
+    total = len(seeds or [None])
+    for a in axes:
+        total *= len(a.labels)
+    if total > MAX_RUNS:
+        raise SweepError(f"{origin}: {total} runs ({' × '.join(str(len(a.labels)) for a in axes) or '1'} values × "
+                         f"{len(seeds or [None])} seeds); expected at most {MAX_RUNS} runs in one sweep")
     spec = SweepSpec(base=base, base_dir=base_dir, axes=axes, seeds=seeds, workers=workers,
                      name=doc.get("name", ""), description=doc.get("description", ""), source=doc)
     return spec
