@@ -348,7 +348,7 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
         s = doc["seeds"]
         if isinstance(s, int) and not isinstance(s, bool):
             if not 1 <= s <= MAX_RUNS:
-                raise SweepError(f"{origin}: seeds = {s!r}: expected a count in 1..={MAX_RUNS} or a list of seeds")
+                raise SweepError(f"{origin}: seeds = {s!r}: expected a count ≥ 1 (at most {MAX_RUNS}) or a list of seeds")
             seeds = list(range(1, s + 1))
         elif isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in s):
             if len(set(s)) != len(s):
