@@ -97,3 +97,30 @@ def test_bpf_cli_list_and_bad_names(run_cli):
     assert r.returncode == 0, r.stderr
     names = [c["name"] for c in json.loads(r.stdout)["controls"]]
     assert names == ["legilimens", "ledbat", "tcp_lp"]
+
+
+def test_two_concurrent_loads_of_one_control_both_succeed(veth_pair):
+    """Issue 22: two `cellshare bpf load` of the same control at once both registered it and
+    the second failed with "can't register ... Success". Under the load lock the others find
+    it loaded. (A race: without the lock four loads at once failed in most runs here.)"""
+    import sys
+
+    from conftest import REPO
+
+    name = "tcp_lp"
+    was_loaded = name in bpf.available()
+    if was_loaded:
+        assert bpf.unload(name)
+    try:
+        bpf.build(name)  # compiled beforehand, so both loads reach registration together
+        cmd = [sys.executable, "-m", "cellshare.cli", "bpf", "load", name]
+        ps = [subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+              for _ in range(4)]
+        outs = [p.communicate(timeout=120) for p in ps]
+        assert [p.returncode for p in ps] == [0] * 4, outs
+        said = sorted(o[0].strip() for o in outs)
+        assert said == [f"{name}: already loaded"] * 3 + [f"{name}: loaded"], outs
+        assert len(bpf._registered_ids(name)) == 1
+    finally:
+        if name in bpf.available() and not was_loaded:
+            bpf.unload(name)

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import collections.abc
 import json
 import os
+import stat
 import sys
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any, Iterator, Mapping, Optional, Union
 
 import pyarrow as pa
 import tomli_w
 
 from . import _core
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
 
 ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
 
@@ -40,11 +47,65 @@ def load_scenario(source: ScenarioSource | None) -> tuple[str, str]:
     if isinstance(source, Mapping):
         return tomli_w.dumps(dict(source)), os.getcwd()
     path = Path(source)
+    return read_scenario_file(path), str(path.resolve().parent)
+
+
+#: Largest scenario (or sweep) file read, bytes: scenarios are a few kilobytes; a larger
+#: file is refused before it is read (docs/limits.md).
+MAX_SCENARIO_BYTES = 16 << 20
+
+
+def _file_kind(mode: int) -> str:
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def read_scenario_file(path: Path, what: str = "scenario file") -> str:
+    """The text of a scenario (or sweep) file. A FIFO, a device or a folder is refused
+    before it is opened (reading one blocks or never ends), so is a file over
+    :data:`MAX_SCENARIO_BYTES`; text that is not UTF-8 is an error naming the byte offset.
+    Raises :class:`_core.ScenarioInvalid`."""
+    def bad(msg: str) -> Exception:
+        return _core.ScenarioInvalid(f"cannot read {what} {str(path)!r}: {msg}", "", msg)
+
     try:
-        text = path.read_text()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise bad(f"{_file_kind(st.st_mode)} (expected a regular file)")
+        if st.st_size > MAX_SCENARIO_BYTES:
+            raise bad(f"{st.st_size} bytes (expected at most {MAX_SCENARIO_BYTES} bytes)")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise bad(f"{_file_kind(os.fstat(f.fileno()).st_mode)} (expected a regular file)")
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+    except _core.ScenarioInvalid:
+        raise
     except OSError as e:
-        raise _core.ScenarioInvalid(f"cannot read scenario file {str(path)!r}: {e.strerror}", "", str(e)) from None
-    return text, str(path.resolve().parent)
+        raise bad(e.strerror or str(e)) from None
+    except ValueError as e:  # e.g. a path with a NUL byte
+        raise bad(str(e)) from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise bad(f"more than {MAX_SCENARIO_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise bad(f"not UTF-8 text (byte {e.start}, line {line}: {data[e.start:e.start + 1]!r}); "
+                  "expected a UTF-8 TOML file") from None
+
+
+def toml_loads(text: str) -> dict:
+    """``tomllib.loads`` that reports nesting too deep for Python's parser (thousands of
+    nested arrays or tables) as :class:`_core.ScenarioInvalid` instead of a RecursionError."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise _core.ScenarioInvalid("not valid TOML: arrays or tables nested too deeply", "",
+                                    "nested too deeply") from None
 
 
 _SERIES_KEYS = ("per_second_mbps", "trace", "mode_changes")
@@ -89,6 +150,83 @@ def _flow_summary(f: dict) -> dict:
 _REQUESTS_SCHEMA = pa.schema([
     ("flow", pa.uint32()), ("name", pa.string()), ("kind", pa.string()), ("t_s", pa.float64()), ("rtt_ms", pa.float64()),
 ])
+_FLOW_SERIES_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("class", pa.string()),
+                                 ("category", pa.string()), ("second", pa.int64()), ("mbps", pa.float64())])
+_UE_SERIES_SCHEMA = pa.schema([("ue", pa.int64()), ("second", pa.int64()), ("mbps", pa.float64())])
+
+#: Tables the simulator keeps out of the summary (in its spool) and hands over in batches.
+SPOOLED_SCHEMAS = {"flow_trace": _FLOW_TRACE_SCHEMA, "mode_changes": _MODE_SCHEMA, "ue_trace": _UE_TRACE_SCHEMA,
+                   "flow_series": _FLOW_SERIES_SCHEMA, "ue_series": _UE_SERIES_SCHEMA}
+
+#: Rows per batch when a spooled table is read or written: pyarrow's default row-group size,
+#: so a table written batch by batch is byte for byte what ``pq.write_table`` writes.
+BATCH_ROWS = 1024 * 1024
+
+
+def _arrow_batch(schema: pa.Schema, n: int, cols: list) -> pa.RecordBatch:
+    """A record batch from the Arrow buffers the extension returns (no copy)."""
+    arrays = []
+    for f, c in zip(schema, cols):
+        if c[0] == "utf8":
+            arrays.append(pa.Array.from_buffers(f.type, n, [None, pa.py_buffer(c[1]), pa.py_buffer(c[2])]))
+        else:
+            _, valid, nulls, data = c
+            arrays.append(pa.Array.from_buffers(f.type, n, [None if valid is None else pa.py_buffer(valid),
+                                                            pa.py_buffer(data)], null_count=nulls))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class _SpooledSeries(collections.abc.Sequence):
+    """A flow's or UE's ``per_second_mbps``, read from the run's spool when first used
+    (indexing, slicing, len, iteration work as on the list it replaces; pickles as a list)."""
+
+    def __init__(self, data, table: str, owner: int) -> None:
+        self._data, self._table, self._owner, self._list = data, table, owner, None
+
+    def _values(self) -> list:
+        if self._list is None:
+            self._list = self._data.column(self._table, self._owner, "mbps")
+        return self._list
+
+    def __getitem__(self, i):
+        return self._values()[i]
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+    def __eq__(self, other) -> bool:
+        return list(self) == (list(other) if isinstance(other, collections.abc.Sequence) else other)
+
+    def __repr__(self) -> str:
+        return repr(self._values())
+
+    def __reduce__(self):
+        return (list, (self._values(),))
+
+
+class _SpooledColumns(collections.abc.Mapping):
+    """A flow's ``trace`` or ``mode_changes`` (or a UE's ``trace``): column name -> list,
+    each read from the run's spool when asked for (pickles as a dict of lists)."""
+
+    def __init__(self, data, table: str, owner: int, columns: tuple) -> None:
+        self._data, self._table, self._owner, self._columns = data, table, owner, columns
+
+    def __getitem__(self, col: str) -> list:
+        if col not in self._columns:
+            raise KeyError(col)
+        return self._data.column(self._table, self._owner, col)
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __repr__(self) -> str:
+        return f"<{self._table} of {self._owner}: {', '.join(self._columns)}>"
+
+    def __reduce__(self):
+        return (dict, ({k: self[k] for k in self._columns},))
 
 
 @dataclass
@@ -97,10 +235,22 @@ class Result:
 
     raw: dict
     wall_s: float
+    #: The extension's ``RunData`` holding the bulky tables (None: they are in `raw`).
+    data: Any = field(default=None, repr=False)
     summary: dict = field(init=False)
 
     def __post_init__(self) -> None:
         r = self.raw
+        if self.data is not None:
+            # The bulky per-flow and per-UE lists stay in the spool until used.
+            own = {t: tuple(n for n in s.names if n not in ("flow", "name", "ue")) for t, s in SPOOLED_SCHEMAS.items()}
+            for i, f in enumerate(r["flows"]):
+                f["per_second_mbps"] = _SpooledSeries(self.data, "flow_series", i)
+                f["trace"] = _SpooledColumns(self.data, "flow_trace", i, own["flow_trace"])
+                f["mode_changes"] = _SpooledColumns(self.data, "mode_changes", i, own["mode_changes"])
+            for i, u in enumerate(r["ues"]):
+                u["per_second_mbps"] = _SpooledSeries(self.data, "ue_series", i)
+                u["trace"] = _SpooledColumns(self.data, "ue_trace", i, own["ue_trace"])
         self.summary = {
             "scenario": r["scenario"],
             "seed": r["seed"],
@@ -158,9 +308,30 @@ class Result:
                 return c
         raise KeyError(name)
 
+    def iter_batches(self, name: str, max_rows: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
+        """Table `name` as record batches of at most `max_rows` rows, read from the spool one
+        at a time for the bulky tables (``SPOOLED_SCHEMAS``), so a long run's traces can be
+        written or scanned without holding them all. Yields nothing for an empty table."""
+        if self.data is not None and name in SPOOLED_SCHEMAS:
+            schema, start, total = SPOOLED_SCHEMAS[name], 0, self.data.rows(name)
+            while start < total:
+                # No local keeps the batch's buffers while the caller holds the batch: the
+                # previous batch is gone before the next is built.
+                batch = _arrow_batch(schema, *self.data.batch(name, start, max_rows))
+                start += batch.num_rows
+                yield batch
+                del batch
+            return
+        yield from self.table(name).to_batches(max_chunksize=max_rows)
+
+    def _spooled(self, name: str) -> pa.Table:
+        return pa.Table.from_batches(list(self.iter_batches(name)), schema=SPOOLED_SCHEMAS[name])
+
     def flow_series(self) -> pa.Table:
         """Per-second goodput of every flow: columns flow, name, class, category, second,
         mbps. A workload flow has rows only over its lifetime (from its arrival's second)."""
+        if self.data is not None:
+            return self._spooled("flow_series")
         cols: dict[str, list] = {"flow": [], "name": [], "class": [], "category": [], "second": [], "mbps": []}
         for f in self.raw["flows"]:
             first = f.get("series_start_s", 0)
@@ -177,6 +348,8 @@ class Result:
 
     def ue_series(self) -> pa.Table:
         """Per-second received Mbps of every UE: columns ue, second, mbps."""
+        if self.data is not None:
+            return self._spooled("ue_series")
         cols: dict[str, list] = {"ue": [], "second": [], "mbps": []}
         for u in self.raw["ues"]:
             for s, v in enumerate(u["per_second_mbps"]):
@@ -202,16 +375,22 @@ class Result:
         flow, name, t_s, mbps (delivered over the interval), cwnd_bytes, srtt_ms, and the
         controller's mode, estimate (Legilimens: capacity, Mbit/s) and flag (Legilimens:
         busy)."""
+        if self.data is not None:
+            return self._spooled("flow_trace")
         return _nested_table(self.raw["flows"], "trace", {"flow": "id", "name": "name"}, _FLOW_TRACE_SCHEMA)
 
     def mode_changes(self) -> pa.Table:
         """Every change of a controller's mode: flow, name, t_s, mode (Legilimens: 0
         NORMAL, 1-3 GAP I-III, 4 back-off)."""
+        if self.data is not None:
+            return self._spooled("mode_changes")
         return _nested_table(self.raw["flows"], "mode_changes", {"flow": "id", "name": "name"}, _MODE_SCHEMA)
 
     def ue_trace(self) -> pa.Table:
         """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
         ue, t_s, queue_bytes, queue_packets."""
+        if self.data is not None:
+            return self._spooled("ue_trace")
         return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_TRACE_SCHEMA)
 
     #: Tables :meth:`table` knows, each the method of the same name.
@@ -264,17 +443,19 @@ def _interactive() -> bool:
 
 
 def run(scenario: ScenarioSource | None = None, *, base_dir: str | None = None, progress: bool = False,
-        label: str = "simulating") -> Result:
+        label: str = "simulating", limits: Optional[Mapping[str, int]] = None) -> Result:
     """Runs a scenario (a TOML path, a mapping, or ``None`` for the embedded default) and
     returns its :class:`Result`. With ``progress=True`` a progress bar appears on an
-    interactive terminal once the run has taken more than a second."""
+    interactive terminal once the run has taken more than a second. `limits` raises the
+    scenario limits (``max_ues``, ``max_flows``, ``max_memory_mb``; docs/limits.md)."""
     text, found_dir = load_scenario(scenario)
-    return run_text(text, base_dir or found_dir, progress=progress, label=label)
+    return run_text(text, base_dir or found_dir, progress=progress, label=label, limits=limits)
 
 
-def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "simulating") -> Result:
+def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "simulating",
+             limits: Optional[Mapping[str, int]] = None) -> Result:
     """Runs a scenario given as TOML text; relative trace paths resolve against `base_dir`."""
-    sim = _core.Sim(text, base_dir)
+    sim = _core.Sim(text, base_dir, **dict(limits or {}))
     t0 = time.perf_counter()
     end = sim.end_s
     if not (progress and _interactive()):
@@ -299,4 +480,5 @@ def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "
             if bar is not None:
                 bar.stop()
     wall = time.perf_counter() - t0
-    return Result(json.loads(sim.results_json()), wall)
+    data = sim.finish()
+    return Result(json.loads(data.summary_json()), wall, data)

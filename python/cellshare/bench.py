@@ -39,7 +39,7 @@ t0 = time.perf_counter()
 sim = _core.Sim(text, ".")
 sim.advance(sim.end_s)
 wall = time.perf_counter() - t0
-r = json.loads(sim.results_json())
+r = json.loads(sim.finish().summary_json())
 print(json.dumps({
     "sim_speed": r["duration_s"] / wall,
     "wall_s": wall,

@@ -12,6 +12,7 @@ until they close).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -111,6 +112,33 @@ def build(name: str) -> Path:
     return obj
 
 
+#: The lock `load` and `unload` hold: two `cellshare bpf load` of one control at once both
+#: saw it missing and both registered it; the kernel refused the second with "can't
+#: register ... Success" (issue 22). Under the lock the second finds it loaded.
+LOCK = Path("/run/lock/cellshare-bpf.lock")
+
+
+@contextlib.contextmanager
+def _locked():
+    """Holds the lock of :data:`LOCK` (machine-wide: every user and checkout loads into the
+    same kernel); where /run/lock is not writable, one in the build folder."""
+    import fcntl
+
+    for path in (LOCK, build_dir() / ".lock"):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            f = open(path, "a")
+            break
+        except OSError:
+            continue
+    else:  # pragma: no cover - neither place is writable: nothing to lock with
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def load(name: str) -> bool:
     """Builds and registers control `name`; returns False if it was already loaded."""
     _check_name(name)
@@ -119,16 +147,24 @@ def load(name: str) -> bool:
     miss = missing_requirements()
     if miss:
         raise BpfError("cannot load eBPF programs here; missing: " + "; ".join(miss))
-    obj = build(name)
-    _run(["bpftool", "struct_ops", "register", str(obj)], f"registering {name} (the verifier's log follows)")
-    if name not in available():
-        raise BpfError(f"{name} was registered but is not in {AVAILABLE}")
-    return True
+    with _locked():
+        if name in available():  # loaded by another process meanwhile
+            return False
+        obj = build(name)
+        _run(["bpftool", "struct_ops", "register", str(obj)], f"registering {name} (the verifier's log follows)")
+        if name not in available():
+            raise BpfError(f"{name} was registered but is not in {AVAILABLE}")
+        return True
 
 
 def unload(name: str) -> bool:
     """Unregisters control `name`; returns False if it was not loaded."""
     _check_name(name)
+    with _locked():
+        return _unload(name)
+
+
+def _unload(name: str) -> bool:
     if name not in available():
         return False
     ids = _registered_ids(name)

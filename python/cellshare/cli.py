@@ -12,8 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from . import _core
-from .api import load_scenario, run_text
+from .api import load_scenario, run_text, toml_loads
 from .lln import is_lln
+from .output import OutputError
 
 try:  # Python 3.11+
     import tomllib
@@ -41,8 +42,11 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
 def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:
     if seed is None and duration is None:
         return text
-    doc = tomllib.loads(text)
+    doc = toml_loads(text)
     sim = doc.setdefault("simulation", {})
+    if not isinstance(sim, dict):
+        raise _core.ScenarioInvalid(f"`simulation`: got {sim!r:.80}, expected a table", "simulation",
+                                    "expected a table")
     if seed is not None:
         sim["seed"] = seed
     if duration is not None:
@@ -71,18 +75,20 @@ def _print_summary(summary: dict) -> None:
                       f"Jain {summary['jain_index']:.3f}", highlight=False)
 
 
-def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool) -> None:
+def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool, force: bool) -> None:
     """`cellshare run` for an LLN scenario: per-node table, summary.json, nodes.parquet."""
     from .lln import run_lln_text, write_lln_result
     from .output import atomic_dir
 
     try:
         result = run_lln_text(text)
+        if out is not None:
+            with atomic_dir(out, kind="run", force=force) as tmp:
+                write_lln_result(result, tmp, scenario_text=text)
     except _core.ScenarioInvalid as e:
         raise _fail(f"{where}: {e.args[0]}")
-    if out is not None:
-        with atomic_dir(out) as tmp:
-            write_lln_result(result, tmp, scenario_text=text)
+    except OutputError as e:
+        raise _fail(str(e))
     s = result.summary
     if as_json:
         sys.stdout.write(json.dumps(s, indent=2, sort_keys=True) + "\n")
@@ -92,10 +98,13 @@ def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool) -> None:
     for col in ("node", "parent", "hops", "goodput pkt/s", "loss p", "RTT ms", "TXP ms", "Eq.4.3 pkt/s",
                 "overflows", "MAC drops", "RTOs"):
         t.add_column(col, justify="right")
+    def num(v, fmt: str) -> str:  # a measure with no sample (e.g. Eq. 4.3 without one) is null
+        return "-" if v is None else format(v, fmt)
+
     for n in s["nodes"]:
-        t.add_row(str(n["id"]), str(n["parent"]), str(n["hops"]), f"{n['goodput_pps']:.3f}", f"{n['loss_rate']:.3f}",
-                  f"{n['mean_rtt_ms']:.0f}", f"{n['mean_txp_ms']:.0f}", f"{n['model_pps']:.2f}", str(n["overflows"]),
-                  str(n["mac_drops"]), str(n["timeouts"]))
+        t.add_row(str(n["id"]), str(n["parent"]), str(n["hops"]), num(n["goodput_pps"], ".3f"), num(n["loss_rate"], ".3f"),
+                  num(n["mean_rtt_ms"], ".0f"), num(n["mean_txp_ms"], ".0f"), num(n["model_pps"], ".2f"),
+                  str(n["overflows"]), str(n["mac_drops"]), str(n["timeouts"]))
     out_console.print(t)
     out_console.print(f"total goodput {s['total_goodput_pps']:.2f} pkt/s ({s['total_goodput_kbps']:.1f} kbps), "
                       f"Jain {s['jain_index']:.3f}, border-router overflows {s['border_router']['overflows']}",
@@ -104,31 +113,54 @@ def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool) -> None:
         out_console.print(f"results written to {out}/", highlight=False)
 
 
+_FORCE_HELP = "Replace a previous cellshare output in --out (a folder that is not one is never replaced)."
+
+
+def _limits(max_ues: Optional[int], max_flows: Optional[int], max_memory_mb: Optional[int]) -> dict:
+    return {k: v for k, v in (("max_ues", max_ues), ("max_flows", max_flows), ("max_memory_mb", max_memory_mb))
+            if v is not None}
+
+
+_MAX_UES = typer.Option(None, "--max-ues", min=1, help="Most UEs a scenario may have (default 100000; docs/limits.md).")
+_MAX_FLOWS = typer.Option(None, "--max-flows", min=1, help="Most flows a scenario may create (default 1000000).")
+_MAX_MEM = typer.Option(None, "--max-memory-mb", min=1, help="Most memory a run is estimated to need, MiB (default 3072).")
+
+
 @app.command("run")
 def run_cmd(
     scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file. Default: the embedded default scenario."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for summary.json and the Parquet tables."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for summary.json and the Parquet tables "
+                                       "(created; an existing one must be empty or a cellshare output, see --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
     seed: Optional[int] = typer.Option(None, min=0, help="Override simulation.seed."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+    force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
+    max_ues: Optional[int] = _MAX_UES,
+    max_flows: Optional[int] = _MAX_FLOWS,
+    max_memory_mb: Optional[int] = _MAX_MEM,
 ) -> None:
     """Run a scenario; print its results and optionally save them."""
-    from .output import atomic_dir, write_result
+    from .output import atomic_dir, check_out, write_result
 
     where = str(scenario) if scenario else "default scenario"
     try:
+        if out is not None:
+            check_out(out, kind="run", force=force)
         text, base = load_scenario(scenario)
         text = _with_overrides(text, seed, duration)
         if is_lln(text):
-            return _run_lln(where, text, out, as_json)
-        result = run_text(text, base, progress=not as_json, label=where)
+            return _run_lln(where, text, out, as_json, force)
+        result = run_text(text, base, progress=not as_json, label=where,
+                          limits=_limits(max_ues, max_flows, max_memory_mb))
+        if out is not None:
+            with atomic_dir(out, kind="run", force=force) as tmp:
+                write_result(result, tmp, scenario_text=text)
     except _core.ScenarioInvalid as e:
         raise _fail(f"{where}: {e.args[0]}")
     except tomllib.TOMLDecodeError as e:
         raise _fail(f"{where}: not valid TOML: {e}")
-    if out is not None:
-        with atomic_dir(out) as tmp:
-            write_result(result, tmp, scenario_text=text)
+    except OutputError as e:
+        raise _fail(str(e))
     if as_json:
         sys.stdout.write(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
     else:
@@ -138,8 +170,13 @@ def run_cmd(
 
 
 @app.command("validate")
-def validate_cmd(scenarios: list[Path] = typer.Argument(..., help="Scenario TOML files.")) -> None:
-    """Check scenarios (keys, types, ranges, trace files) without running them."""
+def validate_cmd(
+    scenarios: list[Path] = typer.Argument(..., help="Scenario TOML files."),
+    max_ues: Optional[int] = _MAX_UES,
+    max_flows: Optional[int] = _MAX_FLOWS,
+    max_memory_mb: Optional[int] = _MAX_MEM,
+) -> None:
+    """Check scenarios (keys, types, ranges, trace files, limits) without running them."""
     bad = 0
     for s in scenarios:
         try:
@@ -147,10 +184,13 @@ def validate_cmd(scenarios: list[Path] = typer.Argument(..., help="Scenario TOML
             if is_lln(text):
                 _core.lln_validate(text)
             else:
-                _core.validate(text, base)
+                _core.validate(text, base, **_limits(max_ues, max_flows, max_memory_mb))
             out_console.print(f"[green]ok[/] {s}", highlight=False)
         except _core.ScenarioInvalid as e:
-            err_console.print(f"[bold red]error:[/] {s}: {e.args[0]}", highlight=False, soft_wrap=True)
+            from rich.markup import escape
+
+            err_console.print(f"[bold red]error:[/] {escape(str(s))}: {escape(e.args[0])}", highlight=False,
+                              soft_wrap=True)
             bad += 1
     if bad:
         raise typer.Exit(2)
@@ -199,6 +239,7 @@ def reproduce_cmd(
     render_docs: bool = typer.Option(False, "--render-docs",
                                      help="Regenerate the scoreboard blocks of README.md and docs/reproductions.md from "
                                           "the committed docs/scoreboard.json and the causes file; run nothing."),
+    force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
 ) -> None:
     """Reproduce the papers' experiments: runs, figures, claims.json and claims.md (judged by
     one rule against the papers' own numbers; docs/reproductions.md). Exits 1 when a claim
@@ -251,9 +292,12 @@ def reproduce_cmd(
     if exp is None:
         raise _fail(f"unknown experiment {name!r}; expected one of: {', '.join(rp.REGISTRY)}")
     target = out or Path("results") / name
-    with atomic_dir(target) as tmp:
-        outcome = rp.run_experiment(exp, tmp, full=full, progress=True, sensitivity=sensitivity)
-        rp.write_claims(outcome, tmp)
+    try:
+        with atomic_dir(target, kind="reproduce", force=force) as tmp:
+            outcome = rp.run_experiment(exp, tmp, full=full, progress=True, sensitivity=sensitivity)
+            rp.write_claims(outcome, tmp)
+    except OutputError as e:
+        raise _fail(str(e))
     t = Table(title=exp.title)
     for col in ("claim", "paper", "ours", "tolerance", "verdict"):
         t.add_column(col)
@@ -278,7 +322,8 @@ def sweep_cmd(
     ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
                                       help="Run on a Ray cluster: an address (auto, ray://host:10001) or 'local' "
                                            "to start a local Ray instance. Needs 'cellshare[ray]'."),
-    force: bool = typer.Option(False, "--force", help="Redo every run, even those already complete in --out."),
+    force: bool = typer.Option(False, "--force", help="Redo every run, even those already complete in --out (and "
+                                                      "replace a cellshare output there that is not a sweep)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Check the sweep and list its runs; run nothing."),
 ) -> None:
     """Run a scenario over parameter lists and seeds, in parallel; resume where a previous
@@ -304,7 +349,7 @@ def sweep_cmd(
             out_console.print(t)
             return
         outcome = run_sweep(spec, target, workers=workers, ray_address=ray, force=force, progress=True)
-    except (SweepError, RayUnavailable) as e:
+    except (SweepError, RayUnavailable, OutputError) as e:
         raise _fail(str(e))
     except RunFailed as e:
         raise _fail(f"{e} (the runs completed so far are kept; run the sweep again to resume)", 1)
@@ -328,6 +373,7 @@ def report_cmd(
     flows: Optional[str] = typer.Option(None, "--flows", help="Comma-separated flow names for the per-second "
                                         "throughput figure. Default: up to 4 long and background flows."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Report folder. Default: FOLDER/report."),
+    force: bool = typer.Option(False, "--force", help="Replace a previous report (or other cellshare output) in --out."),
 ) -> None:
     """Write an HTML report with PNG figures (throughput over time, short-flow FCT, flow
     throughput by category, queue-delay CDFs, Jain's index) for a sweep or a run."""
@@ -335,8 +381,9 @@ def report_cmd(
 
     try:
         index = write_report(folder, out=out, scheme=scheme, load=load, baseline=baseline,
-                             flows=[f.strip() for f in flows.split(",") if f.strip()] if flows is not None else None)
-    except ReportError as e:
+                             flows=[f.strip() for f in flows.split(",") if f.strip()] if flows is not None else None,
+                             force=force)
+    except (ReportError, OutputError) as e:
         raise _fail(str(e))
     out_console.print(f"report written to {index}", highlight=False)
 
@@ -374,7 +421,7 @@ def calibrate_cmd(
     except tomllib.TOMLDecodeError as e:
         raise _fail(f"{scenario}: not valid TOML: {e}")
     if out is not None:
-        out.write_text(json.dumps(rows, indent=2) + "\n")
+        _write_file(out, json.dumps(rows, indent=2) + "\n")
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -399,7 +446,28 @@ def scenario_reference_cmd(
     if out is None:
         sys.stdout.write(md)
     else:
-        out.write_text(md)
+        _write_file(out, md)
+
+
+def _write_file(path: Path, text: str) -> None:
+    """Writes a single output file (`--out FILE` of calibrate, scenario-reference) through a
+    temporary file beside it; a path that cannot take it is an error naming it (exit 2)."""
+    import os
+    import tempfile
+
+    if path.is_dir():
+        raise _fail(f"--out {str(path)!r} is a folder; expected a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", dir=path.parent if str(path.parent) else ".")
+    except (OSError, ValueError) as e:
+        raise _fail(f"--out {str(path)!r}: {getattr(e, 'strerror', None) or e}")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise _fail(f"--out {str(path)!r}: {e.strerror or e}")
 
 
 from .emu_cli import register as _register_emu  # noqa: E402  (needs the app above)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Optional
@@ -20,9 +19,8 @@ bpf_app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:
-    from .cli import err_console
-    err_console.print(f"[bold red]error:[/] {msg}", highlight=False, soft_wrap=True, markup=True)
-    return typer.Exit(code)
+    from .cli import _fail as fail  # plain text: a key like flows[0] is not markup
+    return fail(msg, code)
 
 
 def _name_arg(name: str) -> str:
@@ -118,18 +116,53 @@ def _warn_realtime(summary: dict) -> None:
                       highlight=False, soft_wrap=True, markup=True)
 
 
+def _interrupted(summary: dict, out: Path) -> None:
+    """After a run stopped by Ctrl-C/SIGTERM: say so and exit 130 (the results of the time
+    run are kept)."""
+    from .cli import err_console
+    if not summary.get("interrupted"):
+        return
+    err_console.print(f"[bold yellow]interrupted:[/] the emulator stopped after {summary['duration_s']:.1f} of "
+                      f"{summary.get('planned_duration_s', summary['duration_s']):g} s; the results of that time are in "
+                      f"{out}/", highlight=False, soft_wrap=True, markup=True)
+    raise typer.Exit(130)
+
+
 def emulate_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML (the simulator's format plus an optional [emulator] table)."),
-    out: Path = typer.Option(..., "--out", "-o", help="Results folder: summary.json, flows/, commands/, emu.pcap."),
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML (the simulator's format plus an optional "
+                                              "[emulator] table)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder: summary.json, flows/, commands/, "
+                                       "emu.pcap (created; an existing one must be empty or a cellshare output, "
+                                       "see --force)."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
+    force: bool = typer.Option(False, "--force", help="Replace a previous cellshare output in --out."),
+    cleanup: bool = typer.Option(False, "--cleanup", help="Remove what killed emulator runs left (namespaces and the "
+                                 "processes in them) and exit."),
 ) -> None:
     """Run a scenario in real time: real Linux TCP flows between network namespaces through the
     simulator's cell, scheduler, channels and queue disciplines (needs root)."""
-    if not scenario.is_file():
+    from .output import OutputError, check_out
+    if cleanup:
+        try:
+            msg = emu.cleanup()
+        except emu.EmulatorError as e:
+            raise _fail(str(e), e.code)
+        from .cli import out_console
+        out_console.print(msg, highlight=False)
+        return
+    if scenario is None or out is None:
+        raise _fail("expected SCENARIO and --out (or --cleanup)")
+    if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+    from . import _core
+    from .api import read_scenario_file
     try:
-        summary = emu.emulate(scenario, out, duration)
+        read_scenario_file(scenario)  # a FIFO, a device, non-UTF-8: refused here
+        check_out(out, kind="emulate", force=force)
+        summary = emu.emulate(scenario, out, duration, force=force)
+    except (OutputError, _core.ScenarioInvalid) as e:
+        raise _fail(str(e) if isinstance(e, OutputError) else e.args[0])
     except emu.EmulatorError as e:
         raise _fail(str(e), e.code)
     _warn_realtime(summary)
@@ -139,39 +172,41 @@ def emulate_cmd(
         _print_emu(summary)
         from .cli import out_console
         out_console.print(f"results written to {out}/", highlight=False)
+    _interrupted(summary, out)
 
 
 def crosscheck_cmd(
     scenario: Path = typer.Argument(..., help="Scenario TOML with TCP flows."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for sim/, emu/ and crosscheck.json."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
+    force: bool = typer.Option(False, "--force", help="Replace a previous cellshare output in --out."),
 ) -> None:
     """Run the same scenario in the simulator and the emulator and compare per-flow throughput
     (within 15 %) and median RTT (within 20 %); exits 1 when they disagree more."""
-    from .api import run_text
+    from .api import read_scenario_file, run_text
     from .cli import _with_overrides, out_console
-    from .output import write_result
+    from .output import OutputError, atomic_dir, check_out, write_result
     from . import _core
 
-    if not scenario.is_file():
+    if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
-    text = scenario.read_text()
     try:
+        check_out(out, kind="crosscheck", force=force)
+        text = read_scenario_file(scenario)
         sim_text = _with_overrides(emu.simulator_text(text), None, duration)
         result = run_text(sim_text, str(scenario.resolve().parent), progress=False, label=str(scenario))
+        with atomic_dir(out, kind="crosscheck", force=force) as tmp:
+            write_result(result, tmp / "sim", scenario_text=sim_text)
+            emu_summary = emu.run_emulator(scenario, tmp / "emu", duration)
+            cmp = emu.compare(result.summary, emu_summary)
+            (tmp / "crosscheck.json").write_text(json.dumps(cmp, indent=2) + "\n")
     except _core.ScenarioInvalid as e:
         raise _fail(f"{scenario}: {e.args[0]}")
-    out.mkdir(parents=True, exist_ok=True)
-    if (out / "emu").exists():
-        shutil.rmtree(out / "emu")
-    write_result(result, out / "sim", scenario_text=sim_text)
-    try:
-        emu_summary = emu.emulate(scenario, out / "emu", duration)
+    except OutputError as e:
+        raise _fail(str(e))
     except emu.EmulatorError as e:
         raise _fail(str(e), e.code)
     _warn_realtime(emu_summary)
-    cmp = emu.compare(result.summary, emu_summary)
-    (out / "crosscheck.json").write_text(json.dumps(cmp, indent=2) + "\n")
     t = Table(title="simulator vs emulator")
     for c in ("flow", "sim Mbps", "emu Mbps", "diff", "sim RTT p50", "emu RTT p50", "diff"):
         t.add_column(c, justify="left" if c == "flow" else "right")
@@ -183,6 +218,7 @@ def crosscheck_cmd(
     out_console.print(t)
     out_console.print(f"throughput within 15 %: {cmp['throughput_within_tolerance']}, median RTT within 20 %: "
                       f"{cmp['rtt_within_tolerance']}; written to {out}/crosscheck.json", highlight=False)
+    _interrupted(emu_summary, out)
     if not cmp["ok"]:
         raise typer.Exit(1)
 

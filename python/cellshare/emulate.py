@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -84,25 +85,76 @@ def missing_requirements() -> list[str]:
     return miss
 
 
-def emulate(scenario: Path, out: Path, duration: Optional[float] = None) -> dict:
-    """Runs `scenario` in the emulator, writing `out/`; returns summary.json as a dict."""
+def run_emulator(scenario: Path, folder: Path, duration: Optional[float] = None) -> dict:
+    """Runs `cellshare-emu run SCENARIO --out FOLDER` (`folder` new or empty) and returns
+    summary.json as a dict. The emulator runs in a session of its own, so a terminal's Ctrl-C
+    reaches this process only, which forwards SIGINT/SIGTERM/SIGHUP to it once: the
+    emulator stops cleanly (namespaces and processes removed, a summary covering the time
+    actually run, ``"interrupted": true``). It also stops if this process dies (its
+    parent-death signal)."""
+    import signal
+    import threading
+
     miss = missing_requirements()
     if miss:
         raise EmulatorError("the emulator cannot run here; missing: " + "; ".join(miss))
     exe = emulator_binary()
-    cmd = [str(exe), "run", str(scenario), "--out", str(out)]
+    cmd = [str(exe), "run", str(scenario), "--out", str(folder), "--parent-pid", str(os.getpid())]
     if duration is not None:
         cmd += ["--duration", str(duration)]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    forwarded: list[int] = []
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        def forward(sig, _frame):
+            if not forwarded and p.poll() is None:
+                p.send_signal(sig)
+            forwarded.append(sig)
+
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            old[sig] = signal.signal(sig, forward)
+    try:
+        _, err = p.communicate()
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
     if p.returncode != 0:
-        raise EmulatorError(p.stderr.strip().removeprefix("error: ") or f"cellshare-emu exited with {p.returncode}",
+        raise EmulatorError(err.strip().removeprefix("error: ") or f"cellshare-emu exited with {p.returncode}",
                             code=p.returncode)
-    return json.loads((out / "summary.json").read_text())
+    # The emulator's notes (e.g. what it reclaimed from a killed run) reach the user.
+    for line in err.splitlines():
+        if line.startswith("cellshare-emu:"):
+            print(line, file=sys.stderr)
+    return json.loads((folder / "summary.json").read_text())
+
+
+def emulate(scenario: Path, out: Path, duration: Optional[float] = None, *, force: bool = False) -> dict:
+    """Runs `scenario` in the emulator, writing `out/` (by the output-folder rules of
+    :mod:`cellshare.output`: `out` new, empty, or a cellshare output replaced with `force`);
+    returns summary.json as a dict."""
+    from .output import atomic_dir
+
+    with atomic_dir(out, kind="emulate", force=force) as tmp:
+        summary = run_emulator(scenario, tmp, duration)
+    return summary
+
+
+def cleanup() -> str:
+    """`cellshare-emu cleanup`: removes the namespaces of killed emulator runs and the
+    processes still inside them; returns what it says."""
+    if os.geteuid() != 0:
+        raise EmulatorError("cleaning up the emulator's namespaces needs root")
+    p = subprocess.run([str(emulator_binary()), "cleanup"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise EmulatorError(p.stderr.strip().removeprefix("error: ") or f"cellshare-emu exited with {p.returncode}")
+    return p.stdout.strip()
 
 
 def simulator_text(scenario_text: str) -> str:
     """The scenario without its `[emulator]` table, for the simulator."""
-    doc = tomllib.loads(scenario_text)
+    from .api import toml_loads
+
+    doc = toml_loads(scenario_text)
     doc.pop("emulator", None)
     return tomli_w.dumps(doc)
 

@@ -26,7 +26,7 @@ def is_lln(text: str) -> bool:
     is not valid TOML is not (the cellular parser then reports the syntax error)."""
     try:
         return isinstance(tomllib.loads(text).get("lln"), dict)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False
 
 

@@ -631,15 +631,17 @@ def _orig(values: Sequence, text: str):
 
 def write_report(folder: Union[str, os.PathLike], *, out: Optional[Union[str, os.PathLike]] = None,
                  scheme: Optional[str] = None, load: Optional[str] = None, baseline: Optional[str] = None,
-                 flows: Optional[Sequence[str]] = None) -> Path:
+                 flows: Optional[Sequence[str]] = None, force: bool = False) -> Path:
     """Writes the report of a sweep or run folder into `out` (default ``FOLDER/report``),
-    atomically, and returns the path of its ``index.html``."""
-    from .output import atomic_dir
+    atomically, and returns the path of its ``index.html``. An existing `out` must be empty,
+    or a cellshare output replaced with `force` (:mod:`cellshare.output`)."""
+    from .output import atomic_dir, check_out
 
     folder = Path(folder)
-    data = load_folder(folder, scheme, load)
     target = Path(out) if out is not None else folder / "report"
-    with atomic_dir(target) as tmp:
+    data = load_folder(folder, scheme, load)
+    check_out(target, kind="report", force=force)
+    with atomic_dir(target, kind="report", force=force) as tmp:
         rep = _Report(data, tmp, baseline)
         rep.throughput_over_time(list(flows) if flows else None)
         rep.fct_short()

@@ -52,6 +52,11 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 
+#: Most runs one sweep may expand to (its runs are listed and checked before any starts;
+#: docs/limits.md).
+MAX_RUNS = 1_000_000
+
+
 class RunFailed(RuntimeError):
     """A run raised an error while simulating (the message names the run)."""
 
@@ -293,14 +298,18 @@ def _check_column(name: str, labels: list, where: str) -> None:
 def _read_toml(path: Path, unreadable: str, where: str) -> dict:
     """The TOML document at `path`; a SweepError `"<unreadable>: <reason>"` when the file
     cannot be read, `"<where>: not valid TOML: ..."` when it does not parse."""
+    from .api import read_scenario_file
+
     try:
-        text = path.read_text()
-    except OSError as e:
-        raise SweepError(f"{unreadable}: {e.strerror}") from None
+        text = read_scenario_file(path, "file")  # a FIFO, a device, non-UTF-8: an error, not a hang
+    except _core.ScenarioInvalid as e:
+        raise SweepError(f"{unreadable}: {e.args[2]}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise SweepError(f"{where}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise SweepError(f"{where}: not valid TOML: arrays or tables nested too deeply") from None
 
 
 def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
@@ -338,8 +347,8 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
     if "seeds" in doc:
         s = doc["seeds"]
         if isinstance(s, int) and not isinstance(s, bool):
-            if s < 1:
-                raise SweepError(f"{origin}: seeds = {s!r}: expected a count ≥ 1 or a list of seeds")
+            if not 1 <= s <= MAX_RUNS:
+                raise SweepError(f"{origin}: seeds = {s!r}: expected a count ≥ 1 (at most {MAX_RUNS}) or a list of seeds")
             seeds = list(range(1, s + 1))
         elif isinstance(s, list) and s and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in s):
             if len(set(s)) != len(s):
@@ -423,6 +432,12 @@ def load_sweep(source: Union[str, os.PathLike, Mapping[str, Any]]) -> SweepSpec:
                                      f"scenario key in one axis only")
         for p in a.paths():
             seen.setdefault(p, a.name)
+    total = len(seeds or [None])
+    for a in axes:
+        total *= len(a.labels)
+    if total > MAX_RUNS:
+        raise SweepError(f"{origin}: {total} runs ({' × '.join(str(len(a.labels)) for a in axes) or '1'} values × "
+                         f"{len(seeds or [None])} seeds); expected at most {MAX_RUNS} runs in one sweep")
     spec = SweepSpec(base=base, base_dir=base_dir, axes=axes, seeds=seeds, workers=workers,
                      name=doc.get("name", ""), description=doc.get("description", ""), source=doc)
     return spec
@@ -510,7 +525,7 @@ def _run_job(job: tuple) -> dict:
     info = {"run_id": rid, "params": params, "seed": seed, "scalars": row, "worker_pid": os.getpid(),
             "worker_peak_rss_mb": round(_peak_rss_mb(), 1), "started_unix_s": started,
             "simulated_until_unix_s": time.time()}
-    with atomic_dir(Path(runs_dir) / rid) as tmp:
+    with atomic_dir(Path(runs_dir) / rid, kind="run", owned=True) as tmp:
         write_result(result, tmp, scenario_text=text)
         (tmp / "run.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
     del result
@@ -548,6 +563,11 @@ def plan(spec: SweepSpec, out: Path, force: bool,
     """Expands (unless `runs` are given), validates and splits the runs into (to run,
     already complete). Raises :class:`SweepError` for a bad value or a run folder made from
     a different scenario."""
+    from .output import check_out
+
+    # `out` must be new, empty, a sweep's folder (resumed) or, with `force`, another
+    # cellshare output (replaced); anything else is refused before anything runs.
+    check_out(out, kind="sweep", force=force, resume=True)
     if runs is None:
         runs = spec.runs()
     validate_runs(spec, runs)
@@ -572,6 +592,7 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     writes ``runs.parquet``, ``flows.parquet`` and ``sweep.json``. Everything is checked
     before the first run starts. A local worker process is replaced by a fresh one after
     `tasks_per_worker` runs."""
+    from .output import read_marker, replace_in_place, write_marker
     from .parallel import default_workers, run_parallel
 
     out = Path(out)
@@ -579,6 +600,15 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     todo, done = plan(spec, out, force, all_runs)
     runs_dir = out / "runs"
     fresh = not out.exists()
+    marker = read_marker(out) if out.is_dir() else None
+    if marker is not None and marker["kind"] == "sweep":
+        if marker.get("legacy"):
+            write_marker(out, "sweep")  # a sweep folder from before the marker existed
+    else:
+        replace_in_place(out, kind="sweep")  # new, empty, or another output replaced (--force)
+        if marker is not None:
+            fresh = True
+            todo, done = list(all_runs), []
     runs_dir.mkdir(parents=True, exist_ok=True)
     _clean_stale(runs_dir)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))

@@ -543,10 +543,24 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The measurements so far.
-    pub fn results(&self) -> EngineResults {
-        let d = self.cfg.duration;
+    /// Scenario time run so far (0 before the clock started), capped at the scenario's
+    /// duration.
+    pub fn ran(&self) -> Nanos {
+        self.t0.map_or(0, |t0| self.now().saturating_sub(t0)).min(self.cfg.duration)
+    }
+
+    /// The measurements over the first `ran` ns of the scenario's clock (the whole duration
+    /// for a complete run, less for an interrupted one): rates are averaged over `ran`, and
+    /// per-second series end with the second it ends in.
+    pub fn results(&self, ran: Nanos) -> EngineResults {
+        let d = ran.min(self.cfg.duration);
         let secs = d as f64 / SEC as f64;
+        let n_secs = d.div_ceil(SEC) as usize;
+        let series = |p: &PerSecond| {
+            let mut v = p.mbps(d);
+            v.truncate(n_secs);
+            v
+        };
         let fmt = |a: [u8; 4], p: u16| format!("{}.{}.{}.{}:{p}", a[0], a[1], a[2], a[3]);
         let flows = self
             .flows
@@ -561,7 +575,7 @@ impl<'a> Engine<'a> {
                     bytes_delivered: f.bytes,
                     packets_delivered: f.packets,
                     drops: f.drops,
-                    per_second_mbps: f.series.mbps(d),
+                    per_second_mbps: series(&f.series),
                     queue_delay_ms: f.sojourn.percentiles(),
                 }
             })
@@ -570,7 +584,7 @@ impl<'a> Engine<'a> {
             .map(|u| UeResult {
                 id: u as u32,
                 bytes_delivered: self.ue_bytes[u],
-                per_second_mbps: self.ue_series[u].mbps(d),
+                per_second_mbps: series(&self.ue_series[u]),
                 queue_delay_ms: self.ue_sojourn[u].percentiles(),
                 link: self.cell.link_stats(u as u32),
             })
@@ -580,7 +594,7 @@ impl<'a> Engine<'a> {
             duration_s: secs,
             ttis: self.ttis,
             prb_utilization: if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64) } else { 0.0 },
-            prb_utilization_per_second: self.prb_series.bins().iter().map(|&b| b as f64 / per_sec_ttis).collect(),
+            prb_utilization_per_second: self.prb_series.bins().iter().take(n_secs).map(|&b| b as f64 / per_sec_ttis).collect(),
             delivered_mbps: self.ue_bytes.iter().sum::<u64>() as f64 * 8.0 / secs.max(1e-9) / 1e6,
             queue_delay_ms: self.sojourn.percentiles(),
             overhead_ms: self.overhead.percentiles(),

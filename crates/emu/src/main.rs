@@ -25,19 +25,25 @@ enum Cmd {
     Run {
         /// Scenario TOML (the simulator's format plus an optional [emulator] table).
         scenario: PathBuf,
-        /// Output folder (created).
+        /// Output folder: created, or an existing one holding nothing but a
+        /// `.cellshare-output` marker (`cellshare emulate` passes its temporary folder).
         #[arg(long)]
         out: PathBuf,
         /// Override simulation.duration_s (seconds).
         #[arg(long)]
         duration: Option<f64>,
+        /// Stop (as on SIGTERM) when process PID, which started this one, ends: the
+        /// `cellshare emulate` front end passes its own pid.
+        #[arg(long, value_name = "PID")]
+        parent_pid: Option<i32>,
     },
     /// Check a scenario without running it.
     Validate {
         /// Scenario TOML.
         scenario: PathBuf,
     },
-    /// Delete namespaces left behind by emulator runs that crashed.
+    /// Delete namespaces left behind by emulator runs that were killed, and the processes
+    /// still inside them.
     Cleanup,
     /// The traffic tool (run inside the namespaces).
     Traffic {
@@ -93,6 +99,11 @@ enum TrafficCmd {
 }
 
 fn load(path: &PathBuf, duration: Option<f64>) -> Result<EmuScenario, String> {
+    // A FIFO or a device is refused before it is opened (reading one blocks or never ends).
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !meta.is_file() || meta.len() > 16 << 20 {
+        return Err(format!("{}: expected a regular file of at most 16 MiB (a scenario TOML)", path.display()));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut sc = EmuScenario::from_toml_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(d) = duration {
@@ -102,6 +113,31 @@ fn load(path: &PathBuf, duration: Option<f64>) -> Result<EmuScenario, String> {
         sc.scenario.simulation.duration_s = d;
     }
     Ok(sc)
+}
+
+/// `--out` must be absent or a folder holding nothing but the marker `cellshare emulate`
+/// writes into its temporary folder: the emulator never writes into a folder with other
+/// files (stale results would mix with the new).
+fn check_out(out: &std::path::Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(out) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(format!("--out {}: {e}", out.display())),
+        Ok(m) if !m.is_dir() => Err(format!("--out {} exists and is not a folder", out.display())),
+        Ok(_) => {
+            let other = std::fs::read_dir(out)
+                .map_err(|e| format!("--out {}: {e}", out.display()))?
+                .filter_map(|e| e.ok())
+                .find(|e| e.file_name() != ".cellshare-output");
+            match other {
+                Some(e) => Err(format!(
+                    "--out {} is not empty (it holds {:?}); expected a new or empty folder",
+                    out.display(),
+                    e.file_name()
+                )),
+                None => Ok(()),
+            }
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -117,8 +153,8 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Cmd::Run { scenario, out, duration } => {
-            let sc = match load(&scenario, duration) {
+        Cmd::Run { scenario, out, duration, parent_pid } => {
+            let sc = match load(&scenario, duration).and_then(|sc| check_out(&out).map(|()| sc)) {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -127,9 +163,24 @@ fn main() -> ExitCode {
             };
             let stop = Arc::new(AtomicBool::new(false));
             for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-                if let Err(e) = signal_hook::flag::register(sig, stop.clone()) {
+                // The first signal stops the run cleanly (namespaces removed, summary written);
+                // a second one while it stops exits at once (the next run cleans up).
+                let r = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())
+                    .and_then(|_| signal_hook::flag::register(sig, stop.clone()));
+                if let Err(e) = r {
                     eprintln!("error: cannot install the signal handler: {e}");
                     return ExitCode::from(1);
+                }
+            }
+            if let Some(ppid) = parent_pid {
+                // SAFETY: plain syscalls. SIGTERM when the front end dies, then the check that
+                // it had not died already (the signal would then never come).
+                unsafe {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
+                    if libc::getppid() != ppid {
+                        eprintln!("error: the process that started the emulator (pid {ppid}) is gone");
+                        return ExitCode::from(1);
+                    }
                 }
             }
             let base = scenario.parent().map(|p| p.to_path_buf()).unwrap_or_default();
@@ -154,7 +205,14 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
             let removed = netns::cleanup_stale();
-            println!("removed {} stale namespace(s){}{}", removed.len(), if removed.is_empty() { "" } else { ": " }, removed.join(", "));
+            let names = &removed.namespaces;
+            println!(
+                "removed {} stale namespace(s){}{} and {} process(es) in them",
+                names.len(),
+                if names.is_empty() { "" } else { ": " },
+                names.join(", "),
+                removed.processes
+            );
             ExitCode::SUCCESS
         }
         Cmd::Traffic { cmd } => {

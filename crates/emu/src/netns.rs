@@ -8,10 +8,16 @@
 //! the emulator process. Addresses exist only inside these namespaces; nothing is added to
 //! the namespace the emulator is started from.
 //!
-//! Clean-up: [`Topology`] deletes its namespaces on drop (normal exit, error, Ctrl-C). A run
-//! that crashed leaves namespaces named after a dead process id: [`cleanup_stale`] (called at
-//! every start, and by `cellshare-emu cleanup`) deletes those. TUN devices disappear with
-//! their namespace and with the emulator's file descriptors.
+//! Clean-up: [`Topology`] deletes its namespaces on drop (normal exit, error, Ctrl-C), after
+//! killing any process still inside them. A run killed outright (`kill -9`) leaves
+//! namespaces named after a dead process id: [`cleanup_stale`] (called at every start, and by
+//! `cellshare-emu cleanup`) kills the processes still inside those namespaces, found by the
+//! namespace's inode in `/proc/*/ns/net` (a process started by a command's shell has no
+//! name we know), and then deletes them. A namespace deleted while processes remain in it
+//! lives on unnamed, where nothing can find it again, so the processes go first. TUN devices
+//! disappear with their namespace and with the emulator's file descriptors. Only namespaces
+//! whose owner is gone are touched: the pid in the name must not be a running
+//! `cellshare-emu`.
 
 use std::fs::File;
 use std::net::Ipv4Addr;
@@ -60,22 +66,74 @@ pub fn list_netns() -> Vec<String> {
     }
 }
 
-fn pid_alive(pid: i32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+/// Whether `pid` is a running `cellshare-emu` (the owner of namespaces named after it). A
+/// pid reused by another program is not.
+fn owner_alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == "cellshare-emu")
 }
 
-/// Deletes the namespaces of emulator runs whose process no longer exists (a crash, a
-/// `kill -9`). Returns their names.
-pub fn cleanup_stale() -> Vec<String> {
-    let mut removed = Vec::new();
+/// (device, inode) identifying the network namespace at `path` (a `/run/netns` entry or a
+/// `/proc/PID/ns/net` link).
+fn ns_id(path: &str) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The processes whose network namespace is `ns` (device, inode), this one excepted.
+pub fn pids_in(ns: (u64, u64)) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let Ok(rd) = std::fs::read_dir("/proc") else { return Vec::new() };
+    rd.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&pid| pid != me && ns_id(&format!("/proc/{pid}/ns/net")) == Some(ns))
+        .collect()
+}
+
+/// Kills (SIGKILL) every process inside namespace `name` and waits up to 2 s for them to be
+/// gone; returns how many were killed.
+pub fn kill_processes_in(name: &str) -> usize {
+    let Some(ns) = ns_id(&format!("/run/netns/{name}")) else { return 0 };
+    let mut killed = std::collections::BTreeSet::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let pids = pids_in(ns);
+        if pids.is_empty() || std::time::Instant::now() > deadline {
+            break;
+        }
+        for pid in pids {
+            // SAFETY: a plain kill(2) of a process inside one of the emulator's namespaces.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            killed.insert(pid);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    killed.len()
+}
+
+/// What [`cleanup_stale`] removed.
+#[derive(Debug, Default)]
+pub struct Cleanup {
+    /// Namespaces deleted.
+    pub namespaces: Vec<String>,
+    /// Processes killed inside them.
+    pub processes: usize,
+}
+
+/// Deletes the namespaces of emulator runs whose process no longer runs (a crash, a
+/// `kill -9`), killing the processes still inside them first.
+pub fn cleanup_stale() -> Cleanup {
+    let mut out = Cleanup::default();
     for name in list_netns() {
         let Some(rest) = name.strip_prefix(NS_PREFIX) else { continue };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        if !pid_alive(pid) && ip(&["netns", "del", &name]).is_ok() {
-            removed.push(name);
+        if owner_alive(pid) {
+            continue;
+        }
+        out.processes += kill_processes_in(&name);
+        if ip(&["netns", "del", &name]).is_ok() {
+            out.namespaces.push(name);
         }
     }
-    removed
+    out
 }
 
 /// Whether this process may create namespaces (root or CAP_NET_ADMIN + CAP_SYS_ADMIN); the
@@ -209,6 +267,7 @@ impl Topology {
         })();
         if result.is_err() {
             for n in &made {
+                kill_processes_in(n);
                 let _ = ip(&["netns", "del", n]);
             }
         }
@@ -224,6 +283,8 @@ impl Topology {
 impl Drop for Topology {
     fn drop(&mut self) {
         for n in self.names() {
+            // Whatever the run's commands left running (a shell's children) goes with it.
+            kill_processes_in(&n);
             if let Err(e) = ip(&["netns", "del", &n]) {
                 eprintln!("cellshare-emu: cleaning up: {e}");
             }

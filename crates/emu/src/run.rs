@@ -50,14 +50,28 @@ pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> 
                 continue;
             }
             let p = if Path::new(file).is_absolute() { PathBuf::from(file) } else { base.join(file) };
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| RunError::Input(format!("`ues[{i}].channel.file`: cannot read {}: {e}", p.display())))?;
-            let t = MahimahiTrace::parse(&text)
-                .map_err(|e| RunError::Input(format!("`ues[{i}].channel.file`: {}: {e}", p.display())))?;
+            let t = read_trace(&p).map_err(|e| RunError::Input(format!("`ues[{i}].channel.file`: {}: {e}", p.display())))?;
             set.insert(file.clone(), Arc::new(t));
         }
     }
     Ok(set)
+}
+
+/// Reads a Mahimahi trace file: a FIFO or a device is refused before it is opened (reading
+/// one blocks forever or never ends), and the file is opened non-blocking and checked again.
+fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let regular = |m: &std::fs::Metadata| {
+        if m.is_file() {
+            Ok(())
+        } else {
+            Err(format!("not a regular file ({:?}); expected a Mahimahi trace file", m.file_type()))
+        }
+    };
+    regular(&std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?)?;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    regular(&f.metadata().map_err(|e| e.to_string())?)?;
+    MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
 }
 
 /// Congestion controls the kernel offers.
@@ -83,7 +97,29 @@ struct Spawned {
     child: Child,
 }
 
-fn spawn_in(ns: &str, args: &[String], out: &Path, env: &[(String, String)]) -> Result<Spawned, RunError> {
+/// Makes the calling process (a child between `fork` and `exec`) receive `sig` when the
+/// thread that started it ends — above all when the emulator dies, `kill -9` included —
+/// and exits at once if that already happened (the parent died before the call, so the
+/// child was re-parented and would never get the signal).
+fn die_with_parent(sig: libc::c_int, parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: prctl and getppid are async-signal-safe and touch no memory of ours.
+    unsafe {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != parent {
+            libc::_exit(1);
+        }
+    }
+    Ok(())
+}
+
+/// Starts `ip netns exec NS ARGS...` (which `exec`s ARGS in the namespace, keeping the pid)
+/// with its output in `out`. The process dies with the thread that starts it: the traffic
+/// tool by SIGKILL (`death_sig`), a user command by SIGTERM so it can tidy up; what a
+/// command's shell starts is found later by its namespace ([`netns::kill_processes_in`]).
+fn spawn_in(ns: &str, args: &[String], out: &Path, env: &[(String, String)], death_sig: libc::c_int) -> Result<Spawned, RunError> {
+    use std::os::unix::process::CommandExt;
     let log = File::create(out).map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", out.display())))?;
     let err = log.try_clone().map_err(|e| RunError::Runtime(e.to_string()))?;
     let mut c = Command::new("ip");
@@ -92,7 +128,10 @@ fn spawn_in(ns: &str, args: &[String], out: &Path, env: &[(String, String)]) -> 
         c.env(k, v);
     }
     // Own process group, so stopping a shell command stops what it started.
-    std::os::unix::process::CommandExt::process_group(&mut c, 0);
+    c.process_group(0);
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure only makes async-signal-safe calls.
+    unsafe { c.pre_exec(move || die_with_parent(death_sig, parent)) };
     let child = c.spawn().map_err(|e| RunError::Runtime(format!("cannot start `ip netns exec {ns} ...`: {e}")))?;
     Ok(Spawned { child })
 }
@@ -115,6 +154,8 @@ struct SpawnReq {
 struct SpawnState {
     children: Vec<(Kind, Spawned)>,
     error: Option<String>,
+    /// Set when the run ends: a process started after it is stopped at once.
+    stopping: bool,
 }
 
 /// Starts processes from a helper thread: `fork`/`exec` of `ip netns exec` takes milliseconds,
@@ -133,9 +174,14 @@ impl Spawner {
         let st = state.clone();
         let worker = std::thread::spawn(move || {
             for r in rx {
-                let res = spawn_in(&r.ns, &r.args, &r.out, &env);
+                if st.lock().expect("spawner state").stopping {
+                    continue;
+                }
+                let sig = if r.kind == Kind::Other { libc::SIGTERM } else { libc::SIGKILL };
+                let res = spawn_in(&r.ns, &r.args, &r.out, &env, sig);
                 let mut s = st.lock().expect("spawner state");
                 match res {
+                    Ok(c) if s.stopping => stop_all(&mut vec![c]),
                     Ok(c) => s.children.push((r.kind, c)),
                     Err(e) => s.error = Some(e.to_string()),
                 }
@@ -161,15 +207,20 @@ impl Spawner {
         senders.len() == n && senders.into_iter().all(|c| matches!(c.child.try_wait(), Ok(Some(_))))
     }
 
-    /// Waits for pending starts, then stops every process it started.
+    /// Stops every process it started (SIGTERM to each process group, SIGKILL after 2 s),
+    /// then ends its thread. The processes go first: they die with the thread that started
+    /// them, and a user command gets its SIGTERM from here, not a parent-death signal.
     fn stop_all(&mut self) {
+        let mut all: Vec<Spawned> = {
+            let mut s = self.state.lock().expect("spawner state");
+            s.stopping = true;
+            s.children.drain(..).map(|(_, c)| c).collect()
+        };
+        stop_all(&mut all);
         self.tx = None;
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
-        let mut s = self.state.lock().expect("spawner state");
-        let mut all: Vec<Spawned> = s.children.drain(..).map(|(_, c)| c).collect();
-        stop_all(&mut all);
     }
 }
 
@@ -229,8 +280,13 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         return Err(RunError::Runtime("/dev/net/tun is missing: the kernel needs TUN support (CONFIG_TUN)".into()));
     }
     let removed = netns::cleanup_stale();
-    if !removed.is_empty() {
-        eprintln!("cellshare-emu: removed {} namespace(s) left by an earlier run that crashed: {}", removed.len(), removed.join(", "));
+    if !removed.namespaces.is_empty() {
+        eprintln!(
+            "cellshare-emu: removed {} namespace(s) left by an earlier run that was killed ({}), and {} process(es) in them",
+            removed.namespaces.len(),
+            removed.namespaces.join(", "),
+            removed.processes
+        );
     }
     let s = &sc.scenario;
     let flows: Vec<EmuFlow> = if sc.emulator.run_flows { sc.flows() } else { Vec::new() };
@@ -289,7 +345,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         // Receivers first: they are listening by the time the clock starts.
         for f in &flows {
             let args = vec![exe_s.clone(), "traffic".into(), "recv".into(), "--port".into(), f.port.to_string()];
-            children.push(spawn_in(&topo.ue_ns[f.ue as usize], &args, &out.join(format!("flows/{}.recv.jsonl", f.name)), &env)?);
+            children.push(spawn_in(&topo.ue_ns[f.ue as usize], &args, &out.join(format!("flows/{}.recv.jsonl", f.name)), &env, libc::SIGKILL)?);
         }
         let realtime = sc.emulator.realtime && set_realtime();
         let mut engine = Engine::new(cfg, cell, &topo.server_tun, &topo.ue_tuns, pcap);
@@ -325,7 +381,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                     "--count".into(),
                     sc.emulator.probe_count.to_string(),
                 ];
-                match spawn_in(&topo.server_ns, &args, &out.join(format!("flows/probe-ue{probe_next}.json")), &env) {
+                match spawn_in(&topo.server_ns, &args, &out.join(format!("flows/probe-ue{probe_next}.json")), &env, libc::SIGKILL) {
                     Ok(p) => probe = Some(p),
                     Err(e) => {
                         err = Some(e);
@@ -408,6 +464,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
                 })
                 .map_err(|e| RunError::Runtime(format!("forwarding loop: {e}")))?;
         }
+        let ran = engine.ran();
         let steal = cpu_at_start.zip(CpuTimes::read()).and_then(|(a, b)| b.steal_percent_since(&a));
         spawner.stop_all();
         if let Some(e) = err {
@@ -415,9 +472,14 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         }
         engine.flush_pcap().map_err(|e| RunError::Runtime(format!("writing emu.pcap: {e}")))?;
         stop_all(&mut children);
-        let res = engine.results();
+        let res = engine.results(ran);
         let timing = RealTime::judge(&res.tti_lateness_ms, steal);
-        Ok(summarize(sc, &flows, out, res, realtime, timing, stop.load(Ordering::Relaxed)))
+        let interrupted = stop.load(Ordering::Relaxed) && ran < duration;
+        let mut summary = summarize(sc, &flows, out, res, realtime, timing, interrupted, ran);
+        // The namespaces this run made (all removed when it ends), so a check of what a run
+        // left behind can look at its own.
+        summary["namespaces"] = json!(topo.names());
+        Ok(summary)
     })();
     stop_all(&mut children);
     drop(topo);
@@ -435,8 +497,10 @@ fn summarize(
     realtime: bool,
     timing: RealTime,
     interrupted: bool,
+    ran: Nanos,
 ) -> Value {
     let s = &sc.scenario;
+    let ran_s = ran as f64 / SEC as f64;
     let w = &s.wired;
     let base_rtt = 2.0 * (w.remote_delay_ms + w.backhaul_delay_ms) + w.uplink_delay_ms;
     let mut idle = Vec::new();
@@ -452,7 +516,8 @@ fn summarize(
     let flow_rows: Vec<Value> = flows
         .iter()
         .map(|f| {
-            let life = (f.stop_s - f.start_s).max(1e-9);
+            // A flow's life within the time actually run (an interrupted run ends early).
+            let life = (f.stop_s.min(ran_s) - f.start_s).max(1e-9);
             let r = by_id.get(&f.id);
             let sender = last_json_line(&out.join(format!("flows/{}.send.jsonl", f.name)), "summary");
             let series = json_lines(&out.join(format!("flows/{}.send.jsonl", f.name)));
@@ -486,7 +551,8 @@ fn summarize(
         "scenario": s.name,
         "mode": "emulator",
         "interrupted": interrupted,
-        "duration_s": s.simulation.duration_s,
+        "duration_s": ran_s,
+        "planned_duration_s": s.simulation.duration_s,
         "n_ues": s.n_ues(),
         "realtime_priority": realtime,
         "base_rtt_ms": base_rtt,

@@ -9,15 +9,59 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
-use cellshare_sim::{Scenario, ScenarioError, Simulation, TraceSet};
+use cellshare_sim::{Limits, Scenario, ScenarioError, Simulation, TraceSet};
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
+
+mod spool;
+
+use spool::{ArrowCol, Col, Owners, Spool, SPOOL_ROWS, TABLES};
 
 create_exception!(_core, ScenarioInvalid, PyValueError, "A scenario (or a file it names) is invalid. args: (message, key path, detail).");
 
 fn to_py(e: ScenarioError) -> PyErr {
     ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
+}
+
+/// What kind of file `m` is, for an error message.
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads and parses a Mahimahi trace file. A FIFO or a device is refused before it is
+/// opened (reading one blocked forever or until memory ran out), and the file is opened
+/// non-blocking and checked again, so one swapped in meanwhile is refused too.
+fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let m = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !m.is_file() {
+        return Err(format!("{} (expected a regular file)", file_kind(&m)));
+    }
+    if m.len() > cellshare_channel::trace::MAX_TRACE_BYTES {
+        return Err(format!("{} bytes (expected at most {} bytes)", m.len(), cellshare_channel::trace::MAX_TRACE_BYTES));
+    }
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| e.to_string())?;
+    let m = f.metadata().map_err(|e| e.to_string())?;
+    if !m.is_file() {
+        return Err(format!("{} (expected a regular file)", file_kind(&m)));
+    }
+    MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| format!("a valid Mahimahi trace: {e}"))
 }
 
 fn load_traces(sc: &Scenario, base_dir: &Path) -> Result<TraceSet, ScenarioError> {
@@ -27,23 +71,34 @@ fn load_traces(sc: &Scenario, base_dir: &Path) -> Result<TraceSet, ScenarioError
             continue;
         }
         let path = base_dir.join(&file);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| ScenarioError::new(&key, format!("{:?}", path.display().to_string()), format!("a readable Mahimahi trace file ({e})")))?;
-        let trace = MahimahiTrace::parse(&text)
-            .map_err(|e| ScenarioError::new(&key, format!("{:?}", path.display().to_string()), format!("a valid Mahimahi trace: {e}")))?;
+        let trace = read_trace(&path).map_err(|e| {
+            let expected = if e.starts_with("a valid") { e } else { format!("a readable Mahimahi trace file ({e})") };
+            ScenarioError::new(&key, format!("{:?}", path.display().to_string()), expected)
+        })?;
         set.insert(file, Arc::new(trace));
     }
     Ok(set)
 }
 
+fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> Limits {
+    let d = Limits::default();
+    Limits {
+        max_ues: max_ues.unwrap_or(d.max_ues),
+        max_flows: max_flows.unwrap_or(d.max_flows),
+        max_memory_mb: max_memory_mb.unwrap_or(d.max_memory_mb),
+    }
+}
+
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
-/// Trace files are resolved against `base_dir` and checked too.
+/// Trace files are resolved against `base_dir` and checked too; the limits (UEs, flows,
+/// estimated memory) default to those of `docs/limits.md`.
 #[pyfunction]
-#[pyo3(signature = (text, base_dir = "."))]
-fn validate(text: &str, base_dir: &str) -> PyResult<()> {
-    let sc = Scenario::from_toml_str(text).map_err(to_py)?;
+#[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None))]
+fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<()> {
+    let lim = limits(max_ues, max_flows, max_memory_mb);
+    let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
     let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-    Simulation::new(&sc, &traces).map_err(to_py)?;
+    Simulation::new_with_limits(&sc, &traces, &lim).map_err(to_py)?;
     Ok(())
 }
 
@@ -53,68 +108,215 @@ fn scenario_schema() -> String {
     cellshare_sim::schema::scenario_schema().to_string()
 }
 
-/// A simulation in progress.
+fn io_err(e: std::io::Error) -> PyErr {
+    PyOSError::new_err(format!("cellshare's trace spool (temporary folder {}): {e}", std::env::temp_dir().display()))
+}
+
+/// Moves the trace samples held in `sim` to `spool`.
+fn drain(sim: &mut Simulation, spool: &mut Spool) -> std::io::Result<()> {
+    let d = sim.take_traces();
+    for (i, tr, mc) in &d.flows {
+        spool.push_flow(*i as usize, tr, mc)?;
+    }
+    for (i, tr) in &d.ues {
+        spool.push_ue(*i as usize, tr)?;
+    }
+    Ok(())
+}
+
+/// Simulated time between checks of how many trace samples the simulation holds.
+const DRAIN_STEP_NS: u64 = 10 * cellshare_core::SEC;
+
+/// A simulation in progress. Its trace samples move to a spool as it runs (see
+/// `spool.rs`); `finish()` ends it and returns a `RunData`.
 #[pyclass(module = "cellshare._core")]
 struct Sim {
-    inner: Simulation,
+    inner: Option<Simulation>,
+    spool: Spool,
+}
+
+impl Sim {
+    fn sim(&mut self) -> PyResult<&mut Simulation> {
+        self.inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))
+    }
 }
 
 #[pymethods]
 impl Sim {
     /// Builds a simulation from TOML text; trace files resolve against `base_dir`.
     #[new]
-    #[pyo3(signature = (text, base_dir = "."))]
-    fn new(text: &str, base_dir: &str) -> PyResult<Self> {
-        let sc = Scenario::from_toml_str(text).map_err(to_py)?;
+    #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None))]
+    fn new(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<Self> {
+        let lim = limits(max_ues, max_flows, max_memory_mb);
+        let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
         let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-        Ok(Self { inner: Simulation::new(&sc, &traces).map_err(to_py)? })
+        Ok(Self { inner: Some(Simulation::new_with_limits(&sc, &traces, &lim).map_err(to_py)?), spool: Spool::new() })
     }
 
-    /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL.
-    fn advance(&mut self, py: Python<'_>, until_s: f64) {
+    /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace
+    /// samples move to the spool whenever the simulation holds more than 2^16 of them.
+    fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
         let until = cellshare_core::time::from_secs_f64(until_s);
-        let inner = &mut self.inner;
-        py.allow_threads(|| inner.advance(until));
+        let Sim { inner, spool } = self;
+        let inner = inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
+        py.allow_threads(|| {
+            let mut t = inner.now();
+            while t < until.min(inner.end()) {
+                t = until.min(t.saturating_add(DRAIN_STEP_NS));
+                inner.advance(t);
+                if inner.buffered_trace_rows() >= SPOOL_ROWS {
+                    drain(inner, spool)?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(io_err)
     }
 
     /// Current simulated time, s.
     #[getter]
-    fn now_s(&self) -> f64 {
-        cellshare_core::time::to_secs_f64(self.inner.now())
+    fn now_s(&mut self) -> PyResult<f64> {
+        Ok(cellshare_core::time::to_secs_f64(self.sim()?.now()))
     }
 
     /// Simulated duration, s.
     #[getter]
-    fn end_s(&self) -> f64 {
-        cellshare_core::time::to_secs_f64(self.inner.end())
+    fn end_s(&mut self) -> PyResult<f64> {
+        Ok(cellshare_core::time::to_secs_f64(self.sim()?.end()))
     }
 
     /// Whether the run reached its end.
     #[getter]
-    fn finished(&self) -> bool {
-        self.inner.finished()
+    fn finished(&mut self) -> PyResult<bool> {
+        Ok(self.sim()?.finished())
     }
 
-    /// Results so far as a JSON string.
-    fn results_json(&mut self, py: Python<'_>) -> String {
-        // `&mut` because the simulation is `Send` but not `Sync` (endpoints are boxed trait
-        // objects); exclusive access lets the GIL go while the JSON is built.
-        let inner = &mut self.inner;
-        py.allow_threads(move || serde_json::to_string(&inner.results()).expect("results serialize"))
+    /// Results so far as a JSON string, everything in it (as before the spool existed):
+    /// trace samples already moved to the spool are not in it, so this is for runs short
+    /// enough never to have moved any (fewer than 2^16 samples), e.g. to compare with
+    /// `finish()`.
+    fn results_json(&mut self, py: Python<'_>) -> PyResult<String> {
+        let inner = self.sim()?;
+        Ok(py.allow_threads(move || serde_json::to_string(&inner.results()).expect("results serialize")))
+    }
+
+    /// Runs to the end (if it is not there), frees the simulation and returns its results as
+    /// a `RunData`: the summary as JSON and the bulky tables in the spool.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<RunData> {
+        let mut sim = self.inner.take().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
+        let spool = std::mem::take(&mut self.spool);
+        py.allow_threads(move || RunData::build(&mut sim, spool)).map_err(io_err)
     }
 }
 
-/// Runs a scenario to the end and returns its results as a JSON string.
-#[pyfunction]
-#[pyo3(signature = (text, base_dir = "."))]
-fn run(py: Python<'_>, text: &str, base_dir: &str) -> PyResult<String> {
-    let mut sim = Sim::new(text, base_dir)?;
-    let end = sim.inner.end();
-    let inner = &mut sim.inner;
-    Ok(py.allow_threads(|| {
-        inner.advance(end);
-        serde_json::to_string(&inner.results()).expect("results serialize")
-    }))
+/// A finished run's results: the summary (JSON; the per-second series and traces taken
+/// out) and the tables `flow_trace`, `mode_changes`, `ue_trace`, `flow_series` and
+/// `ue_series`, read in batches of Arrow buffers.
+#[pyclass(module = "cellshare._core")]
+struct RunData {
+    summary: String,
+    owners: Owners,
+    spool: Spool,
+}
+
+impl RunData {
+    fn build(sim: &mut Simulation, mut spool: Spool) -> std::io::Result<RunData> {
+        let end = sim.end();
+        sim.advance(end);
+        drain(sim, &mut spool)?;
+        let mut r = sim.results();
+        let owners = Owners {
+            names: r.flows.iter().map(|f| f.name.clone()).collect(),
+            classes: r.flows.iter().map(|f| if f.class == cellshare_core::TrafficClass::Background { "background" } else { "foreground" }).collect(),
+            categories: r.flows.iter().map(|f| f.category.clone()).collect(),
+            n_ues: r.ues.len(),
+        };
+        for f in r.flows.iter_mut() {
+            spool.push_series(3, f.id as usize, f.series_start_s, &std::mem::take(&mut f.per_second_mbps))?;
+        }
+        for u in r.ues.iter_mut() {
+            spool.push_series(4, u.id as usize, 0, &std::mem::take(&mut u.per_second_mbps))?;
+        }
+        let summary = serde_json::to_string(&r).expect("results serialize");
+        Ok(RunData { summary, owners, spool })
+    }
+
+    fn table(name: &str) -> PyResult<usize> {
+        spool::table_id(name).ok_or_else(|| PyKeyError::new_err(format!("no spooled table {name:?}")))
+    }
+}
+
+#[pymethods]
+impl RunData {
+    /// The results as JSON: what `Sim.results_json` gave, with every flow's and UE's
+    /// `per_second_mbps` and `trace` (and flows' `mode_changes`) left empty.
+    fn summary_json(&self) -> &str {
+        &self.summary
+    }
+
+    /// Names of the spooled tables.
+    #[staticmethod]
+    fn tables() -> Vec<&'static str> {
+        TABLES.iter().map(|t| t.name).collect()
+    }
+
+    /// Rows of table `name`.
+    fn rows(&self, name: &str) -> PyResult<u64> {
+        Ok(self.spool.total_rows(Self::table(name)?))
+    }
+
+    /// Bytes spooled, and whether they went to a temporary file.
+    fn spool_info(&self) -> (u64, bool) {
+        (self.spool.bytes(), self.spool.on_disk())
+    }
+
+    /// Rows `[start, start + max_rows)` of table `name` (owner-major) in Arrow layout:
+    /// `(rows, columns)`, each column `("fixed", validity or None, null count, data)` or
+    /// `("utf8", offsets, data)`, in the table's column order. Each column is built in Rust
+    /// and copied into Python bytes before the next one is built, so a batch costs its size
+    /// once, not twice.
+    fn batch(&self, py: Python<'_>, name: &str, start: u64, max_rows: u64) -> PyResult<(u64, PyObject)> {
+        let t = Self::table(name)?;
+        let parts = self.spool.plan(t, &self.owners, start, max_rows.max(1));
+        let out = PyList::empty_bound(py);
+        for c in 0..TABLES[t].prefix.len() + TABLES[t].cols.len() {
+            let col = py.allow_threads(|| self.spool.column(t, &self.owners, &parts, c)).map_err(io_err)?;
+            match col {
+                ArrowCol::Fixed(valid, nulls, data) => {
+                    let v = valid.map(|b| PyBytes::new_bound(py, &b).into_any().unbind()).unwrap_or_else(|| py.None());
+                    out.append(("fixed", v, nulls, PyBytes::new_bound(py, &data)))?;
+                }
+                ArrowCol::Utf8(offs, data) => out.append(("utf8", PyBytes::new_bound(py, &offs), PyBytes::new_bound(py, &data)))?,
+            }
+        }
+        Ok((parts.iter().map(|p| p.2).sum(), out.into_any().unbind()))
+    }
+
+    /// One flow's or UE's column `column` of table `name` as a list (floats, with None where
+    /// the value is not finite, as JSON had it; ints; bools).
+    fn column(&self, py: Python<'_>, name: &str, owner: usize, column: &str) -> PyResult<PyObject> {
+        let t = Self::table(name)?;
+        let Some((ty, b)) = self.spool.owner_column(t, owner, column).map_err(io_err)? else {
+            return Err(PyKeyError::new_err(format!("table {name:?} has no column {column:?}")));
+        };
+        let w = match ty {
+            Col::U8 | Col::Bool => 1,
+            Col::U32 => 4,
+            _ => 8,
+        };
+        let it = b.chunks_exact(w);
+        Ok(match ty {
+            Col::F64 => {
+                let v: Vec<Option<f64>> = it.map(|c| Some(f64::from_le_bytes(c.try_into().expect("8"))).filter(|x| x.is_finite())).collect();
+                v.into_py(py)
+            }
+            Col::Bool => it.map(|c| c[0] != 0).collect::<Vec<bool>>().into_py(py),
+            Col::U8 => it.map(|c| c[0] as u64).collect::<Vec<u64>>().into_py(py),
+            Col::U32 => it.map(|c| u32::from_le_bytes(c.try_into().expect("4")) as u64).collect::<Vec<u64>>().into_py(py),
+            Col::U64 => it.map(|c| u64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<u64>>().into_py(py),
+            Col::I64 => it.map(|c| i64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<i64>>().into_py(py),
+        })
+    }
 }
 
 /// Parses and validates an LLN scenario (TOML text with an `[lln]` table), building its
@@ -146,11 +348,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
-    m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(lln_validate, m)?)?;
     m.add_function(wrap_pyfunction!(lln_run, m)?)?;
     m.add_function(wrap_pyfunction!(lln_scenario_schema, m)?)?;
     m.add_class::<Sim>()?;
+    m.add_class::<RunData>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

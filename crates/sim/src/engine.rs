@@ -389,7 +389,13 @@ impl Simulation {
     /// Builds a simulation of `scenario`, whose trace files have been parsed into `traces`
     /// (keyed by the file string as written in the scenario).
     pub fn new(scenario: &Scenario, traces: &TraceSet) -> Result<Self, ScenarioError> {
-        scenario.validate()?;
+        Self::new_with_limits(scenario, traces, &crate::Limits::default())
+    }
+
+    /// [`Simulation::new`] with the scenario checked against `limits` instead of the
+    /// defaults (before anything is allocated).
+    pub fn new_with_limits(scenario: &Scenario, traces: &TraceSet, limits: &crate::Limits) -> Result<Self, ScenarioError> {
+        scenario.validate_with_limits(limits)?;
         let sc = scenario.clone();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
@@ -441,20 +447,20 @@ impl Simulation {
             workload: None,
             closed_delay: BTreeMap::new(),
         };
-        for ue in 0..n_ues {
-            let gi = {
-                let mut first = 0;
-                sc.ues.iter().position(|g| {
-                    first += g.count;
-                    ue < first
-                })
-            };
-            let up = match sc.uplink_of(ue) {
-                Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue as u64, &format!("ues[{}].uplink", gi.unwrap_or(0)))?),
-                None => None,
-            };
-            sim.uplinks.push(up);
+        // UEs are numbered across the groups in order (one pass: scenarios may have thousands
+        // of groups).
+        let mut ue = 0u64;
+        for (gi, g) in sc.ues.iter().enumerate() {
+            for _ in 0..g.count {
+                let up = match &g.uplink {
+                    Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue, &format!("ues[{gi}].uplink"))?),
+                    None => None,
+                };
+                sim.uplinks.push(up);
+                ue += 1;
+            }
         }
+        debug_assert_eq!(ue, n_ues as u64);
         for f in sc.flows.iter() {
             let targets: Vec<u32> = match (&f.ue, &f.ues) {
                 (Some(u), _) => vec![*u],
@@ -1299,7 +1305,8 @@ impl Simulation {
         }
     }
 
-    /// Builds the results of the run so far.
+    /// Builds the results of the run so far. Trace samples already taken by
+    /// [`Simulation::take_traces`] are not in them.
     pub fn results(&self) -> RunResult {
         results::collect(self)
     }
@@ -1310,6 +1317,30 @@ impl Simulation {
             Access::Cell(c) => Some(c),
             Access::Fifo(_) => None,
         }
+    }
+
+    /// Trace samples and mode changes recorded and not yet taken (flows and UEs together).
+    pub fn buffered_trace_rows(&self) -> usize {
+        self.flows.iter().map(|f| f.trace.len() + f.mode_changes.len()).sum::<usize>()
+            + self.ues.iter().map(|u| u.trace.len()).sum::<usize>()
+    }
+
+    /// Moves the trace samples and mode changes recorded so far out of the simulation, so a
+    /// caller can store them elsewhere while the run goes on (memory then stays flat in
+    /// simulated time). The run itself is unaffected; later samples continue where these end.
+    pub fn take_traces(&mut self) -> results::TraceDrain {
+        let mut out = results::TraceDrain::default();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if !f.trace.is_empty() || !f.mode_changes.is_empty() {
+                out.flows.push((i as u32, std::mem::take(&mut f.trace), f.mode_changes.take()));
+            }
+        }
+        for (i, u) in self.ues.iter_mut().enumerate() {
+            if !u.trace.is_empty() {
+                out.ues.push((i as u32, std::mem::take(&mut u.trace)));
+            }
+        }
+        out
     }
 
     /// Number of packets alive in the arena (queued or in flight).

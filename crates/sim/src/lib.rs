@@ -11,6 +11,7 @@
 
 pub mod apps;
 pub mod engine;
+pub mod limits;
 pub mod load;
 pub mod metrics;
 pub mod results;
@@ -20,7 +21,8 @@ pub mod transport;
 pub mod uplink;
 
 pub use engine::{build_cell, Simulation, TraceSet};
-pub use results::RunResult;
+pub use limits::Limits;
+pub use results::{RunResult, TraceDrain};
 pub use scenario::{Scenario, ScenarioError};
 
 #[cfg(test)]

@@ -312,6 +312,16 @@ impl FlowTrace {
         self.estimate.push(s.estimate);
         self.flag.push(s.flag);
     }
+
+    /// Samples held.
+    pub fn len(&self) -> usize {
+        self.t_s.len()
+    }
+
+    /// Whether none are held.
+    pub fn is_empty(&self) -> bool {
+        self.t_s.is_empty()
+    }
 }
 
 /// A controller's mode changes, one column per field of [`ModeChange`].
@@ -321,6 +331,9 @@ pub struct ModeChanges {
     pub t_s: Vec<f64>,
     /// The new modes.
     pub mode: Vec<u8>,
+    /// The mode after the last change (0 before any), kept when the columns are taken.
+    #[serde(skip)]
+    last: u8,
 }
 
 impl ModeChanges {
@@ -328,11 +341,27 @@ impl ModeChanges {
     pub fn push(&mut self, c: ModeChange) {
         self.t_s.push(c.t_s);
         self.mode.push(c.mode);
+        self.last = c.mode;
     }
 
     /// The mode after the last change (0 before any).
     pub fn current(&self) -> u8 {
-        self.mode.last().copied().unwrap_or(0)
+        self.last
+    }
+
+    /// Changes held.
+    pub fn len(&self) -> usize {
+        self.t_s.len()
+    }
+
+    /// Whether none are held.
+    pub fn is_empty(&self) -> bool {
+        self.t_s.is_empty()
+    }
+
+    /// Moves the changes held out (the current mode stays).
+    pub fn take(&mut self) -> ModeChanges {
+        ModeChanges { t_s: std::mem::take(&mut self.t_s), mode: std::mem::take(&mut self.mode), last: self.last }
     }
 }
 
@@ -354,6 +383,28 @@ impl UeTrace {
         self.queue_bytes.push(s.queue_bytes);
         self.queue_packets.push(s.queue_packets);
     }
+
+    /// Samples held.
+    pub fn len(&self) -> usize {
+        self.t_s.len()
+    }
+
+    /// Whether none are held.
+    pub fn is_empty(&self) -> bool {
+        self.t_s.is_empty()
+    }
+}
+
+/// Trace samples taken out of a running simulation by [`Simulation::take_traces`]: per flow
+/// and per UE (by index), what was recorded since the previous call.
+///
+/// [`Simulation::take_traces`]: crate::Simulation::take_traces
+#[derive(Clone, Debug, Default)]
+pub struct TraceDrain {
+    /// (flow index, its samples, its mode changes), flows with something recorded only.
+    pub flows: Vec<(u32, FlowTrace, ModeChanges)>,
+    /// (UE index, its queue samples), UEs with something recorded only.
+    pub ues: Vec<(u32, UeTrace)>,
 }
 
 /// Cell-wide per-second series.

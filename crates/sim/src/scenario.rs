@@ -14,6 +14,7 @@ use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
 
 use crate::apps::{AppConfig, Direction};
+use crate::limits::Limits;
 use crate::transport::TransportConfig;
 use crate::uplink::UplinkConfig;
 
@@ -496,6 +497,11 @@ pub struct FlowConfig {
 impl Scenario {
     /// Parses TOML text. Syntax, type and unknown-key errors name the key path.
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
+        Self::from_toml_str_with_limits(text, &Limits::default())
+    }
+
+    /// [`Scenario::from_toml_str`] checked against `limits` instead of the defaults.
+    pub fn from_toml_str_with_limits(text: &str, limits: &Limits) -> Result<Self, ScenarioError> {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -507,7 +513,7 @@ impl Scenario {
             }
             ScenarioError { path: if path == "." { String::new() } else { path }, message }
         })?;
-        sc.validate()?;
+        sc.validate_with_limits(limits)?;
         Ok(sc)
     }
 
@@ -516,8 +522,14 @@ impl Scenario {
         self.ues.iter().map(|g| g.count).sum()
     }
 
-    /// Checks every range and cross-field rule.
+    /// Checks every range and cross-field rule, and the default [`Limits`].
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.validate_with_limits(&Limits::default())
+    }
+
+    /// Checks every range and cross-field rule, and `limits` (before anything that grows
+    /// with the number of UEs or flows).
+    pub fn validate_with_limits(&self, limits: &Limits) -> Result<(), ScenarioError> {
         let s = &self.simulation;
         if !(s.duration_s > 0.0 && s.duration_s <= 86_400.0) {
             return Err(ScenarioError::new("simulation.duration_s", s.duration_s, "a duration in seconds in (0, 86400]"));
@@ -581,7 +593,17 @@ impl Scenario {
                 u.validate(&format!("ues[{i}].uplink"))?;
             }
         }
+        limits.check(self)?;
         let n_ues = self.n_ues();
+        // Each group's end (exclusive) in the UE numbering.
+        let ends: Vec<u64> = self
+            .ues
+            .iter()
+            .scan(0u64, |first, g| {
+                *first += g.count as u64;
+                Some(*first)
+            })
+            .collect();
         for (i, f) in self.flows.iter().enumerate() {
             let p = |k: &str| format!("flows[{i}].{k}");
             match (&f.ue, &f.ues) {
@@ -637,12 +659,18 @@ impl Scenario {
             // An uplink leg (the flow itself, or an app's response leg) needs the UE's uplink.
             let needs_uplink = f.direction == Direction::Uplink || f.app.is_some();
             if needs_uplink {
-                let ues: Vec<u32> = match (&f.ue, &f.ues) {
-                    (Some(u), _) => vec![*u],
-                    (None, Some(UeSelector::List(l))) => l.clone(),
-                    _ => (0..n_ues).collect(),
+                // The first UE without an uplink: per group for "all" (O(groups)), per UE of
+                // a list through the groups' running totals (O(len · log groups)).
+                let lacks = |u: u32| {
+                    let g = ends.partition_point(|&end| end <= u as u64);
+                    self.ues.get(g).is_none_or(|g| g.uplink.is_none())
                 };
-                if let Some(u) = ues.into_iter().find(|&u| self.uplink_of(u).is_none()) {
+                let missing = match (&f.ue, &f.ues) {
+                    (Some(u), _) => lacks(*u).then_some(*u),
+                    (None, Some(UeSelector::List(l))) => l.iter().copied().find(|&u| lacks(u)),
+                    _ => self.ues.iter().zip(&ends).find(|(g, _)| g.uplink.is_none()).map(|(g, &end)| (end - g.count as u64) as u32),
+                };
+                if let Some(u) = missing {
                     let what = if f.direction == Direction::Uplink { "direction" } else { "app" };
                     return Err(ScenarioError::new(
                         p(what),
