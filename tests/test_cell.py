@@ -32,7 +32,7 @@ def test_pf_fairness_reproduction(run_cli, tmp_path):
     p = run_cli("reproduce", "pf-fairness", "--out", out)
     assert p.returncode == 0, p.stdout + p.stderr
     doc = json.loads((out / "claims.json").read_text())
-    assert doc["name"] == "pf-fairness" and doc["link"] == "ideal"
+    assert doc["name"] == "pf-fairness" and doc["link"] == "realistic + capacity"
     claims = {c["id"]: c for c in doc["claims"]}
     assert set(claims) == {"equal-split"} and claims["equal-split"]["verdict"] == "holds"
     c = claims["equal-split"]

@@ -74,8 +74,27 @@ PAPERS: dict[str, tuple[str, str]] = {
     "rsd-thesis": ("RTAC/SORPC/DTPA thesis", "rtac-sorpc-dtpa-thesis.txt"),
 }
 
-#: The link model every reproduction runs on today (issue 24 adds block errors and HARQ).
-DEFAULT_LINK = "ideal"
+#: The link model of a reproduction that ran nothing (a failed one): the link models are read
+#: off the scenarios it runs (:func:`link_of`), not declared.
+DEFAULT_LINK = "not run"
+
+
+def link_of(scenario: Mapping[str, Any]) -> str:
+    """The link model a scenario runs on: the radio link's kind (``cell.link.kind``, realistic
+    by default) when a UE group is on a `radio` channel, "capacity" when every UE's channel is
+    a fixed rate or a trace (the capacity is given, no link model), "lln" for an LLN run."""
+    if "lln" in scenario:
+        return "lln"
+    groups = scenario.get("ues") or []
+    if any((g.get("channel") or {}).get("kind") == "radio" for g in groups):
+        return str(((scenario.get("cell") or {}).get("link") or {}).get("kind", "realistic"))
+    return "capacity"
+
+
+def links_text(links: set[str]) -> str:
+    """The link models of an experiment's runs, in a fixed order ("realistic + capacity")."""
+    order = ["realistic", "ideal", "capacity", "lln"]
+    return " + ".join(sorted(links, key=lambda k: (order.index(k) if k in order else len(order), k))) or DEFAULT_LINK
 
 
 # --------------------------------------------------------------------------------------
@@ -320,7 +339,6 @@ class Experiment:
     func: Callable[["Context"], None]
     claims: tuple[ClaimDef, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
-    link: str = DEFAULT_LINK
     sensitivity_note: str = ""   # how a sensitivity re-run is cut down beyond one seed
 
     def claim_def(self, id: str) -> ClaimDef:
@@ -334,7 +352,7 @@ REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (),
-               assumptions: Sequence[Assumption] = (), link: str = DEFAULT_LINK, sensitivity_note: str = ""
+               assumptions: Sequence[Assumption] = (), sensitivity_note: str = ""
                ) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
     """Registers a reproduction under `name` with its claim definitions and assumptions."""
 
@@ -342,7 +360,7 @@ def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (
         ids = [c.id for c in claims]
         if len(ids) != len(set(ids)):
             raise ValueError(f"{name}: duplicate claim ids")
-        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), link, sensitivity_note)
+        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), sensitivity_note)
         return func
 
     return deco
@@ -369,6 +387,7 @@ class Context:
     claims: list[Claim] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     multi_seed: bool = False
+    links: set[str] = field(default_factory=set)
 
     # -- parameters --------------------------------------------------------------------
     def param(self, name: str) -> Any:
@@ -400,6 +419,7 @@ class Context:
         """Runs `scenario` (a mapping as in a TOML file) and writes its outputs under
         ``runs/<label>/``."""
         text = tomli_w.dumps(dict(scenario))
+        self.links.add(link_of(scenario))
         result = run_scenario(scenario, progress=self.progress, label=label)
         write_result(result, self.out / "runs" / label, scenario_text=text)
         return result
@@ -414,6 +434,7 @@ class Context:
         from ..parallel import run_parallel
 
         jobs = [(label, tomli_w.dumps(dict(sc)), str(self.out / "runs" / label), keep) for label, sc in items]
+        self.links.update(link_of(sc) for _, sc in items)
         out: list[Any] = [None] * len(jobs)
         for i, value in run_parallel(_run_job, jobs, workers=workers, progress=self.progress,
                                      description=f"{len(jobs)} runs"):
@@ -426,6 +447,7 @@ class Context:
         from ..lln import run_lln_text, write_lln_result
 
         text = tomli_w.dumps(dict(scenario))
+        self.links.add("lln")
         result = run_lln_text(text)
         write_lln_result(result, self.out / "runs" / label, scenario_text=text)
         return result
@@ -485,11 +507,13 @@ class Outcome:
     observations: list[Observation]
     sensitivity: list[dict]
     sensitivity_seeds: str = ""
+    #: The link models its runs used (:func:`links_text`).
+    link: str = DEFAULT_LINK
 
     def to_json(self) -> dict:
         e = self.experiment
         return {
-            "name": e.name, "title": e.title, "paper": e.paper, "link": e.link, "full": self.full,
+            "name": e.name, "title": e.title, "paper": e.paper, "link": self.link, "full": self.full,
             "rule": {"ratio_tolerance": RATIO_TOLERANCE, "bound_tolerance": BOUND_TOLERANCE},
             "claims": [_jsonable(asdict(c)) for c in self.claims],
             "observations": [_jsonable(asdict(o)) for o in self.observations],
@@ -550,7 +574,7 @@ def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: 
                     table.append({"assumption": a.name, "default": a.value, "value": alt, "claim": cid,
                                   "paper": b.target["paper"], "ours_default": b.ours, "verdict_default": b.verdict,
                                   "ours": s.ours, "verdict": s.verdict})
-    return Outcome(exp, full, ctx.claims, ctx.observations, table, seeds_note)
+    return Outcome(exp, full, ctx.claims, ctx.observations, table, seeds_note, links_text(ctx.links))
 
 
 def _slug(v: Any) -> str:
@@ -580,7 +604,7 @@ def claims_markdown(o: Outcome) -> str:
     """claims.md: the claims, the observations, the assumptions and their sensitivity."""
     e = o.experiment
     held = sum(c.holds for c in o.claims)
-    lines = [f"# {e.title}", "", f"Paper: {e.paper}. Link model: {e.link}. "
+    lines = [f"# {e.title}", "", f"Paper: {e.paper}. Link model: {o.link}. "
              f"{'Full' if o.full else 'Quick'} runs. Claims held: **{held} / {len(o.claims)}**; "
              f"observations: {len(o.observations)}.", "",
              f"The rule: a point value holds within ×/÷ {RATIO_TOLERANCE:g}, a range inside it, a bound past it by at "

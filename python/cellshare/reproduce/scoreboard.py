@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
-from . import (BOUND_TOLERANCE, PAPERS, RATIO_TOLERANCE, Experiment, _cell, all_experiments, fmt, run_experiment,
+from . import (BOUND_TOLERANCE, DEFAULT_LINK, PAPERS, RATIO_TOLERANCE, Experiment, _cell, all_experiments, fmt, run_experiment,
                write_claims)
 from .causes import CATEGORIES, CAUSES
 
@@ -68,7 +68,7 @@ def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, conso
             except Exception:  # a failed reproduction is reported, the others still run
                 tb = traceback.format_exc()
                 (tmp / f"{exp.name}.error.txt").write_text(tb)
-                entry = {"name": exp.name, "title": exp.title, "paper": exp.paper, "link": exp.link, "full": full,
+                entry = {"name": exp.name, "title": exp.title, "paper": exp.paper, "link": DEFAULT_LINK, "full": full,
                          "status": "error", "error": tb.strip().splitlines()[-1], "claims": [], "observations": [],
                          "assumptions": [], "sensitivity": []}
             entry["wall_s"] = round(time.monotonic() - t0, 2)
