@@ -27,13 +27,19 @@
 //! - The window never grows while the sender is not window-limited
 //!   ([`super::reno::is_cwnd_limited`], §5.8).
 //!
-//! Not implemented: the spurious-congestion-event undo of §4.9 (the sender has no
-//! spurious-loss detection).
+//! - **Spurious congestion events** (§4.9): as Linux, which gives CUBIC Reno's `undo_cwnd`:
+//!   `cwnd = max(cwnd, cwnd before the reduction)`, `ssthresh = max(ssthresh, prior)`; the
+//!   next epoch starts from the restored window (`K = 0` when it is at or above `W_max`,
+//!   as Linux's `bictcp_update`). §4.9's restoring of `W_max`, `K` and the epoch is not done
+//!   (Linux does not).
+//! - **Restart after idle** (RFC 5681 §4.1): Linux's `tcp_cwnd_restart` on `cwnd`/`ssthresh`;
+//!   the epoch is left running (Linux's `CA_EVENT_TX_START` slides it by the idle time, which
+//!   §5.8's sliding on application-limited ACKs does here).
 
 use cellshare_core::{Nanos, MS, SEC};
 
 use super::reno::is_cwnd_limited;
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// CUBIC parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -381,10 +387,38 @@ impl CongestionControl for Cubic {
         self.in_recovery = false;
     }
 
+    fn on_timeout_again(&mut self, _now: Nanos, _mss: u32) {
+        // Linux `tcp_enter_loss` on a timeout of the same episode: loss window only.
+        self.cwnd = 1.0;
+        self.epoch_start = None;
+        self.w_max_from_epoch = true;
+        self.in_recovery = false;
+    }
+
     fn on_recovery_end(&mut self, _now: Nanos) {
         // RFC 6582: leave fast recovery with cwnd = ssthresh.
         self.cwnd = self.ssthresh;
         self.in_recovery = false;
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Linux CUBIC's `undo_cwnd` is `tcp_reno_undo_cwnd` (RFC 9438 §4.9 leaves the
+        // restoring of W_max optional).
+        self.cwnd = self.cwnd.max(ev.prior_cwnd as f64 / self.mss);
+        let prior_ssthresh =
+            if ev.prior_ssthresh == u64::MAX { f64::INFINITY } else { ev.prior_ssthresh as f64 / self.mss };
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+        self.in_recovery = false;
+        self.epoch_start = None;
+        // Linux `bictcp_update`: an epoch starting at or above W_max has K = 0, origin cwnd.
+        self.w_max_from_epoch = self.cwnd >= self.w_max;
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        let ssthresh = if self.ssthresh.is_finite() { (self.ssthresh * self.mss) as u64 } else { u64::MAX };
+        let (cwnd, ssthresh) = idle_restart(self.cwnd(), ssthresh, ev);
+        self.cwnd = cwnd as f64 / self.mss;
+        self.ssthresh = if ssthresh == u64::MAX { f64::INFINITY } else { ssthresh as f64 / self.mss };
     }
 
     fn cwnd(&self) -> u64 {
