@@ -5,24 +5,29 @@ use cellshare_core::{Nanos, MS};
 /// Clock granularity `G` of RFC 6298 §2: the timestamp clock ticks every millisecond.
 pub const CLOCK_GRANULARITY: Nanos = MS;
 
-/// How the retransmission timeout follows the RTT samples.
+/// How the retransmission timeout follows the RTT samples: `"linux"` or `"rfc6298"`.
+///
+/// - `Linux` (default): Linux's `tcp_rtt_estimator`/`__tcp_set_rto` (RFC 6298 §2 with
+///   Linux's deviations): `RTO = SRTT + RTTVAR'`, where `RTTVAR'` is the largest `4·mdev` of
+///   the last round trip, never below `min_rto_ms` and decaying by a quarter per round trip
+///   towards it; `mdev` moves with gain 1/4, or 1/32 when the sample is below SRTT (a falling
+///   RTT barely shrinks the RTO). The RTO is therefore at least SRTT + `min_rto_ms`. The
+///   first sample R gives `SRTT = R`, `RTTVAR' = max(2R, min_rto)`. RTT samples are Linux's
+///   too: the oldest newly acknowledged segment (else the oldest newly SACKed one) never
+///   retransmitted, or, when the ACK acknowledges only retransmitted data, its timestamp
+///   echo (RFC 7323 §4, 1 ms resolution).
+/// - `Rfc6298`: RFC 6298 §2, `RTO = max(min_rto, SRTT + max(G, 4·RTTVAR))` with `min_rto_ms`
+///   as the lower bound; samples from the most recently sent newly acknowledged segment,
+///   Karn's rule (none from retransmitted data).
+///
+/// (The variants carry no doc comments of their own so that the schema is a plain string
+/// enumeration.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
 pub enum RtoEstimator {
-    /// Linux's `tcp_rtt_estimator`/`__tcp_set_rto` (RFC 6298 §2 with Linux's deviations):
-    /// `RTO = SRTT + RTTVAR'`, where `RTTVAR'` is the largest `4·mdev` of the last round trip,
-    /// never below `min_rto_ms` and decaying by a quarter per round trip towards it; `mdev`
-    /// moves with gain 1/4, or 1/32 when the sample is below SRTT (a falling RTT barely
-    /// shrinks the RTO). The RTO is therefore at least SRTT + `min_rto_ms`. The first sample
-    /// R gives `SRTT = R`, `RTTVAR' = max(2R, min_rto)`. RTT samples are Linux's too: the
-    /// oldest newly acknowledged segment (else the oldest newly SACKed one) never
-    /// retransmitted, or, when the ACK acknowledges only retransmitted data, its timestamp
-    /// echo (RFC 7323 §4, 1 ms resolution).
     #[default]
     Linux,
-    /// RFC 6298 §2: `RTO = max(min_rto, SRTT + max(G, 4·RTTVAR))` with `min_rto_ms` as the
-    /// lower bound; samples from the most recently sent newly acknowledged segment, Karn's
-    /// rule (none from retransmitted data).
     Rfc6298,
 }
 

@@ -817,6 +817,10 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when sending data and it is not running.
             self.rto_deadline = Some(now + self.rtt.rto());
+        } else if retransmit && seq == self.snd_una && self.sack_active() && self.rtt.algorithm() == RtoEstimator::Linux {
+            // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the timer, so
+            // the RTO counts from the head's latest transmission.
+            self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.cc.on_sent(now, len, self.bytes_in_flight());
         #[cfg(test)]
@@ -982,6 +986,15 @@ impl TcpSender {
             } else if restart_timer {
                 // RFC 6298 §5.3: new data acknowledged, restart the timer.
                 self.rto_deadline = Some(now + self.rtt.rto());
+            }
+        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some() {
+            // Linux `tcp_clean_rtx_queue` (`FLAG_SET_XMIT_TIMER` without new data
+            // acknowledged): a SACK of data sent before the head's latest transmission
+            // restarts the timer; the head may still be on its way behind that data.
+            if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
+                if first < head.sent_at {
+                    self.rto_deadline = Some(now + self.rtt.rto());
+                }
             }
         }
         if is_dup {
