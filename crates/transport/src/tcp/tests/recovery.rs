@@ -357,6 +357,32 @@ fn a_repeated_timeout_keeps_the_threshold_of_the_first() {
     assert_eq!(s.rto(), 1200 * MS, "backed off twice from 300 ms");
 }
 
+#[test]
+fn the_rto_counts_from_the_head_segments_latest_transmission() {
+    // Linux restarts the timer when it resends the head (`tcp_xmit_retransmit_queue`) and on
+    // a SACK of data sent before that (`FLAG_SET_XMIT_TIMER`): behind a deep queue the
+    // resent head has not arrived yet while older data is still being SACKed.
+    let run = |rto_estimator: RtoEstimator| {
+        let (mut s, _) = sender(&TcpConfig { tlp: false, rto_estimator, ..Default::default() }, 20);
+        s.write(20 * M);
+        sent(&mut s, 0);
+        s.on_ack(100 * MS, &ack(M));
+        let first = s.poll_timeout().unwrap();
+        s.on_ack(250 * MS, &sack_ack(1, &[(2, 5)]));
+        assert_eq!(retx(&sent(&mut s, 250 * MS)), vec![1]);
+        let after_resend = s.poll_timeout().unwrap();
+        s.on_ack(300 * MS, &sack_ack(1, &[(2, 8)]));
+        (first, after_resend, s.poll_timeout().unwrap(), s.rto())
+    };
+    let (first, resent, sacked, rto) = run(RtoEstimator::Linux);
+    assert_eq!(first, 400 * MS);
+    assert_eq!(sacked, 300 * MS + rto);
+    assert!(resent > first, "restarted by the head's retransmission at 250 ms: {resent}");
+    // RFC 6298 restarts the timer only when new data is acknowledged.
+    let (first, resent, sacked, _) = run(RtoEstimator::Rfc6298);
+    assert_eq!((first, resent, sacked), (400 * MS, 400 * MS, 400 * MS));
+}
+
 // ---------------------------------------------------------------- restart after idle
 
 #[test]
