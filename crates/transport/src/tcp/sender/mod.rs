@@ -607,7 +607,13 @@ impl TcpSender {
             // At least one segment may always be in flight, whatever the controller says.
             pipe == 0 || if self.in_recovery && self.prr_enabled { len <= self.prr_quota } else { flight + len <= cwnd }
         };
-        let cand = self.retx_candidate();
+        // NextSeg's candidate (rules 1 and 3) only matters with a lost segment, or for rule 3
+        // in RFC 6675 recovery: no search otherwise.
+        let cand = if self.lost_bytes > 0 || (self.in_recovery && !self.rack_enabled) {
+            self.retx_candidate()
+        } else {
+            None
+        };
         if self.undo.frto_new_data {
             // RFC 5682 §3.1 step 2.b: new data, as the window allows, instead of
             // retransmissions; once some went out, nothing else until the next ACK.
@@ -654,7 +660,8 @@ impl TcpSender {
     /// Moves `retx_next` over SACKed and already retransmitted segments.
     fn advance_retx_next(&mut self) {
         self.retx_next = self.retx_next.max(self.snd_una);
-        let mut i = self.index_of(self.retx_next);
+        // The ring starts at snd_una: no search for the usual case.
+        let mut i = if self.retx_next == self.snd_una { 0 } else { self.index_of(self.retx_next) };
         while i < self.segments.len() && (self.segments[i].sacked || self.segments[i].retx_out) {
             i += 1;
         }
@@ -703,8 +710,9 @@ impl TcpSender {
             self.undo.frto = false;
         }
         let seg = self.transmit(now, next);
-        if matches!(next, Next::New(_)) && self.tlp_enabled {
-            // RFC 8985 §7.2: re-arm the probe timer after new data.
+        if matches!(next, Next::New(_)) && self.tlp_enabled && !(self.tlp.armed_at == Some(now) && self.segments.len() > 2) {
+            // RFC 8985 §7.2: re-arm the probe timer after new data (once per burst: the
+            // rest of a burst sent at the same instant would arm the same deadline).
             self.schedule_tlp(now, false);
         }
         Some(seg)
@@ -854,7 +862,8 @@ impl TcpSender {
     /// being repaired → mark the delivery-rate samples that follow as application-limited.
     fn check_app_limited(&mut self) {
         let flight = self.bytes_in_flight();
-        let lost_pending = self.sack_active() && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
+        let lost_pending =
+            self.sack_active() && self.lost_bytes > 0 && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
         if self.snd_nxt == self.app_end
             && self.snd_nxt == self.snd_max
             && !self.hole_pending
@@ -1210,6 +1219,9 @@ impl TcpSender {
     /// already covered by the previous ACK's blocks were applied then and are skipped; so is
     /// the first block when it is a D-SACK (`skip_first`, RFC 2883 §4).
     fn apply_sack(&mut self, ack: &Ack, skip_first: bool, dl: &mut Delivery) {
+        if ack.sack_len == 0 && self.sack_cache_len == 0 {
+            return;
+        }
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         let mut n = 0;
         for &(s, e) in &ack.sack_blocks()[skip_first as usize..] {

@@ -177,6 +177,12 @@ impl TcpSender {
         self.rack.advanced = false;
         self.reo_deadline = None;
         let Some(reference) = self.rack.reference else { return false };
+        if self.sacked_segs == 0 && self.retx_bytes == 0 {
+            // Nothing SACKed and no retransmission in flight: every delivered segment lies
+            // below snd_una, and every unacknowledged one still counted in flight was sent
+            // after it (originals go in sequence order). Nothing can be due.
+            return false;
+        }
         let deadline = self.rack.rtt + self.rack_reo_wnd();
         let mut wait: Option<Nanos> = None;
         // (a) Segments never retransmitted (send order = sequence order), from lost_high.

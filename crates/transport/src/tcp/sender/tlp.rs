@@ -39,6 +39,8 @@ pub(super) struct Tlp {
     pub high_seq: Option<u64>,
     /// The outstanding probe retransmitted data (Linux `tlp_retrans`).
     pub retrans: bool,
+    /// When the timer was last armed.
+    pub armed_at: Option<Nanos>,
 }
 
 impl TcpSender {
@@ -83,6 +85,7 @@ impl TcpSender {
             pto = pto.min(left);
         }
         self.tlp.deadline = Some(now + pto);
+        self.tlp.armed_at = Some(now);
     }
 
     /// The probe timer fired (Linux `tcp_send_loss_probe`, first half): the probe goes at
