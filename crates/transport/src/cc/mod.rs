@@ -190,8 +190,9 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// `cwnd = 1·MSS` (the loss window).
     fn on_timeout(&mut self, now: Nanos, bytes_in_flight: u64, mss: u32);
     /// Called on a timeout that starts no new loss episode: it repeats one before any
-    /// progress (the RTO backed off) or interrupts fast recovery. Linux's `tcp_enter_loss`
-    /// then only sets the loss window and keeps ssthresh (and the undo state). The default
+    /// progress (the RTO backed off) or interrupts fast recovery. RFC 5681 §3.1 holds
+    /// ssthresh constant when the segment was already retransmitted by the timer, and Linux's
+    /// `tcp_enter_loss` then only sets the loss window (keeping the undo state too). The default
     /// calls [`CongestionControl::on_timeout`] with `2·ssthresh` as the flight, which leaves
     /// ssthresh where it is for the controllers that halve it.
     fn on_timeout_again(&mut self, now: Nanos, mss: u32) {

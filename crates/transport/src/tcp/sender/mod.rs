@@ -1484,9 +1484,10 @@ impl TcpSender {
         // not, and would set ssthresh far above what the path held).
         let flight = self.bytes_in_flight();
         // Linux `tcp_enter_loss`: a timeout starts a loss episode (saves the undo state and
-        // asks the controller for ssthresh) unless it repeats one before any progress or
-        // interrupts fast recovery; F-RTO runs for a new episode or a repeated timeout on
-        // the same snd_una (RFC 5682 §3.1 step 1, §3.2).
+        // asks the controller for ssthresh) unless it repeats one before any progress (RFC
+        // 5681 §3.1: "the value of ssthresh is held constant") or interrupts fast recovery;
+        // F-RTO runs for a new episode or a repeated timeout on the same snd_una (RFC 5682
+        // §3.1 step 1, §3.2).
         let new_recovery = !self.in_recovery && !self.in_loss;
         let new_episode = new_recovery || self.recover <= self.snd_una || (self.in_loss && self.rto_repeats == 0);
         let frto = self.frto_enabled && sack && (new_recovery || self.rto_repeats > 0);
