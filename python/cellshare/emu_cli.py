@@ -142,7 +142,7 @@ def emulate_cmd(
 
 
 def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: Path,
-                     duration: Optional[float], attempts: int, repeat: int = 1) -> dict:
+                     duration: Optional[float], attempts: int, repeat: int = 1, reuse: bool = False) -> dict:
     """One simulator run and `repeat` emulator runs of `sim_text` / `scenario`, each tried up
     to `attempts` times while the emulator did not keep real time; written to `out/sim` and
     `out/emu` (`out/emu2`, ... for the repeats). The emulator's figures are the runs' mean."""
@@ -158,11 +158,26 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
     tries, summaries = [], []
     for rep in range(repeat):
         folder = out / ("emu" if rep == 0 else f"emu{rep + 1}")
+        if reuse and (folder / "summary.json").exists():
+            # A stored run of the emulator: compare a new simulator build with it.
+            summary = json.loads((folder / "summary.json").read_text())
+            stored, now = summary.get("duration_s"), result.summary.get("duration_s")
+            if stored is None or now is None or abs(float(stored) - float(now)) > 1e-6:
+                raise ValueError(f"--reuse: the emulator run in {folder} lasted {stored} s, the simulator's "
+                                 f"{now} s (expected the same scenario; run without --reuse)")
+            rt = summary.get("realtime") or {}
+            host = folder / "host_load.json"
+            load = json.loads(host.read_text())["load"] if host.exists() else None
+            tries.append({"run": rep + 1, "load": load, "kept": rt.get("kept"), "reused": True,
+                          "tti_late_p99_ms": rt.get("tti_late_p99_ms"), "host_steal_percent": rt.get("host_steal_percent")})
+            summaries.append(summary)
+            continue
         for attempt in range(attempts):
             if folder.exists():
                 shutil.rmtree(folder)
             load = os.getloadavg()[0]
             summary = emu.emulate(scenario, folder, duration)
+            (folder / "host_load.json").write_text(json.dumps({"load": load}) + "\n")
             rt = summary.get("realtime") or {}
             tries.append({"run": rep + 1, "load": load, "kept": rt.get("kept"), "tti_late_p99_ms": rt.get("tti_late_p99_ms"),
                           "host_steal_percent": rt.get("host_steal_percent")})
@@ -171,7 +186,8 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
                 break
         summaries.append(summary)
     cmp = emu.compare(result.summary, emu.average_summaries(summaries), sim_rtt)
-    return {"label": label, "load": max(t["load"] for t in tries), "attempts": tries, "compare": cmp}
+    loads = [t["load"] for t in tries if t["load"] is not None]
+    return {"label": label, "load": max(loads) if loads else None, "attempts": tries, "compare": cmp}
 
 
 def crosscheck_cmd(
@@ -186,6 +202,8 @@ def crosscheck_cmd(
                                  "time is repeated."),
     repeat: int = typer.Option(1, min=1, max=20, help="Emulator runs per case (real TCP varies from run to run): the "
                                "simulator is compared with their mean, and the table shows their range."),
+    reuse: bool = typer.Option(False, "--reuse", help="Reuse the emulator runs already in OUT (from an earlier crosscheck "
+                               "with the same cases): only the simulator runs again."),
 ) -> None:
     """Run the same scenario in the simulator and the emulator (real Linux TCP) and compare, per
     flow: throughput (within 5 %), retransmitted segments per drop (within 25 %), retransmission
@@ -215,6 +233,8 @@ def crosscheck_cmd(
         raise _fail(str(e))
     except _core.ScenarioInvalid as e:
         raise _fail(f"{scenario}: {e.args[0]}")
+    if reuse and not any((out / (lab or "") / "emu" / "summary.json").exists() for _, _, lab, _, _ in cases_in):
+        raise _fail(f"--reuse: no emulator run in {out} (run the crosscheck without --reuse first)")
     out.mkdir(parents=True, exist_ok=True)
     cases = []
     for t, c, label, vtext, sim_text in cases_in:
@@ -226,11 +246,14 @@ def crosscheck_cmd(
         else:
             path = scenario
         try:
-            case = _crosscheck_case(sim_text, str(base), label or str(scenario), path, where, duration, attempts, repeat)
+            case = _crosscheck_case(sim_text, str(base), label or str(scenario), path, where, duration, attempts, repeat,
+                                    reuse)
         except _core.ScenarioInvalid as e:
             raise _fail(f"{scenario}: {e.args[0]}")
         except emu.EmulatorError as e:
             raise _fail(str(e), e.code)
+        except ValueError as e:
+            raise _fail(str(e))
         case.update({"trace": t.name if t else None, "cc": c})
         cases.append(case)
     if not (trace or cc):
@@ -248,7 +271,7 @@ def crosscheck_cmd(
             rpd = "/".join("-" if x is None else f"{x:.2f}" for x in (r["sim_retx_per_drop"], r["emu_retx_per_drop"]))
             rtt = "/".join("-" if x is None else f"{x:.0f}" for x in (r["sim_rtt_p50_ms"], r["emu_rtt_p50_ms"]))
             t.add_row(case["label"] or "-", r["name"], f"{r['sim_mbps']:.2f}/{r['emu_mbps']:.2f}", rpd,
-                      f"{r['sim_timeouts']}/{'-' if r['emu_timeouts'] is None else r['emu_timeouts']}", rtt,
+                      f"{r['sim_timeouts']}/{'-' if r['emu_timeouts'] is None else format(r['emu_timeouts'], '.3g')}", rtt,
                       "kept" if cmp["emu_kept_real_time"] else "not kept")
     out_console.print(t)
     ok = all(c["compare"]["ok"] for c in cases)
