@@ -6,8 +6,13 @@
 //!   congestion control `NAME` set on the socket (`TCP_CONGESTION`, so the kernel's or a
 //!   loaded eBPF control), writes as fast as the connection takes (in on periods only), and
 //!   prints one JSON line per second with the bytes acknowledged in it, the Mbps, the kernel's
-//!   smoothed RTT (`TCP_INFO`, sampled every 10 ms: median and minimum) and the window; a
-//!   last line `{"summary": ...}` has the totals. `TCP_NOTSENT_LOWAT` keeps at most 128 KB
+//!   window, segments in flight, the peer's window, the counters so far, and its
+//!   smoothed RTT (`TCP_INFO`, sampled every 10 ms while data is unacknowledged: median and
+//!   minimum) and the window; a last line `{"summary": ...}` has the totals, with the
+//!   kernel's loss-recovery counters (`TCP_INFO`: retransmitted segments, retransmission
+//!   timeouts, D-SACKed duplicates, reordering events, data segments sent, and the time the
+//!   sender was busy and limited by the receive window or the send buffer) — what
+//!   `cellshare crosscheck` compares with the simulator. `TCP_NOTSENT_LOWAT` keeps at most 128 KB
 //!   unsent in the socket so an off period stops the flow promptly.
 //! - `ping --to ADDR:PORT --count N`: opens N connections to a port nobody listens on and
 //!   times each SYN → RST round trip; prints `{"rtt_ms": [...], "min": .., "median": ..}`.
@@ -17,7 +22,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-/// `struct tcp_info` of Linux up to `tcpi_bytes_acked` (the layout is append-only).
+/// `struct tcp_info` of Linux up to `tcpi_total_rto_time` (Linux 6.7; the layout is
+/// append-only, and an older kernel fills a shorter prefix, leaving the rest 0).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpInfo {
@@ -91,6 +97,54 @@ pub struct TcpInfo {
     pub max_pacing_rate: u64,
     /// Bytes acknowledged.
     pub bytes_acked: u64,
+    /// Bytes received.
+    pub bytes_received: u64,
+    /// Segments sent.
+    pub segs_out: u32,
+    /// Segments received.
+    pub segs_in: u32,
+    /// Bytes written and not yet sent.
+    pub notsent_bytes: u32,
+    /// Minimum RTT, µs.
+    pub min_rtt: u32,
+    /// Data segments received.
+    pub data_segs_in: u32,
+    /// Data segments sent (retransmissions included).
+    pub data_segs_out: u32,
+    /// Delivery rate, bytes/s.
+    pub delivery_rate: u64,
+    /// Time busy sending, µs.
+    pub busy_time: u64,
+    /// Time limited by the receive window, µs.
+    pub rwnd_limited: u64,
+    /// Time limited by the send buffer, µs.
+    pub sndbuf_limited: u64,
+    /// Segments delivered.
+    pub delivered: u32,
+    /// Segments delivered with CE marks.
+    pub delivered_ce: u32,
+    /// Bytes sent (retransmissions included).
+    pub bytes_sent: u64,
+    /// Bytes retransmitted.
+    pub bytes_retrans: u64,
+    /// Duplicate segments reported by D-SACK.
+    pub dsack_dups: u32,
+    /// Reordering events seen.
+    pub reord_seen: u32,
+    /// Out-of-order segments received.
+    pub rcv_ooopack: u32,
+    /// Peer's advertised window, bytes.
+    pub snd_wnd: u32,
+    /// Local advertised window, bytes.
+    pub rcv_wnd: u32,
+    /// Rehash attempts.
+    pub rehash: u32,
+    /// Retransmission timeouts (recurring ones included).
+    pub total_rto: u16,
+    /// Recoveries from retransmission timeouts.
+    pub total_rto_recoveries: u16,
+    /// Time spent in RTO recoveries, ms.
+    pub total_rto_time: u32,
 }
 
 /// Reads `TCP_INFO` of a socket.
@@ -284,12 +338,15 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
             acked_prev = i.bytes_acked;
             let min = rtts.iter().cloned().fold(f64::INFINITY, f64::min);
             println!(
-                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}}}",
+                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}, \"unacked\": {}, \"snd_wnd\": {}, \"rto\": {}}}",
                 b as f64 * 8.0 / 1e6,
                 json_num(median(&mut rtts.clone())),
                 json_num(min),
                 i.snd_cwnd,
-                i.total_retrans
+                i.total_retrans,
+                i.unacked,
+                i.snd_wnd,
+                i.total_rto
             );
             let _ = std::io::stdout().flush();
             all_rtts.append(&mut rtts);
@@ -324,14 +381,23 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     let i = tcp_info(&s).unwrap_or_default();
     all_rtts.append(&mut rtts);
     let min = all_rtts.iter().cloned().fold(f64::INFINITY, f64::min);
+    let rtt_samples = all_rtts.len();
     println!(
-        "{{\"summary\": {{\"cc\": \"{}\", \"bytes_acked\": {}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"retrans\": {}}}}}",
+        "{{\"summary\": {{\"cc\": \"{}\", \"bytes_acked\": {}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"rtt_samples\": {}, \"retrans\": {}, \"rto\": {}, \"dsack_dups\": {}, \"reord_seen\": {}, \"data_segs_out\": {}, \"busy_ms\": {}, \"rwnd_limited_ms\": {}, \"sndbuf_limited_ms\": {}}}}}",
         o.cc,
         i.bytes_acked,
         i.bytes_acked as f64 * 8.0 / 1e6 / o.duration_s,
         json_num(median(&mut all_rtts)),
         json_num(min),
-        i.total_retrans
+        rtt_samples,
+        i.total_retrans,
+        i.total_rto,
+        i.dsack_dups,
+        i.reord_seen,
+        i.data_segs_out,
+        i.busy_time / 1000,
+        i.rwnd_limited / 1000,
+        i.sndbuf_limited / 1000
     );
     Ok(())
 }
@@ -376,6 +442,9 @@ mod tests {
         let i = tcp_info(&c).unwrap();
         assert_eq!(i.state, 1); // TCP_ESTABLISHED
         assert!(i.snd_mss > 0);
+        // The layout reaches the RTO counters (Linux ≥ 6.7): nothing sent, nothing timed out.
+        assert_eq!((i.total_rto, i.total_retrans, i.data_segs_out), (0, 0, 0));
+        assert_eq!(std::mem::size_of::<TcpInfo>(), 248);
     }
 
     #[test]

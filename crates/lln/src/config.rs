@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use cellshare_transport::tcp::{RwndConfig, TcpConfig};
+use cellshare_transport::tcp::{RtoEstimator, RwndConfig, TcpConfig};
 
 /// A problem with an LLN scenario (the project's one key-path error type).
 pub use cellshare_core::ScenarioError as LlnError;
@@ -250,6 +250,7 @@ impl Default for LlnTcpConfig {
 impl LlnTcpConfig {
     /// The endpoint configuration this maps to (the other fields keep the project's
     /// defaults; the receive window is a fixed 64 segments, far above what the send buffer lets a node have in flight).
+    /// An embedded stack, not Linux: RFC 6298's RTO and no restart after idle.
     pub fn tcp_config(&self) -> TcpConfig {
         TcpConfig {
             mss: self.mss,
@@ -260,6 +261,8 @@ impl LlnTcpConfig {
             delayed_ack: self.delayed_ack,
             delayed_ack_timeout_ms: self.delayed_ack_timeout_ms,
             sack: self.sack,
+            rto_estimator: RtoEstimator::Rfc6298,
+            slow_start_after_idle: false,
             rwnd: RwndConfig::Fixed { bytes: 64 * self.mss.max(1) },
             ..TcpConfig::default()
         }

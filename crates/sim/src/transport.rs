@@ -102,8 +102,8 @@ pub enum TransportConfig {
         #[serde(default = "default_cbr_payload")]
         packet_bytes: u32,
     },
-    /// TCP (NewReno loss recovery, RFC 6298 timers, timestamps, delayed ACKs) with a
-    /// pluggable congestion controller.
+    /// TCP as Linux runs it (SACK with RACK-TLP, F-RTO, D-SACK and undo, Linux's RTO,
+    /// timestamps, delayed ACKs; see docs/tcp.md) with a pluggable congestion controller.
     Tcp {
         /// The congestion controller. Default `{ kind = "cubic" }`.
         #[serde(default)]

@@ -7,8 +7,9 @@
 //! hand-built ACK streams.
 //!
 //! - [`wire`]: what travels: [`wire::Segment`] (data) and [`wire::Ack`];
-//! - [`tcp`]: TCP sender and receiver (NewReno loss recovery, RFC 6298 RTO, timestamps,
-//!   delayed ACKs, receive-window policies);
+//! - [`tcp`]: TCP sender and receiver (SACK loss recovery with RACK-TLP, F-RTO, D-SACK and
+//!   undo as Linux, NewReno without SACK, Linux's or RFC 6298's RTO, timestamps, delayed
+//!   ACKs, receive-window policies);
 //! - [`cc`]: congestion controllers behind the [`cc::CongestionControl`] trait, one file each;
 //! - [`udp`]: paced UDP-like sources (constant bit rate) and their sink.
 

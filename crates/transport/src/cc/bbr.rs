@@ -70,7 +70,7 @@
 use cellshare_core::{stream_rng, time::from_millis_f64, time::from_secs_f64, Nanos, StreamRng, SEC};
 use rand::Rng;
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent, RateSample};
+use super::{AckEvent, CcTrace, CongestionControl, LossEvent, RateSample, UndoEvent};
 
 /// Parameters of [`Bbr`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -749,6 +749,17 @@ impl CongestionControl for Bbr {
         self.cwnd = self.mss;
         self.full_bw = 0.0;
         self.loss_pending = true;
+    }
+
+    fn undo_cwnd(&mut self, _ev: &UndoEvent) {
+        // Linux `bbr_undo_cwnd`: forget the bandwidth plateau (`full_bw = 0`, the count too)
+        // and keep cwnd; the state then returns to Open, and `bbr_set_cwnd_to_recover_or_restore`
+        // restores the cwnd saved when the reduction started (done here at once).
+        self.full_bw = 0.0;
+        self.full_bw_count = 0;
+        self.in_recovery = false;
+        self.rto_recovery_point = None;
+        self.cwnd = self.cwnd.max(self.prior_cwnd);
     }
 
     fn on_sent(&mut self, now: Nanos, _bytes: u32, _bytes_in_flight: u64) {

@@ -6,7 +6,11 @@
 //!   start of the current congestion-avoidance epoch (excluding application-limited
 //!   periods, §5.8), `K = ∛((W_max − cwnd_epoch)/C)` (which equals `∛(W_max·(1−β)/C)` when
 //!   the epoch starts right after a reduction without fast convergence). On every ACK the
-//!   target is `W_cubic(t + RTT)` (RTT = smoothed RTT) clamped to `[cwnd, 1.5·cwnd]`, and
+//!   target is `W_cubic(t + RTT)` clamped to `[cwnd, 1.5·cwnd]`, where RTT is the minimum
+//!   RTT as Linux's `bictcp_update` has it (`t + delay_min`; `lookahead = "min_rtt"`, the
+//!   default) or the smoothed RTT as RFC 9438 §4.2 writes (`lookahead = "srtt"`) — on a
+//!   bloated cellular queue the smoothed RTT is seconds and the RFC's target runs far ahead
+//!   of Linux's; and
 //!   `cwnd += (target − cwnd)/cwnd` per acknowledged segment (concave and convex regions,
 //!   §4.4–4.5; counted per segment like Linux, so delayed ACKs do not halve the growth).
 //! - **Reno-friendly region** (§4.3): `W_est` starts at `cwnd_epoch` and grows by
@@ -18,22 +22,33 @@
 //! - **Fast convergence** (§4.7): `W_max = cwnd·(1+β)/2` if `cwnd < W_max`, else `cwnd`.
 //! - **Timeout** (§4.8): `cwnd = 1`, `ssthresh` as above; the first epoch afterwards uses
 //!   `K = 0` and `W_max = cwnd_epoch`.
-//! - **Slow start** (§4.10): RFC 5681 with ABC (L = 2), with **HyStart++ (RFC 9406) on by
-//!   default** (`hystart = true`), standing in for the HyStart that Linux's `tcp_cubic`
-//!   enables by default: without it, slow start overshoots a deep base-station buffer by a
+//! - **Slow start** (§4.10): RFC 5681 with ABC (L = 2), with **HyStart on by default**
+//!   (`hystart = true`), as Linux's `tcp_cubic` enables it: without it, slow start overshoots a deep base-station buffer by a
 //!   whole window and (with no SACK) NewReno repairs the burst one hole per RTT. It
 //!   applies to the initial slow start only (while `ssthresh` is unset); on its exit
-//!   `cwnd_prior = cwnd` and the first epoch uses `K = 0`, `W_max = cwnd_epoch`.
+//!   `cwnd_prior = cwnd` and the first epoch uses `K = 0`, `W_max = cwnd_epoch`. By default
+//!   the exit rules are Linux's HyStart (`hystart_rules = "linux"`: the ACK-train and delay
+//!   rules of `tcp_cubic.c`, exit at once); `"rfc9406"` is HyStart++ with `css_rounds` of
+//!   Conservative Slow Start.
+//! - **Growth floor while W_max is unknown** (Linux `bictcp_update`, not in RFC 9438): until
+//!   the first reduction and after a timeout, at least 5 % growth a round trip
+//!   (`initial_growth_floor`).
 //! - The window never grows while the sender is not window-limited
 //!   ([`super::reno::is_cwnd_limited`], §5.8).
 //!
-//! Not implemented: the spurious-congestion-event undo of §4.9 (the sender has no
-//! spurious-loss detection).
+//! - **Spurious congestion events** (§4.9): as Linux, which gives CUBIC Reno's `undo_cwnd`:
+//!   `cwnd = max(cwnd, cwnd before the reduction)`, `ssthresh = max(ssthresh, prior)`; the
+//!   next epoch starts from the restored window (`K = 0` when it is at or above `W_max`,
+//!   as Linux's `bictcp_update`). §4.9's restoring of `W_max`, `K` and the epoch is not done
+//!   (Linux does not).
+//! - **Restart after idle** (RFC 5681 §4.1): Linux's `tcp_cwnd_restart` on `cwnd`/`ssthresh`;
+//!   the epoch is left running (Linux's `CA_EVENT_TX_START` slides it by the idle time, which
+//!   §5.8's sliding on application-limited ACKs does here).
 
 use cellshare_core::{Nanos, MS, SEC};
 
 use super::reno::is_cwnd_limited;
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// CUBIC parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -47,12 +62,58 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 §4.3, Linux `tcp_friendliness`). Default true.
     pub reno_friendly: bool,
-    /// HyStart++ (RFC 9406) in the initial slow start. Default true (Linux enables HyStart).
+    /// HyStart in the initial slow start (rules: `hystart_rules`). Default true (Linux
+    /// enables HyStart).
     pub hystart: bool,
+    /// CSS_ROUNDS of RFC 9406 §4.3: rounds of Conservative Slow Start (growth at a quarter
+    /// of slow start's) after the RTT rose, before leaving slow start, with `hystart_rules =
+    /// "rfc9406"`. Default 5 (RFC 9406); 0 leaves at once.
+    pub css_rounds: u32,
+    /// Which rules end the initial slow start when `hystart` is on: `"rfc9406"` (HyStart++:
+    /// the round's minimum RTT against the previous round's, then `css_rounds` of
+    /// Conservative Slow Start) or `"linux"` (`tcp_cubic`'s HyStart: the delay rule against
+    /// the connection's minimum RTT and the ACK-train rule, exit at once, from a window of
+    /// 16 segments). Default `"linux"`: measured against Linux in the emulator
+    /// (docs/tcp.md), with the growth floor below, the median RTT on a fixed 20 Mbit/s cell
+    /// is 338 ms with `"linux"`, 367 with `"rfc9406"` (Linux 342); on the T-Mobile UMTS
+    /// trace 4486 against 4254 (Linux 4837).
+    pub hystart_rules: HyStartRules,
+    /// Linux's growth floor while W_max is unknown (`bictcp_update`: `if (last_max_cwnd == 0
+    /// && cnt > 20) cnt = 20`, "the initial growth of cubic function may be too conservative
+    /// when the available bandwidth is still unknown"): until the first window reduction, and
+    /// again after a timeout (`cubic_state` resets on `TCP_CA_Loss`), congestion avoidance adds
+    /// at least 1/20 segment per acknowledged segment (5 % a round trip). RFC 9438 has no such
+    /// floor (`false`). Default true.
+    pub initial_growth_floor: bool,
     /// Appropriate Byte Counting limit L in segments for slow start (RFC 3465). Default 2.
     pub abc_limit: u32,
     /// Initial slow-start threshold in bytes; `None` (default) = unlimited.
     pub initial_ssthresh: Option<u64>,
+    /// How far ahead each ACK aims on the cubic curve: `"min_rtt"` (default, Linux's
+    /// `bictcp_update`: `W_cubic(t + min RTT)`) or `"srtt"` (RFC 9438 §4.2: `W_cubic(t + SRTT)`).
+    pub lookahead: CubicLookahead,
+}
+
+/// The RTT CUBIC adds to `t` when it computes its target window: `"min_rtt"` (Linux) or
+/// `"srtt"` (RFC 9438 §4.2). (No variant doc comments, so the schema is a string enum.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum CubicLookahead {
+    #[default]
+    MinRtt,
+    Srtt,
+}
+
+/// The slow-start exit rules of [`CubicConfig::hystart_rules`]: `"rfc9406"` or `"linux"`.
+/// (No variant doc comments, so the schema is a string enum.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum HyStartRules {
+    Rfc9406,
+    #[default]
+    Linux,
 }
 
 impl Default for CubicConfig {
@@ -63,8 +124,12 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             hystart: true,
+            css_rounds: 5,
+            hystart_rules: HyStartRules::Linux,
+            initial_growth_floor: true,
             abc_limit: 2,
             initial_ssthresh: None,
+            lookahead: CubicLookahead::MinRtt,
         }
     }
 }
@@ -94,7 +159,18 @@ const MAX_RTT_THRESH: Nanos = 16 * MS;
 const MIN_RTT_DIVISOR: u64 = 8;
 const N_RTT_SAMPLE: u32 = 8;
 const CSS_GROWTH_DIVISOR: f64 = 4.0;
-const CSS_ROUNDS: u32 = 5;
+/// Linux `tcp_cubic.c`: `hystart_low_window` (segments), `hystart_ack_delta_us`,
+/// `HYSTART_MIN_SAMPLES`; the delay threshold is `HYSTART_DELAY_THRESH`, the same clamp of
+/// `delay_min/8` to [4, 16] ms as RFC 9406's.
+/// Linux `bictcp_update`'s largest `cnt` (ACKed segments per cwnd increment) while
+/// `last_max_cwnd == 0`.
+const LINUX_UNKNOWN_W_MAX_CNT: f64 = 20.0;
+const LINUX_HYSTART_LOW_WINDOW: f64 = 16.0;
+const LINUX_HYSTART_ACK_DELTA: Nanos = 2 * MS;
+const LINUX_HYSTART_MIN_SAMPLES: u32 = 8;
+/// `hystart_ack_delay`: `min(1 ms, 4·GSO_MAX_SIZE / pacing rate)`, 1 ms at the rates a
+/// cellular link allows in slow start.
+const LINUX_HYSTART_ACK_DELAY: Nanos = MS;
 
 /// What HyStart++ wants done with one slow-start ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,11 +192,22 @@ struct HyStart {
     css_baseline_min_rtt: Nanos,
     css_rounds: u32,
     in_css: bool,
+    /// CSS_ROUNDS (RFC 9406 §4.3; `CubicConfig::css_rounds`).
+    css_limit: u32,
+    rules: HyStartRules,
+    /// Linux's rules: when the round began (`round_start`) and the last ACK of its train
+    /// (`last_ack`).
+    round_start: Nanos,
+    train_last_ack: Nanos,
 }
 
 impl HyStart {
-    fn new(active: bool) -> Self {
+    fn new(active: bool, css_limit: u32, rules: HyStartRules) -> Self {
         Self {
+            css_limit,
+            rules,
+            round_start: 0,
+            train_last_ack: 0,
             active,
             window_end: None,
             last_round_min_rtt: Nanos::MAX,
@@ -130,6 +217,49 @@ impl HyStart {
             css_rounds: 0,
             in_css: false,
         }
+    }
+
+    /// Linux `hystart_update` (`tcp_cubic.c`), called for each slow-start ACK with an RTT
+    /// sample once cwnd is at least `hystart_low_window`; `bictcp_acked` has already folded
+    /// the sample into the connection's minimum (`delay_min`, here `ev.min_rtt`).
+    /// - A round starts when `snd_una` passes the `snd_nxt` of the previous start
+    ///   (`bictcp_hystart_reset`).
+    /// - ACK train: ACKs at most 2 ms apart since the round began, for longer than
+    ///   `(delay_min + hystart_ack_delay)/2` (halved without fq pacing), mean the window
+    ///   already fills the path.
+    /// - Delay: after 8 samples in the round, their minimum above `delay_min +
+    ///   clamp(delay_min/8, 4 ms, 16 ms)`.
+    /// Either sets ssthresh = cwnd at once (no Conservative Slow Start).
+    fn on_ack_linux(&mut self, ev: &AckEvent, cwnd: f64) -> HyStartAction {
+        let Some(delay) = ev.rtt_sample else { return HyStartAction::Grow(1.0) };
+        if cwnd < LINUX_HYSTART_LOW_WINDOW {
+            return HyStartAction::Grow(1.0);
+        }
+        if self.window_end.is_none_or(|end| ev.ack_seq > end) {
+            self.round_start = ev.now;
+            self.train_last_ack = ev.now;
+            self.window_end = Some(ev.snd_nxt);
+            self.current_round_min_rtt = Nanos::MAX;
+            self.rtt_sample_count = 0;
+        }
+        let delay_min = ev.min_rtt.max(1);
+        if ev.now.saturating_sub(self.train_last_ack) <= LINUX_HYSTART_ACK_DELTA {
+            self.train_last_ack = ev.now;
+            if ev.now - self.round_start > (delay_min + LINUX_HYSTART_ACK_DELAY) / 2 {
+                self.active = false;
+                return HyStartAction::EnterCongestionAvoidance;
+            }
+        }
+        self.current_round_min_rtt = self.current_round_min_rtt.min(delay);
+        if self.rtt_sample_count < LINUX_HYSTART_MIN_SAMPLES {
+            self.rtt_sample_count += 1;
+        } else if self.current_round_min_rtt
+            > delay_min + (delay_min / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH)
+        {
+            self.active = false;
+            return HyStartAction::EnterCongestionAvoidance;
+        }
+        HyStartAction::Grow(1.0)
     }
 
     fn on_ack(&mut self, ev: &AckEvent) -> HyStartAction {
@@ -156,7 +286,12 @@ impl HyStart {
             if enough && self.last_round_min_rtt != Nanos::MAX {
                 let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
                 if self.current_round_min_rtt >= self.last_round_min_rtt.saturating_add(thresh) {
-                    // Delay increase: leave standard slow start for Conservative Slow Start.
+                    // Delay increase: leave standard slow start for Conservative Slow Start,
+                    // or (no CSS rounds, Linux's HyStart) for congestion avoidance.
+                    if self.css_limit == 0 {
+                        self.active = false;
+                        return HyStartAction::EnterCongestionAvoidance;
+                    }
                     self.css_baseline_min_rtt = self.current_round_min_rtt;
                     self.in_css = true;
                     self.css_rounds = 0;
@@ -166,7 +301,7 @@ impl HyStart {
             // The RTT fell back: the exit was spurious, resume standard slow start.
             self.css_baseline_min_rtt = Nanos::MAX;
             self.in_css = false;
-        } else if self.css_rounds >= CSS_ROUNDS {
+        } else if self.css_rounds >= self.css_limit {
             self.active = false;
             self.in_css = false;
             return HyStartAction::EnterCongestionAvoidance;
@@ -199,6 +334,8 @@ pub struct Cubic {
     /// The next epoch takes `W_max = cwnd_epoch`, `K = 0` (after a timeout, a HyStart++
     /// exit, or when no congestion event has defined W_max yet).
     w_max_from_epoch: bool,
+    /// No reduction since the start or the last timeout (Linux `last_max_cwnd == 0`).
+    w_max_unknown: bool,
     /// Time of the previous ACK, to exclude application-limited time from `t`.
     last_ack: Option<Nanos>,
     in_recovery: bool,
@@ -223,9 +360,10 @@ impl Cubic {
             cwnd_epoch: cwnd,
             w_est: cwnd,
             w_max_from_epoch: true,
+            w_max_unknown: true,
             last_ack: None,
             in_recovery: false,
-            hystart: HyStart::new(cfg.hystart && ssthresh.is_infinite()),
+            hystart: HyStart::new(cfg.hystart && ssthresh.is_infinite(), cfg.css_rounds, cfg.hystart_rules),
         }
     }
 
@@ -263,7 +401,11 @@ impl Cubic {
     fn slow_start(&mut self, ev: &AckEvent) {
         let inc = ev.acked_bytes.min(self.cfg.abc_limit as u64 * self.mss as u64) as f64 / self.mss;
         let divisor = if self.hystart.active {
-            match self.hystart.on_ack(ev) {
+            let action = match self.hystart.rules {
+                HyStartRules::Rfc9406 => self.hystart.on_ack(ev),
+                HyStartRules::Linux => self.hystart.on_ack_linux(ev, self.cwnd),
+            };
+            match action {
                 HyStartAction::Grow(d) => d,
                 HyStartAction::EnterCongestionAvoidance => {
                     // RFC 9406 §4.2: ssthresh = cwnd; RFC 9438 §4.10: cwnd_prior = cwnd,
@@ -287,8 +429,13 @@ impl Cubic {
             None => self.start_epoch(now),
         };
         let t = (now - epoch) as f64 / SEC as f64;
-        let rtt = ev.srtt as f64 / SEC as f64;
+        let rtt = match self.cfg.lookahead {
+            CubicLookahead::MinRtt => ev.min_rtt,
+            CubicLookahead::Srtt => ev.srtt,
+        } as f64
+            / SEC as f64;
         let segments_acked = ev.acked_bytes as f64 / self.mss;
+        let before = self.cwnd;
         if self.cfg.reno_friendly {
             // RFC 9438 §4.3, Figure 4.
             let beta = self.cfg.beta;
@@ -302,6 +449,10 @@ impl Cubic {
             // Concave / convex region: target = W_cubic(t + RTT) within [cwnd, 1.5·cwnd].
             let target = self.w_cubic(t + rtt).max(self.cwnd).min(1.5 * self.cwnd);
             self.cwnd += (target - self.cwnd) / self.cwnd * segments_acked;
+        }
+        if self.cfg.initial_growth_floor && self.w_max_unknown {
+            // Linux `bictcp_update`: cnt at most 20 while last_max_cwnd == 0.
+            self.cwnd = self.cwnd.max(before + segments_acked / LINUX_UNKNOWN_W_MAX_CNT);
         }
     }
 
@@ -362,6 +513,7 @@ impl CongestionControl for Cubic {
             self.cwnd
         };
         self.w_max_from_epoch = false;
+        self.w_max_unknown = false;
         self.cwnd_prior = self.cwnd;
         self.ssthresh = self.reduced_ssthresh(ev.bytes_in_flight);
         self.cwnd = self.ssthresh;
@@ -377,7 +529,17 @@ impl CongestionControl for Cubic {
         self.cwnd = 1.0;
         self.epoch_start = None;
         self.w_max_from_epoch = true;
+        self.w_max_unknown = true;
         self.hystart.active = false;
+        self.in_recovery = false;
+    }
+
+    fn on_timeout_again(&mut self, _now: Nanos, _mss: u32) {
+        // Linux `tcp_enter_loss` on a timeout of the same episode: loss window only.
+        self.cwnd = 1.0;
+        self.epoch_start = None;
+        self.w_max_from_epoch = true;
+        self.w_max_unknown = true;
         self.in_recovery = false;
     }
 
@@ -385,6 +547,26 @@ impl CongestionControl for Cubic {
         // RFC 6582: leave fast recovery with cwnd = ssthresh.
         self.cwnd = self.ssthresh;
         self.in_recovery = false;
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Linux CUBIC's `undo_cwnd` is `tcp_reno_undo_cwnd` (RFC 9438 §4.9 leaves the
+        // restoring of W_max optional).
+        self.cwnd = self.cwnd.max(ev.prior_cwnd as f64 / self.mss);
+        let prior_ssthresh =
+            if ev.prior_ssthresh == u64::MAX { f64::INFINITY } else { ev.prior_ssthresh as f64 / self.mss };
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+        self.in_recovery = false;
+        self.epoch_start = None;
+        // Linux `bictcp_update`: an epoch starting at or above W_max has K = 0, origin cwnd.
+        self.w_max_from_epoch = self.cwnd >= self.w_max;
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        let ssthresh = if self.ssthresh.is_finite() { (self.ssthresh * self.mss) as u64 } else { u64::MAX };
+        let (cwnd, ssthresh) = idle_restart(self.cwnd(), ssthresh, ev);
+        self.cwnd = cwnd as f64 / self.mss;
+        self.ssthresh = if ssthresh == u64::MAX { f64::INFINITY } else { ssthresh as f64 / self.mss };
     }
 
     fn cwnd(&self) -> u64 {
@@ -441,6 +623,7 @@ mod tests {
             prior_in_flight: cwnd,
             bytes_in_flight: cwnd - segs * M,
             srtt,
+            min_rtt: srtt,
             rtt_sample: Some(srtt),
             mss: MSS,
             ..Default::default()
@@ -454,11 +637,12 @@ mod tests {
         nxt: u64,
         in_flight: VecDeque<(Nanos, Nanos, u64)>,
         now: Nanos,
+        min_rtt: Nanos,
     }
 
     impl Flow {
         fn new() -> Self {
-            Self { una: 0, nxt: 0, in_flight: VecDeque::new(), now: 0 }
+            Self { una: 0, nxt: 0, in_flight: VecDeque::new(), now: 0, min_rtt: Nanos::MAX }
         }
 
         fn fill(&mut self, c: &Cubic, rtt: Nanos) {
@@ -488,6 +672,10 @@ mod tests {
                     bytes_in_flight: self.nxt - end,
                     rtt_sample: Some(arrival - sent),
                     srtt: arrival - sent,
+                    min_rtt: {
+                        self.min_rtt = self.min_rtt.min(arrival - sent);
+                        self.min_rtt
+                    },
                     mss: MSS,
                     ..Default::default()
                 });
@@ -529,6 +717,28 @@ mod tests {
             assert!((c.w_cubic(t) - w).abs() < 1e-9, "W({t}) = {} != {w}", c.w_cubic(t));
         }
         assert!((c.w_cubic(c.k()) - 100.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn lookahead_is_the_min_rtt_as_linux_or_the_srtt_as_rfc9438() {
+        // A bloated queue: SRTT 2 s, minimum RTT 25 ms. Linux aims at W(t + 25 ms), the RFC
+        // at W(t + 2 s), which is 25 segments further up the curve (K = 4.2 s).
+        for (lookahead, ahead) in [(CubicLookahead::MinRtt, 0.025), (CubicLookahead::Srtt, 2.0)] {
+            let mut c = cubic(CubicConfig { reno_friendly: false, lookahead, ..Default::default() }, 100);
+            loss(&mut c, 100);
+            let cwnd = c.cwnd();
+            c.on_ack(&AckEvent {
+                now: SEC,
+                acked_bytes: M,
+                prior_in_flight: cwnd,
+                srtt: 2 * SEC,
+                min_rtt: 25 * MS,
+                mss: MSS,
+                ..Default::default()
+            });
+            let want = 70.0 + (c.w_cubic(ahead) - 70.0) / 70.0;
+            assert!((c.cwnd_segments() - want).abs() < 1e-9, "{lookahead:?}: {} != {want}", c.cwnd_segments());
+        }
     }
 
     #[test]
@@ -654,23 +864,119 @@ mod tests {
     #[test]
     fn hystart_plus_plus_exits_slow_start_on_delay_increase() {
         let rtt = |now: Nanos| if now < 600 * MS { 100 * MS } else { 140 * MS };
-        let mut c = cubic(CubicConfig { hystart: true, ..Default::default() }, 10);
-        let mut f = Flow::new();
-        let mut saw_css = false;
-        while c.ssthresh() == u64::MAX && f.now < 5000 * MS {
-            let until = f.now + 10 * MS;
-            f.run(&mut c, until, rtt);
-            saw_css |= c.trace().mode == 3;
+        // RFC 9406's five rounds of conservative slow start, and Linux's immediate exit.
+        let mut exits = Vec::new();
+        for css_rounds in [5, 0] {
+            let mut c = cubic(
+                CubicConfig {
+                    hystart: true,
+                    hystart_rules: HyStartRules::Rfc9406,
+                    css_rounds,
+                    initial_growth_floor: false,
+                    ..Default::default()
+                },
+                10,
+            );
+            let mut f = Flow::new();
+            let mut saw_css = false;
+            while c.ssthresh() == u64::MAX && f.now < 5000 * MS {
+                let until = f.now + 10 * MS;
+                f.run(&mut c, until, rtt);
+                saw_css |= c.trace().mode == 3;
+            }
+            assert_eq!(saw_css, css_rounds > 0, "conservative slow start precedes the exit ({css_rounds} rounds)");
+            assert!(c.ssthresh() < u64::MAX, "left slow start without loss");
+            // ssthresh = cwnd at the exit; congestion avoidance has barely added to it since.
+            assert!(c.ssthresh() <= c.cwnd() && c.cwnd() - c.ssthresh() < 2 * M);
+            exits.push((f.now, c.ssthresh()));
         }
-        assert!(saw_css, "conservative slow start precedes the exit");
-        assert!(c.ssthresh() < u64::MAX, "left slow start without loss");
-        // ssthresh = cwnd at the exit; congestion avoidance has barely added to it since.
-        assert!(c.ssthresh() <= c.cwnd() && c.cwnd() - c.ssthresh() < 2 * M);
+        assert!(exits[1].0 < exits[0].0 && exits[1].1 < exits[0].1, "without CSS earlier, smaller: {exits:?}");
         // Standard slow start keeps doubling instead.
         let mut c = cubic(CubicConfig { hystart: false, ..Default::default() }, 10);
         let mut f = Flow::new();
         f.run(&mut c, 1500 * MS, rtt);
         assert_eq!(c.ssthresh(), u64::MAX);
+    }
+
+    /// A bottleneck of `rate` segments per ms behind a base RTT: each ACK returns
+    /// `max(sent + base, previous + 1/rate)`, so a full window arrives as a train of ACKs.
+    fn run_bottleneck(c: &mut Cubic, base: Nanos, per_segment: Nanos, until: Nanos) -> Nanos {
+        let (mut una, mut nxt, mut last, mut now, mut min_rtt) = (0u64, 0u64, 0, 0, Nanos::MAX);
+        let mut flight: VecDeque<(Nanos, Nanos, u64)> = VecDeque::new();
+        while now < until && c.ssthresh() == u64::MAX {
+            while nxt + M <= una + c.cwnd() {
+                last = (now + base).max(last + per_segment);
+                nxt += M;
+                flight.push_back((now, last, nxt));
+            }
+            let (sent, arrival, end) = flight.pop_front().unwrap();
+            now = arrival;
+            una = end;
+            min_rtt = min_rtt.min(arrival - sent);
+            c.on_ack(&AckEvent {
+                now,
+                acked_bytes: M,
+                ack_seq: end,
+                snd_nxt: nxt,
+                prior_in_flight: nxt - una + M,
+                bytes_in_flight: nxt - una,
+                rtt_sample: Some(arrival - sent),
+                srtt: arrival - sent,
+                min_rtt,
+                mss: MSS,
+                ..Default::default()
+            });
+        }
+        now
+    }
+
+    #[test]
+    fn linux_hystart_leaves_slow_start_on_an_ack_train_or_a_delay_rise() {
+        let linux = CubicConfig { hystart_rules: HyStartRules::Linux, ..Default::default() };
+        // 40 ms base RTT, one segment per ms (BDP 40 segments): the ACKs of a round come 1 ms
+        // apart, and once they last longer than (40 + 1)/2 ms the window has passed the BDP
+        // (grown by one segment per ACK of the round meanwhile: below twice the BDP).
+        let mut c = cubic(linux.clone(), 10);
+        let t = run_bottleneck(&mut c, 40 * MS, MS, 5000 * MS);
+        let exit = c.ssthresh() / M;
+        assert!((40..=80).contains(&exit), "ACK train exit near the BDP: {exit} segments at {t}");
+        assert!(c.trace().mode != 3, "no conservative slow start");
+        // ACKs 3 ms apart never form a train (BDP 13 segments): the delay rule ends slow
+        // start once the queue adds more than max(4 ms, 40/8 ms) to the minimum RTT.
+        let mut c = cubic(linux, 10);
+        let t2 = run_bottleneck(&mut c, 40 * MS, 3 * MS, 5000 * MS);
+        let exit2 = c.ssthresh() / M;
+        assert!(c.ssthresh() < u64::MAX && (16..=60).contains(&exit2), "delay exit at {exit2} segments at {t2}");
+        // RFC 9406 on the same path still grows through its conservative rounds first.
+        let mut c = cubic(CubicConfig { hystart_rules: HyStartRules::Rfc9406, ..Default::default() }, 10);
+        let t3 = run_bottleneck(&mut c, 40 * MS, MS, 5000 * MS);
+        assert!(t3 > t && c.ssthresh() / M > exit, "RFC 9406 {} segments at {t3}, Linux {exit} at {t}", c.ssthresh() / M);
+    }
+
+    #[test]
+    fn growth_floor_while_w_max_is_unknown_as_linux() {
+        // 100 segments in congestion avoidance with no reduction yet, 100 ms RTT, for 1 s.
+        let grow = |floor: bool, after_loss: bool| {
+            let cfg = CubicConfig { initial_growth_floor: floor, initial_ssthresh: Some(100 * M), ..Default::default() };
+            let mut c = cubic(cfg, 100);
+            if after_loss {
+                loss(&mut c, 143); // W_max = 143, cwnd = 100: K ≈ 3.2 s.
+            }
+            let mut f = Flow::new();
+            f.run(&mut c, 1000 * MS, |_| 100 * MS);
+            c.cwnd_segments()
+        };
+        // Linux: at least 1/20 segment per ACKed segment, ~5 % a round trip (100·1.05^10 ≈ 163).
+        let (with, without) = (grow(true, false), grow(false, false));
+        assert!(with > 150.0 && with < 170.0, "floor: {with}");
+        assert!(without < 110.0, "RFC 9438's curve from K = 0 starts flat: {without}");
+        // Once a reduction has set W_max the curve alone decides, as in Linux.
+        assert_eq!(grow(true, true), grow(false, true));
+        // A timeout forgets W_max again (Linux `cubic_state` on TCP_CA_Loss).
+        let mut c = cubic(CubicConfig::default(), 100);
+        loss(&mut c, 100);
+        c.on_timeout(0, 100 * M, MSS);
+        assert!(c.w_max_unknown);
     }
 
     #[test]

@@ -52,7 +52,7 @@
 
 use cellshare_core::{time::from_secs_f64, Nanos};
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// Parameters of [`Ledbat`] (names as in RFC 6817 §2.5).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -342,6 +342,19 @@ impl CongestionControl for Ledbat {
         self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
         self.slow_start = self.cfg.slow_start;
         self.last_loss_cut = Some(now);
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // LEDBAT is not in Linux; the project's eBPF LEDBAT returns `snd_cwnd` from
+        // `undo_cwnd` and the stack restores ssthresh: the same here.
+        self.ssthresh = self.ssthresh.max(ev.prior_ssthresh);
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        // The eBPF LEDBAT has a `cong_avoid` hook, so Linux's `tcp_cwnd_restart` applies.
+        let (cwnd, ssthresh) = idle_restart(self.cwnd as u64, self.ssthresh, ev);
+        self.cwnd = cwnd as f64;
+        self.ssthresh = ssthresh;
     }
 
     fn cwnd(&self) -> u64 {

@@ -131,7 +131,7 @@ use cellshare_core::{stream_rng, Nanos, StreamRng, MS};
 use rand::Rng;
 
 use super::reno::{is_cwnd_limited, reno_cong_avoid};
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{AckEvent, CcTrace, CongestionControl, LossEvent, UndoEvent};
 
 /// Which flavour of Legilimens to run. The thesis ([Th]) evaluates an *active* and a
 /// *passive* version without defining them beyond "active gives background flows more,
@@ -846,6 +846,12 @@ impl CongestionControl for Legilimens {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Not in Linux; the project's eBPF Legilimens returns `snd_cwnd` from `undo_cwnd` and
+        // the stack restores ssthresh: the same here (the mode machine is not rewound).
+        self.ssthresh = self.ssthresh.max(ev.prior_ssthresh);
     }
 
     /// Waiting: a GAP wait once its burst is out (what is left of it is less than a segment),

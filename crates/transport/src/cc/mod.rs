@@ -8,6 +8,8 @@
 //! | [`CongestionControl::on_ack`] | `cong_avoid` + `pkts_acked` + `cong_control` | for every ACK, new or duplicate |
 //! | [`CongestionControl::on_congestion_event`] | `ssthresh` (+ `set_state(Recovery)`) | once when fast retransmit starts a recovery episode |
 //! | [`CongestionControl::on_timeout`] | `set_state(Loss)` | on a retransmission timeout |
+//! | [`CongestionControl::undo_cwnd`] | `undo_cwnd` | when the sender finds a reduction spurious (D-SACK, Eifel, F-RTO) |
+//! | [`CongestionControl::on_idle_restart`] | `tcp_cwnd_restart` + `cwnd_event(CA_EVENT_CWND_RESTART)` | before sending after an idle period longer than the RTO |
 //! | [`CongestionControl::on_sent`] | (BBR's `tcp_rate_skb_sent`) | for every segment sent |
 //! | [`CongestionControl::pacing_rate`] | `sk_pacing_rate` | before each send |
 //! | [`CongestionControl::poll_timeout`] / [`CongestionControl::on_timer`] | a CC-owned hrtimer | when a controller needs to wake up without an ACK (e.g. Legilimens' GAP wait) |
@@ -100,6 +102,70 @@ pub struct LossEvent {
     pub mss: u32,
 }
 
+/// A congestion-window reduction the sender found spurious (Linux `tcp_undo_cwnd_reduction`):
+/// the window and threshold the controller had just before the reduction.
+///
+/// Linux's stack sets `cwnd = ca->undo_cwnd()` and then `ssthresh = max(ssthresh,
+/// prior_ssthresh)`; here the controller owns both, so [`CongestionControl::undo_cwnd`]
+/// does the two steps ([`reno_undo`] is `tcp_reno_undo_cwnd` plus the threshold step).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UndoEvent {
+    /// Time of the undo.
+    pub now: Nanos,
+    /// `cwnd` when the reduction started (Linux `tp->prior_cwnd`).
+    pub prior_cwnd: u64,
+    /// Linux `tp->prior_ssthresh`: `tcp_current_ssthresh()` when the reduction started,
+    /// `max(ssthresh, ¾·cwnd)` (`u64::MAX` while ssthresh was unset).
+    pub prior_ssthresh: u64,
+    /// Maximum segment size in bytes.
+    pub mss: u32,
+}
+
+/// Linux `tcp_reno_undo_cwnd` with the stack's threshold step: `cwnd = max(cwnd,
+/// prior_cwnd)`, `ssthresh = max(ssthresh, prior_ssthresh)`. Reno, CUBIC, Vegas and TCP-LP
+/// use it in Linux.
+pub fn reno_undo(cwnd: &mut u64, ssthresh: &mut u64, ev: &UndoEvent) {
+    *cwnd = (*cwnd).max(ev.prior_cwnd);
+    *ssthresh = (*ssthresh).max(ev.prior_ssthresh);
+}
+
+/// The sender restarts after idle (RFC 5681 §4.1; Linux `tcp_slow_start_after_idle_check`):
+/// nothing was in flight and no data was sent for `idle > rto`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IdleRestart {
+    /// Time of the restart (the first new segment after the idle period).
+    pub now: Nanos,
+    /// Time since the last data segment was sent.
+    pub idle: Nanos,
+    /// The current retransmission timeout.
+    pub rto: Nanos,
+    /// The initial window in bytes (RFC 5681's RW, Linux `tcp_init_cwnd`).
+    pub initial_window: u64,
+    /// Maximum segment size in bytes.
+    pub mss: u32,
+}
+
+/// Linux `tcp_cwnd_restart`: the new `(cwnd, ssthresh)` after an idle period. The restart
+/// window is `RW = min(IW, cwnd)` (RFC 5681 §4.1: "cwnd is reduced to no more than RW");
+/// Linux halves cwnd once per RTO of idleness and stops at RW (RFC 2861 §3's decay), and
+/// first keeps `ssthresh = max(ssthresh, ¾·cwnd)` (`tcp_current_ssthresh`) so slow start
+/// climbs back to where the window was.
+pub fn idle_restart(cwnd: u64, ssthresh: u64, ev: &IdleRestart) -> (u64, u64) {
+    let ssthresh = ssthresh.max((cwnd >> 1) + (cwnd >> 2));
+    let restart = ev.initial_window.min(cwnd);
+    let mut w = cwnd;
+    let mut idle = ev.idle as i128;
+    let rto = ev.rto.max(1) as i128;
+    loop {
+        idle -= rto;
+        if idle <= 0 || w <= restart {
+            break;
+        }
+        w >>= 1;
+    }
+    (w.max(restart), ssthresh)
+}
+
 /// Controller-specific state exported for tracing (e.g. Legilimens' mode and estimates).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CcTrace {
@@ -123,11 +189,32 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// Called on a retransmission timeout. Standard response: `ssthresh = max(flight/2, 2·MSS)`,
     /// `cwnd = 1·MSS` (the loss window).
     fn on_timeout(&mut self, now: Nanos, bytes_in_flight: u64, mss: u32);
+    /// Called on a timeout that starts no new loss episode: it repeats one before any
+    /// progress (the RTO backed off) or interrupts fast recovery. RFC 5681 §3.1 holds
+    /// ssthresh constant when the segment was already retransmitted by the timer, and Linux's
+    /// `tcp_enter_loss` then only sets the loss window (keeping the undo state too). The default
+    /// calls [`CongestionControl::on_timeout`] with `2·ssthresh` as the flight, which leaves
+    /// ssthresh where it is for the controllers that halve it.
+    fn on_timeout_again(&mut self, now: Nanos, mss: u32) {
+        let flight = self.ssthresh().saturating_mul(2);
+        self.on_timeout(now, flight, mss);
+    }
     /// Called for every segment sent (new or retransmitted), with bytes in flight after it.
     fn on_sent(&mut self, _now: Nanos, _bytes: u32, _bytes_in_flight: u64) {}
     /// Called when fast recovery ends (the ACK covering the recovery point arrived), right
     /// after [`CongestionControl::on_ack`] for that ACK.
     fn on_recovery_end(&mut self, _now: Nanos) {}
+    /// A reduction (fast recovery, timeout or tail-loss-probe recovery) was found spurious:
+    /// restore the window (Linux `undo_cwnd`, see [`UndoEvent`]). Called after the
+    /// reduction's hooks (`on_congestion_event`, `on_timeout`, possibly `on_recovery_end`).
+    /// The default keeps the current window, as the project's eBPF controllers without a
+    /// Linux counterpart (LEDBAT, Legilimens) return `snd_cwnd`.
+    fn undo_cwnd(&mut self, _ev: &UndoEvent) {}
+    /// The sender is about to send after an idle period longer than the RTO (RFC 5681 §4.1):
+    /// reduce the window, usually with [`idle_restart`]. The default does nothing: Linux
+    /// exempts controllers with a `cong_control` hook (BBR, the eBPF Legilimens), which
+    /// handle idleness themselves.
+    fn on_idle_restart(&mut self, _ev: &IdleRestart) {}
     /// Congestion window in bytes.
     fn cwnd(&self) -> u64;
     /// Slow-start threshold in bytes (`u64::MAX` when unset).
@@ -155,5 +242,72 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// Controller state for tracing.
     fn trace(&self) -> CcTrace {
         CcTrace { mode: 0, estimate: f64::NAN, flag: false }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cellshare_core::MS;
+
+    const M: u64 = 1448;
+
+    fn idle(idle_ms: u64, rto_ms: u64) -> IdleRestart {
+        IdleRestart { now: 0, idle: idle_ms * MS, rto: rto_ms * MS, initial_window: 10 * M, mss: M as u32 }
+    }
+
+    #[test]
+    fn idle_restart_halves_per_rto_down_to_the_restart_window() {
+        // Linux `tcp_cwnd_restart`: ssthresh keeps ¾ of cwnd, cwnd halves once per RTO of
+        // idleness (started or not: `while ((delta -= rto) > 0 ...)`), never below min(IW, cwnd).
+        assert_eq!(idle_restart(80 * M, 20 * M, &idle(301, 300)), (40 * M, 60 * M));
+        assert_eq!(idle_restart(80 * M, 20 * M, &idle(600, 300)), (40 * M, 60 * M));
+        assert_eq!(idle_restart(80 * M, 20 * M, &idle(601, 300)), (20 * M, 60 * M));
+        assert_eq!(idle_restart(80 * M, 20 * M, &idle(60_000, 300)), (10 * M, 60 * M));
+        // A window already below IW is the restart window itself; ssthresh never falls.
+        assert_eq!(idle_restart(4 * M, 100 * M, &idle(60_000, 300)), (4 * M, 100 * M));
+        assert_eq!(idle_restart(80 * M, u64::MAX, &idle(60_000, 300)), (10 * M, u64::MAX));
+    }
+
+    #[test]
+    fn reno_undo_restores_window_and_threshold() {
+        let ev = UndoEvent { now: 0, prior_cwnd: 40 * M, prior_ssthresh: 30 * M, mss: M as u32 };
+        let (mut cwnd, mut ssthresh) = (20 * M, 20 * M);
+        reno_undo(&mut cwnd, &mut ssthresh, &ev);
+        assert_eq!((cwnd, ssthresh), (40 * M, 30 * M));
+        // Never lowers what grew since.
+        let (mut cwnd, mut ssthresh) = (50 * M, 35 * M);
+        reno_undo(&mut cwnd, &mut ssthresh, &ev);
+        assert_eq!((cwnd, ssthresh), (50 * M, 35 * M));
+    }
+
+    #[test]
+    fn controllers_undo_as_linux() {
+        use crate::cc::bbr::{Bbr, BbrConfig};
+        use crate::cc::cubic::{Cubic, CubicConfig};
+        use crate::cc::reno::{Reno, RenoConfig};
+        let ev = |prior_cwnd: u64| UndoEvent { now: 0, prior_cwnd, prior_ssthresh: u64::MAX, mss: M as u32 };
+        // Reno and CUBIC: back to the window before the loss, and (ssthresh was unset) to
+        // slow start.
+        let mut r = Reno::new(&RenoConfig::default(), M as u32, 40 * M);
+        r.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 40 * M, mss: M as u32 });
+        r.undo_cwnd(&ev(40 * M));
+        assert_eq!((r.cwnd(), r.ssthresh()), (40 * M, u64::MAX));
+        let mut c = Cubic::new(&CubicConfig::default(), M as u32, 40 * M);
+        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 40 * M, mss: M as u32 });
+        assert_eq!(c.cwnd(), 28 * M);
+        c.undo_cwnd(&ev(40 * M));
+        assert_eq!((c.cwnd(), c.ssthresh()), (40 * M, u64::MAX));
+        // BBR: the cwnd saved at the timeout comes back.
+        let mut b = Bbr::new(&BbrConfig::default(), M as u32, 30 * M);
+        b.on_timeout(0, 30 * M, M as u32);
+        assert_eq!(b.cwnd(), M);
+        b.undo_cwnd(&ev(30 * M));
+        assert_eq!(b.cwnd(), 30 * M);
+        // LEDBAT (not in Linux) keeps its window, as the project's eBPF LEDBAT.
+        let mut l = crate::cc::ledbat::Ledbat::new(&Default::default(), M as u32, 40 * M);
+        l.on_timeout(0, 40 * M, M as u32);
+        l.undo_cwnd(&ev(40 * M));
+        assert_eq!(l.cwnd(), M);
     }
 }

@@ -18,7 +18,7 @@
 
 use cellshare_core::Nanos;
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// Reno parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -168,6 +168,19 @@ impl CongestionControl for Reno {
         // RFC 6582 §3.2 step 3 (full ACK), option 2: cwnd = ssthresh.
         self.cwnd = self.ssthresh;
         self.in_recovery = false;
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Linux `tcp_reno_undo_cwnd`: cwnd = max(cwnd, prior_cwnd); ssthresh restored.
+        reno_undo(&mut self.cwnd, &mut self.ssthresh, ev);
+        self.bytes_acked = 0;
+        self.in_recovery = false;
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        // RFC 5681 §4.1, Linux `tcp_cwnd_restart`.
+        (self.cwnd, self.ssthresh) = idle_restart(self.cwnd, self.ssthresh, ev);
+        self.bytes_acked = 0;
     }
 
     fn cwnd(&self) -> u64 {

@@ -99,7 +99,7 @@
 
 use cellshare_core::{Nanos, MS};
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// Parameters of [`TcpLp`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -391,6 +391,18 @@ impl CongestionControl for TcpLp {
         self.ca_acked = 0;
         self.armed = true;
         self.note_cut(now);
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Linux `tcp_lp` uses `tcp_reno_undo_cwnd`.
+        reno_undo(&mut self.cwnd, &mut self.ssthresh, ev);
+        self.ca_acked = 0;
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        // Linux `tcp_cwnd_restart` (TCP-LP has no `cwnd_event`).
+        (self.cwnd, self.ssthresh) = idle_restart(self.cwnd, self.ssthresh, ev);
+        self.ca_acked = 0;
     }
 
     fn cwnd(&self) -> u64 {

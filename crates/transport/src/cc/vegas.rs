@@ -40,7 +40,7 @@
 
 use cellshare_core::Nanos;
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 
 /// Parameters of [`Vegas`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -269,6 +269,21 @@ impl CongestionControl for Vegas {
         self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
         self.cwnd = self.mss;
         self.ca_acked = 0;
+        self.enabled = false;
+    }
+
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        // Linux Vegas uses `tcp_reno_undo_cwnd`.
+        reno_undo(&mut self.cwnd, &mut self.ssthresh, ev);
+        self.ca_acked = 0;
+    }
+
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        // Linux `tcp_cwnd_restart`, and `tcp_vegas_cwnd_event(CA_EVENT_CWND_RESTART)` runs
+        // `tcp_vegas_init`: BaseRTT is measured afresh and Vegas waits for a new round.
+        (self.cwnd, self.ssthresh) = idle_restart(self.cwnd, self.ssthresh, ev);
+        self.ca_acked = 0;
+        self.base_rtt = Nanos::MAX;
         self.enabled = false;
     }
 

@@ -2,6 +2,8 @@
 
 use cellshare_core::{Nanos, MS};
 
+use crate::tcp::RtoEstimator;
+
 /// Default receive-buffer maximum (bytes): Linux `net.ipv4.tcp_rmem[2]` = 6 MiB.
 pub const DEFAULT_RMEM_MAX: u32 = 6_291_456;
 /// Default initial receive buffer (bytes): Linux `net.ipv4.tcp_rmem[1]` = 128 KiB (since 4.20).
@@ -20,8 +22,13 @@ pub struct TcpConfig {
     /// controller (see [`TcpConfig::initial_window_bytes`]). Default 10 (RFC 6928).
     pub initial_window: u32,
     /// Lower bound on the retransmission timeout, milliseconds. Default 200 (Linux
-    /// `TCP_RTO_MIN`; RFC 6298 suggests 1000).
+    /// `TCP_RTO_MIN`; RFC 6298 suggests 1000). With the Linux estimator it bounds the
+    /// variation term, so the RTO is at least SRTT plus this.
     pub min_rto_ms: u64,
+    /// How the RTO follows the RTT samples: `"linux"` (default; Linux's `tcp_rtt_estimator`,
+    /// RTO = SRTT + max(4·mdev, `min_rto_ms`) with its own sample choice) or `"rfc6298"`
+    /// (RFC 6298 §2 with `min_rto_ms` as the floor). See [`crate::tcp::RtoEstimator`].
+    pub rto_estimator: RtoEstimator,
     /// Retransmission timeout before the first RTT sample, milliseconds. Default 1000
     /// (RFC 6298 §2.1).
     pub initial_rto_ms: u64,
@@ -44,16 +51,48 @@ pub struct TcpConfig {
     /// Selective acknowledgements (RFC 2018) with SACK-based loss recovery (RFC 6675).
     /// Default true (Linux `net.ipv4.tcp_sack = 1`). The receiver then reports up to three
     /// out-of-order blocks per ACK; the sender keeps a scoreboard and repairs every hole of
-    /// a window within about one RTT. The option is "negotiated" as in a handshake: the
-    /// sender uses SACK recovery only while its own `sack` is on **and** the peer has sent
-    /// at least one SACK block; otherwise (`false`, or a peer that never SACKs) it recovers
-    /// with NewReno (RFC 6582) exactly as without the option.
+    /// a window within about one RTT. Both endpoints are built from this configuration, so
+    /// it stands for the handshake's SACK-permitted exchange: the sender keeps its
+    /// scoreboard from the first segment. With `false` it recovers with NewReno (RFC 6582).
     pub sack: bool,
     /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) paces (re)transmissions during
     /// SACK recovery so that the flight shrinks smoothly to the controller's window.
     /// Default true (as Linux since 3.2). With false, SACK recovery sends whenever
     /// `cwnd − pipe ≥ segment` (RFC 6675 §5 plain rule). Ignored without SACK.
     pub prr: bool,
+    /// RACK-TLP loss detection (RFC 8985 §6, Linux `net.ipv4.tcp_recovery = 1`): with SACK in
+    /// use, a segment is lost once a segment sent after it has been delivered and it has not
+    /// been acknowledged within the newest delivered segment's RTT plus a reordering window
+    /// (`min_rtt/4`, 0 while no reordering was seen and at least `dupack_threshold` segments
+    /// are SACKed or during recovery; grown on D-SACKs). It replaces RFC 6675's IsLost and
+    /// also detects lost retransmissions. Default true; with false, SACK recovery follows
+    /// RFC 6675 (NextSeg rules 1–4) as before. Ignored without SACK.
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 §7, Linux `net.ipv4.tcp_early_retrans = 3`): when nothing is
+    /// SACKed, lost or retransmitted, a probe (a new segment, else the last one again) goes
+    /// 2·SRTT after the last transmission or ACK, before the RTO. Default true. Ignored
+    /// without SACK.
+    pub tlp: bool,
+    /// F-RTO (RFC 5682 §3, the SACK-enhanced algorithm, Linux `net.ipv4.tcp_frto = 2`): after
+    /// a timeout the sender sends new data instead of retransmitting, and undoes the timeout's
+    /// window reduction when data never retransmitted is acknowledged. Default true. Ignored
+    /// without SACK.
+    pub frto: bool,
+    /// D-SACK (RFC 2883, Linux `net.ipv4.tcp_dsack = 1`): the receiver reports a duplicate
+    /// segment in the first SACK block. Default true. Ignored without SACK.
+    pub dsack: bool,
+    /// Undo of window reductions found spurious (Linux's undo machinery): by D-SACKs of every
+    /// retransmission (RFC 3708), by the Eifel timestamp check (RFC 3522: the ACK echoes a
+    /// timestamp older than the first retransmission), or by F-RTO; the controller's
+    /// `undo_cwnd` restores its window. Default true (Linux has no switch). Ignored without
+    /// SACK.
+    pub undo: bool,
+    /// Congestion-window restart after an idle period longer than the RTO (RFC 5681 §4.1 as
+    /// Linux `net.ipv4.tcp_slow_start_after_idle = 1`): cwnd halves per RTO of idleness, down
+    /// to the restart window `min(initial window, cwnd)`, and ssthresh keeps ¾ of the old
+    /// cwnd. Default true. Controllers that own the whole window update (BBR, Legilimens,
+    /// as Linux's `cong_control`) are exempt.
+    pub slow_start_after_idle: bool,
     /// Receive-window policy of the receiver. Default: Linux-like auto-tuning.
     pub rwnd: RwndConfig,
     /// Initial send buffer, bytes (Linux `tcp_wmem[1]`). Default 16384. Applies to senders
@@ -71,6 +110,7 @@ impl Default for TcpConfig {
             mss: 1448,
             initial_window: 10,
             min_rto_ms: 200,
+            rto_estimator: RtoEstimator::Linux,
             initial_rto_ms: 1000,
             max_rto_ms: 120_000,
             delayed_ack: true,
@@ -80,6 +120,12 @@ impl Default for TcpConfig {
             limited_transmit: true,
             sack: true,
             prr: true,
+            rack: true,
+            tlp: true,
+            frto: true,
+            dsack: true,
+            undo: true,
+            slow_start_after_idle: true,
             rwnd: RwndConfig::default(),
             wmem_initial: crate::tcp::DEFAULT_WMEM_INITIAL,
             wmem_max: crate::tcp::DEFAULT_WMEM_MAX,

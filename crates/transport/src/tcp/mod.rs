@@ -25,9 +25,10 @@
 //! - **SACK** (RFC 2018), on by default ([`TcpConfig::sack`], Linux `tcp_sack = 1`): the
 //!   receiver reports up to three out-of-order blocks per ACK (the one holding the segment
 //!   that triggered the ACK first, then the most recently reported ones), carried in the
-//!   fixed-size [`Ack::sack`](crate::wire::Ack::sack) array. "Negotiation": the sender uses
-//!   SACK recovery once its `sack` is on and the peer has sent a SACK block; until then
-//!   (and with `sack = false`) it behaves exactly as the NewReno sender below.
+//!   fixed-size [`Ack::sack`](crate::wire::Ack::sack) array. Both endpoints of a connection
+//!   are built from one [`TcpConfig`], so `sack` stands for the handshake's SACK-permitted
+//!   exchange: on, the sender keeps the scoreboard from the start (as Linux with
+//!   `tcp_sack = 1`); off, it is the NewReno sender below.
 //! - **SACK loss recovery** (RFC 6675) on a per-segment scoreboard (see the `sender`
 //!   module): IsLost (DupThresh SACKed segments, or more than `(DupThresh − 1)·MSS` SACKed
 //!   bytes, above a hole), `pipe`, recovery entered on the DupThresh-th duplicate ACK that
@@ -55,15 +56,22 @@
 //!   set `ssthresh`/`cwnd` in `on_congestion_event`), partial ACKs retransmit the next hole
 //!   and deflate the window, the full ACK ends recovery with `cwnd = ssthresh`
 //!   (`cc.on_recovery_end`).
-//! - **Retransmission timer** (RFC 6298): SRTT/RTTVAR with K = 4 and G = 1 ms, Linux's
-//!   200 ms minimum, exponential back-off, Karn's rule (no RTT sample from a retransmitted
-//!   segment). After a timeout without SACK the sender goes back to `snd_una` and resends
-//!   everything (go-back-N) as the controller's post-timeout window allows; with SACK
-//!   (RFC 6675 §5.1) every unSACKed segment is marked lost and resent in order, SACKed ones
-//!   never, and the controller's `on_timeout` gets `pipe`. RTT samples are taken with
-//!   nanosecond precision from per-segment send times (cumulatively acknowledged or newly
-//!   SACKed segments, never previously SACKed ones), kept in a ring buffer that is reused
-//!   (no per-segment allocation in steady state).
+//! - **Retransmission timer** (RFC 6298 §5, exponential back-off): the RTO follows Linux's
+//!   estimator by default (`RTO = SRTT + max(4·mdev, 200 ms)`, [`RtoEstimator::Linux`]) or
+//!   RFC 6298 §2 with a 200 ms floor ([`RtoEstimator::Rfc6298`]), with the matching choice of
+//!   RTT samples (Karn's rule either way, Linux adding timestamp samples). After a timeout
+//!   without SACK the sender goes back to `snd_una` and resends everything (go-back-N) as the
+//!   controller's post-timeout window allows; with SACK (RFC 6675 §5.1) unSACKed segments
+//!   are marked lost (with RACK only those sent at least RACK.rtt ago, and the head) and
+//!   resent in order, SACKed ones never, and the controller's `on_timeout` gets `pipe`; a
+//!   timeout that repeats before any progress keeps ssthresh (Linux `tcp_enter_loss`). RTT
+//!   samples are taken with nanosecond precision from per-segment send times, kept in a
+//!   ring buffer that is reused (no per-segment allocation in steady state).
+//! - **Linux's loss recovery** (see the `sender` module): RACK-TLP (RFC 8985), F-RTO
+//!   (RFC 5682), D-SACK (RFC 2883) at both ends, undo of spurious reductions (RFC 3708,
+//!   Eifel RFC 3522) and the congestion-window restart after idle (RFC 5681 §4.1), each with
+//!   its [`TcpConfig`] switch, on by default as in Linux. `docs/tcp.md` lists the rules and
+//!   the comparison with Linux in the emulator.
 //! - **Timestamps** (RFC 7323): both ends' clocks tick every millisecond,
 //!   `ts = now / MS + ts_offset_ms` ([`ts_clock`]); data carries the sender clock and the
 //!   newest receiver TSval; ACKs carry the receiver clock and TS.Recent, updated by the
@@ -85,17 +93,13 @@
 //!
 //! # Not implemented
 //!
-//! - D-SACK (RFC 2883), RACK-TLP (RFC 8985; lost retransmissions are detected only by the
-//!   SACK rule above, tail losses wait for the RTO), F-RTO (RFC 5682) and any undo of
-//!   spurious retransmissions or timeouts, SACK reneging (the receiver never discards
-//!   out-of-order data, so the sender keeps SACK marks across a timeout), adaptive
-//!   reordering thresholds (DupThresh stays `dupack_threshold`). Without SACK the
-//!   delivery-rate estimator credits one MSS per duplicate ACK, as Linux does for non-SACK
-//!   connections.
+//! - SACK reneging (the receiver never discards out-of-order data, so the sender keeps SACK
+//!   marks across a timeout); F-RTO and undo without SACK; RFC 6675 mode's DupThresh stays
+//!   `dupack_threshold` (only RACK adapts to reordering). Without SACK the delivery-rate
+//!   estimator credits one MSS per duplicate ACK, as Linux does for non-SACK connections.
 //! - Nagle's algorithm (segments are sent as soon as the windows allow, like
 //!   `TCP_NODELAY`), zero-window probing (the policies never advertise zero), Linux's
-//!   quick-ACK mode at connection start, congestion-window restart after idle (RFC 5681
-//!   §4.1), ECN, handshake and connection teardown.
+//!   quick-ACK mode at connection start, ECN, handshake and connection teardown.
 
 mod config;
 mod rate;
@@ -110,7 +114,7 @@ mod tests;
 
 pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
 pub use receiver::{ReceiverStats, TcpReceiver};
-pub use rtt::{RttEstimator, CLOCK_GRANULARITY};
+pub use rtt::{RtoEstimator, RttEstimator, CLOCK_GRANULARITY};
 pub use rwnd::{drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy, ReceiverEstimator, Rtac, RtacParams, RENO_A};
 pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
 pub use sender::{SenderStats, TcpSender};

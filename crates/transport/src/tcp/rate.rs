@@ -44,6 +44,14 @@ pub(crate) struct SampleBuilder {
     end_seq: u64,
 }
 
+impl SampleBuilder {
+    /// `C.delivered` when the most recently sent delivered segment was sent (the sample's
+    /// `prior_delivered`, Linux `rs->prior_delivered`), if a segment was delivered.
+    pub fn prior_delivered(&self) -> Option<u64> {
+        self.chosen.map(|p| p.delivered)
+    }
+}
+
 /// Connection-level delivery state (the draft's `C.*`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RateEstimator {

@@ -22,6 +22,8 @@ pub struct ReceiverStats {
     pub delayed_acks: u64,
     /// ACKs that did not advance the cumulative ACK (duplicate ACKs).
     pub dup_acks_sent: u64,
+    /// ACKs whose first SACK block reported a duplicate segment (D-SACK, RFC 2883).
+    pub dsacks_sent: u64,
 }
 
 /// The receiving end of one TCP connection (sans-I/O).
@@ -43,8 +45,14 @@ pub struct ReceiverStats {
 ///   [`MAX_SACK_BLOCKS`] out-of-order ranges. The first is the range containing the segment
 ///   that triggered the ACK (unless that segment advanced `rcv_nxt`), then the most recently
 ///   reported other ranges, then (if slots remain) further buffered ranges, lowest first.
-///   A range leaves the list once `rcv_nxt` covers it. No D-SACK (RFC 2883). The recency
-///   list is a fixed array: no per-ACK allocation.
+///   A range leaves the list once `rcv_nxt` covers it. The recency list is a fixed array: no
+///   per-ACK allocation;
+/// - D-SACK (RFC 2883, when [`TcpConfig::dsack`] is on as well): the ACK answering a
+///   duplicate segment reports the duplicated bytes in its first block (§4 (1)) — the part
+///   below `rcv_nxt`, or the part of an out-of-order segment already buffered, as Linux's
+///   `tcp_dsack_set` — followed by the buffered range holding them when above `rcv_nxt`
+///   (§4 (3): the duplicate's block moves to the front of the recency list) and then the
+///   other blocks. A D-SACK block is reported once (§4 (2)).
 ///
 /// The application reads instantly: in-order bytes count as delivered at once.
 #[derive(Debug)]
@@ -61,6 +69,10 @@ pub struct TcpReceiver {
     ooo: Vec<(u64, u64)>,
     /// Whether ACKs carry SACK blocks.
     sack: bool,
+    /// Whether a duplicate segment is reported in a D-SACK block (with `sack`).
+    dsack: bool,
+    /// The duplicate range the next ACK reports as its first (D-SACK) block.
+    pending_dsack: Option<(u64, u64)>,
     /// The most recently reported SACK blocks, newest first (each an exact `ooo` range);
     /// the first `sack_recent_len` entries are valid.
     sack_recent: [(u64, u64); MAX_SACK_BLOCKS],
@@ -102,6 +114,8 @@ impl TcpReceiver {
             rcv_nxt: 0,
             ooo: Vec::with_capacity(8),
             sack: cfg.sack,
+            dsack: cfg.sack && cfg.dsack,
+            pending_dsack: None,
             sack_recent: [(0, 0); MAX_SACK_BLOCKS],
             sack_recent_len: 0,
             ts_recent: None,
@@ -128,8 +142,13 @@ impl TcpReceiver {
             // Entirely old: the ACK was lost or the retransmission was spurious. Answer at
             // once so the sender learns rcv_nxt (RFC 9293 §3.10.7.4; Linux quick-ACKs).
             self.stats.duplicate_segments += 1;
+            self.note_dsack(seq, end);
             self.ack_now = true;
         } else if seq <= self.rcv_nxt {
+            if seq < self.rcv_nxt {
+                // Partly old (Linux `tcp_data_queue`: D-SACK the part below rcv_nxt).
+                self.note_dsack(seq, self.rcv_nxt);
+            }
             let had_hole = !self.ooo.is_empty();
             let before = self.rcv_nxt;
             self.rcv_nxt = end;
@@ -149,11 +168,14 @@ impl TcpReceiver {
             }
         } else {
             // RFC 5681 §4.2: an out-of-order segment SHOULD trigger an immediate duplicate ACK.
-            let (new_bytes, block) = self.insert_ooo(seq, end);
+            let (new_bytes, block, dup) = self.insert_ooo(seq, end);
             if new_bytes {
                 self.stats.out_of_order_segments += 1;
             } else {
                 self.stats.duplicate_segments += 1;
+            }
+            if let Some((ds, de)) = dup {
+                self.note_dsack(ds, de);
             }
             self.note_sack_block(block);
             self.ack_now = true;
@@ -167,6 +189,14 @@ impl TcpReceiver {
     fn update_ts_recent(&mut self, seg: &Segment) {
         if seg.seq <= self.last_ack_sent && self.last_ack_sent < seg.end() && ts_not_older(seg.ts_val, self.ts_recent) {
             self.ts_recent = Some(seg.ts_val);
+        }
+    }
+
+    /// RFC 2883 §4: the next ACK reports `[start, end)` as duplicated (the latest duplicate
+    /// wins when several arrive before an ACK, as Linux's single `duplicate_sack` slot).
+    fn note_dsack(&mut self, start: u64, end: u64) {
+        if self.dsack && start < end {
+            self.pending_dsack = Some((start, end));
         }
     }
 
@@ -216,16 +246,22 @@ impl TcpReceiver {
     }
 
     /// Inserts `[s0, e0)` into the out-of-order list, coalescing overlapping and adjacent
-    /// ranges; returns whether any of its bytes was not buffered already, and the buffered
-    /// range that now contains it.
-    fn insert_ooo(&mut self, s0: u64, e0: u64) -> (bool, (u64, u64)) {
+    /// ranges; returns whether any of its bytes was not buffered already, the buffered
+    /// range that now contains it, and the first part of it that was already buffered (the
+    /// D-SACK range, Linux `tcp_data_queue_ofo`), if any.
+    fn insert_ooo(&mut self, s0: u64, e0: u64) -> (bool, (u64, u64), Option<(u64, u64)>) {
         let i = self.ooo.partition_point(|r| r.1 < s0);
         let (mut s, mut e) = (s0, e0);
         let mut covered = 0;
+        let mut dup = None;
         let mut j = i;
         while j < self.ooo.len() && self.ooo[j].0 <= e {
             let (rs, re) = self.ooo[j];
-            covered += re.min(e0).saturating_sub(rs.max(s0));
+            let (os, oe) = (rs.max(s0), re.min(e0));
+            if oe > os && dup.is_none() {
+                dup = Some((os, oe));
+            }
+            covered += oe.saturating_sub(os);
             s = s.min(rs);
             e = e.max(re);
             j += 1;
@@ -236,7 +272,7 @@ impl TcpReceiver {
             self.ooo[i] = (s, e);
             self.ooo.drain(i + 1..j);
         }
-        (covered < e0 - s0, (s, e))
+        (covered < e0 - s0, (s, e), dup)
     }
 
     /// The pending ACK, if one is due (at most one: the simulator calls this after every
@@ -261,6 +297,11 @@ impl TcpReceiver {
             ts_ecr: self.ts_recent.unwrap_or(0),
             ..Ack::default()
         };
+        if let Some((s, e)) = self.pending_dsack.take() {
+            // RFC 2883 §4 (1): the D-SACK block comes first.
+            ack.push_sack(s, e);
+            self.stats.dsacks_sent += 1;
+        }
         if self.sack {
             self.fill_sack(&mut ack);
         }

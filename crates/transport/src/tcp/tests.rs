@@ -10,7 +10,7 @@ use cellshare_core::{Nanos, MS};
 use super::*;
 use crate::cc::cubic::{Cubic, CubicConfig};
 use crate::cc::reno::{Reno, RenoConfig};
-use crate::cc::{AckEvent, CongestionControl, LossEvent};
+use crate::cc::{AckEvent, CongestionControl, IdleRestart, LossEvent, UndoEvent};
 use crate::wire::{Ack, Segment, TCP_HEADER_BYTES};
 
 const MSS: u32 = 1448;
@@ -52,6 +52,9 @@ struct Log {
     sent: u64,
     /// What [`MockCc::paused`] answers.
     paused: bool,
+    /// Every undo and every restart after idle.
+    undos: Vec<UndoEvent>,
+    restarts: Vec<IdleRestart>,
 }
 
 /// A controller with a fixed window (Reno-style reduction on loss) that records every call.
@@ -83,8 +86,17 @@ impl CongestionControl for MockCc {
         self.log.lock().unwrap().losses.push(*ev);
     }
     fn on_timeout(&mut self, _now: Nanos, bytes_in_flight: u64, mss: u32) {
+        self.ssthresh = (bytes_in_flight / 2).max(2 * mss as u64);
         self.cwnd = mss as u64;
         self.log.lock().unwrap().timeouts.push(bytes_in_flight);
+    }
+    fn undo_cwnd(&mut self, ev: &UndoEvent) {
+        crate::cc::reno_undo(&mut self.cwnd, &mut self.ssthresh, ev);
+        self.log.lock().unwrap().undos.push(*ev);
+    }
+    fn on_idle_restart(&mut self, ev: &IdleRestart) {
+        (self.cwnd, self.ssthresh) = crate::cc::idle_restart(self.cwnd, self.ssthresh, ev);
+        self.log.lock().unwrap().restarts.push(*ev);
     }
     fn on_sent(&mut self, _now: Nanos, _bytes: u32, _in_flight: u64) {
         self.log.lock().unwrap().sent += 1;
@@ -157,7 +169,8 @@ fn finite_write_is_sent_exactly_and_acked() {
 
 #[test]
 fn stop_writing_keeps_only_what_was_sent() {
-    let mut s = reno_sender(&TcpConfig::default());
+    // Without tail loss probes: the RTO repairs the hole.
+    let mut s = reno_sender(&TcpConfig { tlp: false, ..Default::default() });
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.stop_writing();
@@ -468,7 +481,8 @@ fn full_ack_is_seen_in_recovery_then_recovery_ends() {
 
 #[test]
 fn rto_follows_hand_computed_srtt_and_rttvar() {
-    let mut s = reno_sender(&TcpConfig::default());
+    // No probe timer in the way of the RTO deadline.
+    let mut s = reno_sender(&TcpConfig { tlp: false, ..Default::default() });
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &ack(2 * M));
@@ -488,12 +502,18 @@ fn rto_follows_hand_computed_srtt_and_rttvar() {
 
 #[test]
 fn rto_has_a_200ms_floor() {
+    let mut s = reno_sender(&TcpConfig { rto_estimator: RtoEstimator::Rfc6298, ..Default::default() });
+    s.write(u64::MAX);
+    drain(&mut s, 0);
+    s.on_ack(10 * MS, &ack(M));
+    // RFC 6298: 10 + 4·5 = 30 ms < 200 ms.
+    assert_eq!(s.rto(), 200 * MS);
+    // Linux: the floor bounds the variation term, RTO = 10 + max(2·10, 200) ms.
     let mut s = reno_sender(&TcpConfig::default());
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(10 * MS, &ack(M));
-    // 10 + 4·5 = 30 ms < 200 ms.
-    assert_eq!(s.rto(), 200 * MS);
+    assert_eq!(s.rto(), 210 * MS);
 }
 
 #[test]
@@ -902,7 +922,7 @@ fn receiver_reports_sack_blocks_most_recent_first() {
         r.on_segment(MS, &seg(i));
         r.poll_ack(MS)
     }
-    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    let mut r = TcpReceiver::new(&TcpConfig { dsack: false, ..Default::default() }, 0, 0);
     assert_eq!(rx(&mut r, 0), None, "in order: delayed, nothing to SACK");
     let a = rx(&mut r, 2).unwrap();
     assert_eq!((a.ack, blocks(&a)), (M, vec![(2, 3)]));
@@ -938,10 +958,9 @@ fn sacked_bytes_count_as_delivered_and_leave_the_pipe() {
     let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
-    assert!(!s.sack_active(), "not before the peer has sent a SACK block");
+    assert!(s.sack_active(), "SACK-permitted, as in the handshake");
     // Segment 0 is delayed; segment 1 is SACKed at 100 ms.
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 2)]));
-    assert!(s.sack_active());
     let ev = log.lock().unwrap().acks[0];
     assert_eq!((ev.acked_bytes, ev.is_dup, ev.delivered), (0, true, M));
     assert_eq!((ev.prior_in_flight, ev.bytes_in_flight), (10 * M, 9 * M), "pipe excludes SACKed bytes");
@@ -1158,3 +1177,5 @@ fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() 
         }
     }
 }
+
+mod recovery;

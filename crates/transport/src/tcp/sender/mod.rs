@@ -30,16 +30,44 @@
 //!   so on this FIFO path the retransmission is lost and the segment is resent again
 //!   instead of waiting for the RTO. Retransmissions are queued in send order and the
 //!   marks never decrease, so the check pops from the front: amortised O(1) per ACK.
+//!
+//! # Linux's loss recovery on top (each switchable, see [`TcpConfig`])
+//!
+//! The sender keeps Linux's congestion states for SACK connections: Open (or Disorder),
+//! Recovery (`in_recovery`) and Loss (`in_loss`, after a timeout until the cumulative ACK
+//! reaches the highest sequence sent before it). Per ACK it follows `tcp_ack` /
+//! `tcp_fastretrans_alert`: D-SACK check, scoreboard and RACK updates, the tail-loss-probe
+//! check, state exits (with undo), loss detection, recovery entry, then the controller.
+//!
+//! - [`rack`]: RACK-TLP's time-based loss detection (RFC 8985 §6) replaces IsLost and the
+//!   lost-retransmission rule above (`TcpConfig::rack`); with it, only lost segments are
+//!   retransmitted (NextSeg rules 1 and 2, as Linux's `tcp_xmit_retransmit_queue`).
+//! - [`tlp`]: tail loss probes (RFC 8985 §7).
+//! - [`undo`]: D-SACK (RFC 2883), undo of spurious reductions (RFC 3708, Eifel RFC 3522) and
+//!   F-RTO (RFC 5682).
+//! - Restart after idle (RFC 5681 §4.1) in [`TcpSender::poll_transmit`].
+//! - A timeout that repeats before any progress, or that interrupts fast recovery, starts no
+//!   new loss episode (Linux `tcp_enter_loss`): the controller keeps its ssthresh
+//!   ([`CongestionControl::on_timeout_again`]).
+
+mod rack;
+mod tlp;
+mod undo;
+
 
 use std::collections::VecDeque;
 
 use cellshare_core::{Nanos, SEC};
 
-use crate::cc::{AckEvent, CongestionControl, LossEvent};
+use crate::cc::{AckEvent, CongestionControl, IdleRestart, LossEvent};
 use crate::tcp::rate::{PacketRateState, RateEstimator, SampleBuilder};
-use crate::tcp::rtt::RttEstimator;
-use crate::tcp::{ts_clock, ts_not_older, TcpConfig};
+use crate::tcp::rtt::{RtoEstimator, RttEstimator};
+use crate::tcp::{ts_clock, ts_newer_or_equal, ts_not_older, TcpConfig};
 use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
+
+use rack::{sent_after, Rack};
+use tlp::Tlp;
+use undo::Undo;
 
 /// Counters and RTT figures kept by a [`TcpSender`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -64,8 +92,23 @@ pub struct SenderStats {
     pub bytes_sacked: u64,
     /// SACK-based recovery episodes (RFC 6675), a subset of `fast_retransmits`.
     pub sack_recoveries: u64,
-    /// Retransmissions detected lost by SACKs of data sent after them (and resent again).
+    /// Retransmissions detected lost (by SACKs of data sent after them, or by RACK) and
+    /// resent again.
     pub lost_retransmits: u64,
+    /// Tail loss probes sent (RFC 8985 §7).
+    pub loss_probes: u64,
+    /// Probes whose retransmission repaired a loss (followed by a window reduction).
+    pub loss_probe_recoveries: u64,
+    /// Duplicate segments the peer reported by D-SACK (RFC 2883).
+    pub dsacks_received: u64,
+    /// Window reductions undone as spurious (D-SACK, Eifel, F-RTO).
+    pub undos: u64,
+    /// Timeouts F-RTO found spurious (RFC 5682).
+    pub spurious_timeouts: u64,
+    /// Times reordering was observed (Linux `reord_seen`).
+    pub reorderings: u64,
+    /// Congestion-window restarts after idle (RFC 5681 §4.1).
+    pub idle_restarts: u64,
     /// Duplicate ACKs received.
     pub dup_acks: u64,
     /// RTT samples taken (Karn's rule applied).
@@ -85,7 +128,9 @@ struct SentSegment {
     len: u32,
     /// Time of the latest transmission.
     sent_at: Nanos,
-    /// Whether it was ever retransmitted (Karn's rule).
+    /// Ordinal of the latest transmission (RACK's "sent after", see [`rack::sent_after`]).
+    order: u64,
+    /// Whether it was ever retransmitted (Karn's rule; Linux `TCPCB_EVER_RETRANS`).
     retransmitted: bool,
     /// Delivery state at the latest transmission.
     rate: PacketRateState,
@@ -118,9 +163,27 @@ enum Next {
     Retx(usize),
 }
 
-/// What one ACK newly delivered (cumulatively or by SACK): rate sample and RTT candidate.
+/// What the sender knew when an ACK arrived, for judging each segment it delivers.
+#[derive(Clone, Copy, Debug)]
+struct AckCtx {
+    now: Nanos,
+    /// Smallest RTT sample before this ACK (0: none yet).
+    min_rtt: Nanos,
+    /// The ACK's TSecr and the sender's timestamp offset (to recompute a segment's TSval).
+    ts_ecr: u32,
+    ts_offset_ms: u32,
+    /// Highest SACKed sequence before this ACK (`snd_una` when nothing is SACKed): Linux's
+    /// `prior_fack`, for reordering detection.
+    prior_fack: u64,
+    /// Linux `high_seq` (`recover`): for F-RTO's "sent before the timeout".
+    high_seq: u64,
+}
+
+/// What one ACK newly delivered (cumulatively or by SACK): rate sample, RTT candidate, and
+/// the facts RACK, reordering detection and F-RTO need.
 #[derive(Debug)]
 struct Delivery {
+    ctx: AckCtx,
     rs: SampleBuilder,
     /// Latest send time among the newly delivered segments.
     newest: Option<Nanos>,
@@ -130,17 +193,74 @@ struct Delivery {
     cum_unsacked: u64,
     /// Newly SACKed bytes.
     sacked: u64,
+    /// RACK's candidate: (transmission ordinal, RTT) of the most recently sent delivered
+    /// segment not ruled out as a possibly spurious retransmission.
+    rack: Option<(u64, Nanos)>,
+    /// Lowest start of a delivered, never retransmitted segment below `prior_fack`.
+    reord_low: Option<u64>,
+    /// A delivered segment was never retransmitted and lies below `high_seq` (Linux
+    /// `FLAG_ORIG_SACK_ACKED`).
+    orig_acked: bool,
+    /// Linux's RTT sample sources: send times of the oldest and newest newly cumulatively
+    /// acknowledged (not SACKed before) and newly SACKed segments never retransmitted
+    /// (`first_ackt`, `last_ackt`, `first_sackt`, `last_sackt`), and whether any
+    /// cumulatively acknowledged segment was ever retransmitted (`FLAG_RETRANS_DATA_ACKED`).
+    cum_times: Option<(Nanos, Nanos)>,
+    sack_times: Option<(Nanos, Nanos)>,
+    cum_retx: bool,
 }
 
 impl Delivery {
-    fn new() -> Self {
-        Self { rs: SampleBuilder::default(), newest: None, karn_ok: true, cum_unsacked: 0, sacked: 0 }
+    fn new(ctx: AckCtx) -> Self {
+        Self {
+            ctx,
+            rs: SampleBuilder::default(),
+            newest: None,
+            karn_ok: true,
+            cum_unsacked: 0,
+            sacked: 0,
+            rack: None,
+            reord_low: None,
+            orig_acked: false,
+            cum_times: None,
+            sack_times: None,
+            cum_retx: false,
+        }
     }
 
-    fn add(&mut self, rate: &mut RateEstimator, s: &SentSegment) {
+    /// A newly delivered segment: `cum` when the cumulative ACK covers it, else SACKed.
+    fn add(&mut self, rate: &mut RateEstimator, s: &SentSegment, cum: bool) {
+        if cum {
+            self.cum_retx |= s.retransmitted;
+        }
+        if !s.retransmitted {
+            let t = if cum { &mut self.cum_times } else { &mut self.sack_times };
+            *t = Some(t.map_or((s.sent_at, s.sent_at), |(a, b)| (a.min(s.sent_at), b.max(s.sent_at))));
+        }
         self.karn_ok &= !s.retransmitted;
         self.newest = Some(self.newest.map_or(s.sent_at, |t| t.max(s.sent_at)));
         rate.on_segment_delivered(&mut self.rs, s.rate, s.sent_at, s.end());
+        let c = &self.ctx;
+        let rtt = c.now.saturating_sub(s.sent_at);
+        if s.retransmitted {
+            // RFC 8985 §6.2 step 2 (Linux `tcp_rack_advance`, `tcp_skb_spurious_retrans`):
+            // the delivery may be the original's. Not a RACK sample when the ACK echoes a
+            // timestamp older than the retransmission, or the RTT is below the minimum.
+            let echo_older = c.ts_ecr != 0 && !ts_newer_or_equal(c.ts_ecr, ts_clock(s.sent_at, c.ts_offset_ms));
+            if echo_older || c.min_rtt == 0 || rtt < c.min_rtt {
+                return;
+            }
+        } else {
+            if s.seq < c.prior_fack {
+                self.reord_low = Some(self.reord_low.map_or(s.seq, |l| l.min(s.seq)));
+            }
+            if s.end() <= c.high_seq {
+                self.orig_acked = true;
+            }
+        }
+        if self.rack.is_none_or(|(o, _)| sent_after(s.order, o)) {
+            self.rack = Some((s.order, rtt));
+        }
     }
 
     /// RTT sample: `now` minus the latest send time of the newly delivered segments, or
@@ -149,6 +269,27 @@ impl Delivery {
     /// so a cumulative ACK after SACKs does not yield an inflated sample.
     fn rtt(&self, now: Nanos) -> Option<Nanos> {
         self.newest.filter(|_| self.karn_ok).map(|t| now.saturating_sub(t))
+    }
+
+    /// Linux `tcp_clean_rtx_queue` + `tcp_ack_update_rtt`: `(ca_rtt, seq_rtt)` — the sample
+    /// for the controller and the minimum (most recently sent segment) and the one for SRTT
+    /// (oldest segment): from cumulatively acknowledged data unless any of it was
+    /// retransmitted, else from newly SACKed data, else, when the ACK acknowledged data,
+    /// from the timestamp echo (RFC 7323 §4, at least one clock tick).
+    fn linux_rtt(&self, now: Nanos, acked: bool, ts_ecr: u32, ts_offset_ms: u32) -> Option<(Nanos, Nanos)> {
+        let age = |t: Nanos| now.saturating_sub(t);
+        let mut out = self.cum_times.filter(|_| !self.cum_retx).map(|(first, last)| (age(last), age(first)));
+        if let Some((first, last)) = self.sack_times {
+            out = Some((age(last), out.map_or(age(first), |(_, seq)| seq)));
+        }
+        if out.is_none() && acked && ts_ecr != 0 {
+            let ticks = ts_clock(now, ts_offset_ms).wrapping_sub(ts_ecr);
+            if (ticks as i32) >= 0 {
+                let r = (ticks.max(1) as Nanos) * cellshare_core::MS;
+                out = Some((r, r));
+            }
+        }
+        out
     }
 }
 
@@ -165,8 +306,17 @@ pub struct TcpSender {
     sack_enabled: bool,
     /// `TcpConfig::prr`.
     prr_enabled: bool,
-    /// The peer has sent a SACK block: with `sack_enabled`, SACK recovery is in use.
-    peer_sacks: bool,
+    /// `TcpConfig::{rack, tlp, frto, undo, slow_start_after_idle}` (the first four act on
+    /// SACK connections only).
+    rack_enabled: bool,
+    tlp_enabled: bool,
+    frto_enabled: bool,
+    undo_enabled: bool,
+    idle_restart_enabled: bool,
+    /// Initial window, bytes (RFC 5681's restart window bound).
+    initial_window: u64,
+    /// `TcpConfig::min_rto` (the PTO's delayed-ACK allowance).
+    min_rto: Nanos,
     ts_offset_ms: u32,
     cc: Box<dyn CongestionControl>,
     rtt: RttEstimator,
@@ -186,6 +336,11 @@ pub struct TcpSender {
     /// Consecutive duplicate ACKs.
     dupacks: u32,
     in_recovery: bool,
+    /// Linux `TCP_CA_Loss`: a timeout's loss episode, until the cumulative ACK reaches
+    /// `recover`.
+    in_loss: bool,
+    /// Timeouts since `snd_una` last advanced (Linux `icsk_retransmits`).
+    rto_repeats: u32,
     /// RFC 6582 `recover`, exclusive: one past the highest byte sent when recovery (or a
     /// timeout) started. Fast retransmit needs `ack >= recover`.
     recover: u64,
@@ -197,8 +352,10 @@ pub struct TcpSender {
     /// The hole at `snd_una` must be retransmitted (at once, whatever the window).
     hole_pending: bool,
     /// SACK scoreboard totals over unSACKed segments (see the module docs):
-    /// bytes SACKed, bytes lost, bytes retransmitted and presumed in flight.
+    /// bytes SACKed, bytes lost, bytes retransmitted and presumed in flight; and the
+    /// number of SACKed segments (Linux `sacked_out`).
     sacked_bytes: u64,
+    sacked_segs: u32,
     lost_bytes: u64,
     retx_bytes: u64,
     /// One past the highest SACKed byte (RFC 6675 HighSACK, exclusive).
@@ -211,9 +368,21 @@ pub struct TcpSender {
     /// Blocks of the previous ACK, clipped and sorted: already applied to the scoreboard.
     sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
     sack_cache_len: usize,
-    /// Retransmissions of lost segments in send order: (segment start, `snd_max` when sent,
-    /// send time), for lost-retransmission detection. Capacity is reused.
+    /// Retransmissions in send order: (segment start, `snd_max` when sent, ordinal), for
+    /// lost-retransmission detection (RFC 6675 mode: of lost segments only). Capacity is
+    /// reused.
     retx_queue: VecDeque<(u64, u64, Nanos)>,
+    /// RACK state (RFC 8985 §6) and the reordering timer.
+    rack: Rack,
+    reo_deadline: Option<Nanos>,
+    /// Tail loss probe state (RFC 8985 §7).
+    tlp: Tlp,
+    /// Undo and F-RTO state.
+    undo: Undo,
+    /// When data was last sent (Linux `lsndtime`), for the restart after idle.
+    last_send: Option<Nanos>,
+    /// Transmissions so far: the next one's ordinal.
+    xmit_count: u64,
     /// RFC 6675 RescueRxt (exclusive end): rule 4 may fire once `snd_una` passes it.
     rescue_point: u64,
     /// RFC 6937 PRR state: bytes delivered and sent during this recovery, FlightSize at its
@@ -244,10 +413,16 @@ impl TcpSender {
             limited_transmit: cfg.limited_transmit,
             sack_enabled: cfg.sack,
             prr_enabled: cfg.prr,
-            peer_sacks: false,
+            rack_enabled: cfg.sack && cfg.rack,
+            tlp_enabled: cfg.sack && cfg.tlp,
+            frto_enabled: cfg.sack && cfg.frto,
+            undo_enabled: cfg.sack && cfg.undo,
+            idle_restart_enabled: cfg.slow_start_after_idle,
+            initial_window: cfg.initial_window_bytes(),
+            min_rto: cfg.min_rto(),
             ts_offset_ms,
             cc,
-            rtt: RttEstimator::new(cfg.min_rto(), cfg.initial_rto(), cfg.max_rto()),
+            rtt: RttEstimator::with_algorithm(cfg.rto_estimator, cfg.min_rto(), cfg.initial_rto(), cfg.max_rto()),
             rate: RateEstimator::new(now),
             snd_una: 0,
             snd_nxt: 0,
@@ -257,11 +432,14 @@ impl TcpSender {
             segments: VecDeque::with_capacity(64),
             dupacks: 0,
             in_recovery: false,
+            in_loss: false,
+            rto_repeats: 0,
             recover: 0,
             inflation: 0,
             partial_ack_seen: false,
             hole_pending: false,
             sacked_bytes: 0,
+            sacked_segs: 0,
             lost_bytes: 0,
             retx_bytes: 0,
             high_sacked: 0,
@@ -270,6 +448,12 @@ impl TcpSender {
             sack_cache: [(0, 0); MAX_SACK_BLOCKS],
             sack_cache_len: 0,
             retx_queue: VecDeque::new(),
+            rack: Rack::new(cfg.dupack_threshold.max(1)),
+            reo_deadline: None,
+            tlp: Tlp::default(),
+            undo: Undo::default(),
+            last_send: None,
+            xmit_count: 0,
             rescue_point: 0,
             prr_delivered: 0,
             prr_out: 0,
@@ -313,9 +497,11 @@ impl TcpSender {
         }
     }
 
-    /// Whether SACK-based recovery is in use: configured on and the peer sends SACK blocks.
+    /// Whether SACK-based recovery is in use (`TcpConfig::sack`: both endpoints of a
+    /// connection are built from one configuration, so SACK-permitted was exchanged in the
+    /// handshake as Linux's `tcp_sack` would).
     pub fn sack_active(&self) -> bool {
-        self.sack_enabled && self.peer_sacks
+        self.sack_enabled
     }
 
     /// RFC 6675 `pipe` from the scoreboard totals.
@@ -396,11 +582,19 @@ impl TcpSender {
         Some(len as u32)
     }
 
-    /// RFC 6675 §4 NextSeg() with the §5 sending rule (or PRR's quota in recovery).
+    /// RFC 6675 §4 NextSeg() with the §5 sending rule (or PRR's quota in recovery). With
+    /// RACK only rules 1 and 2 apply (Linux retransmits only segments marked lost; tail
+    /// losses are the probe's), and F-RTO's step 2.b puts new data first.
     fn next_sack(&self) -> Option<Next> {
         if self.hole_pending {
-            // RFC 6675 §5 (4.3): the first retransmission goes at once, whatever the window.
-            return Some(Next::Hole);
+            // RFC 6675 §5 (4.3): the first retransmission goes at once, whatever the window
+            // (with RACK: the first lost segment, at recovery entry or after a timeout).
+            if !self.rack_enabled {
+                return Some(Next::Hole);
+            }
+            if let Some(i) = self.retx_candidate().filter(|&i| self.segments[i].lost) {
+                return Some(Next::Retx(i));
+            }
         }
         let pipe = self.pipe();
         let outstanding = self.snd_max - self.snd_una;
@@ -413,7 +607,23 @@ impl TcpSender {
             // At least one segment may always be in flight, whatever the controller says.
             pipe == 0 || if self.in_recovery && self.prr_enabled { len <= self.prr_quota } else { flight + len <= cwnd }
         };
-        let cand = self.retx_candidate();
+        // NextSeg's candidate (rules 1 and 3) only matters with a lost segment, or for rule 3
+        // in RFC 6675 recovery: no search otherwise.
+        let cand = if self.lost_bytes > 0 || (self.in_recovery && !self.rack_enabled) {
+            self.retx_candidate()
+        } else {
+            None
+        };
+        if self.undo.frto_new_data {
+            // RFC 5682 §3.1 step 2.b: new data, as the window allows, instead of
+            // retransmissions; once some went out, nothing else until the next ACK.
+            if let Some(len) = self.new_data_len(outstanding == 0) {
+                return fits(len as u64).then_some(Next::New(len));
+            }
+            if self.snd_max > self.recover {
+                return None;
+            }
+        }
         // Rule 1: the first lost, unSACKed segment not yet retransmitted.
         if let Some(i) = cand.filter(|&i| self.segments[i].lost) {
             return fits(self.segments[i].len as u64).then_some(Next::Retx(i));
@@ -422,7 +632,7 @@ impl TcpSender {
         if let Some(len) = self.new_data_len(outstanding == 0) {
             return fits(len as u64).then_some(Next::New(len));
         }
-        if !self.in_recovery {
+        if !self.in_recovery || self.rack_enabled {
             return None;
         }
         // Rule 3: an unSACKed hole below the highest SACK, not yet deemed lost.
@@ -450,7 +660,8 @@ impl TcpSender {
     /// Moves `retx_next` over SACKed and already retransmitted segments.
     fn advance_retx_next(&mut self) {
         self.retx_next = self.retx_next.max(self.snd_una);
-        let mut i = self.index_of(self.retx_next);
+        // The ring starts at snd_una: no search for the usual case.
+        let mut i = if self.retx_next == self.snd_una { 0 } else { self.index_of(self.retx_next) };
         while i < self.segments.len() && (self.segments[i].sacked || self.segments[i].retx_out) {
             i += 1;
         }
@@ -473,28 +684,97 @@ impl TcpSender {
     }
 
     /// The next segment to put on the wire at `now`, if the windows and the pacer allow.
-    /// Call in a loop until `None`; retransmissions come first.
+    /// Call in a loop until `None` (and after every [`TcpSender::on_timeout`]);
+    /// retransmissions come first.
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
+        if self.tlp.pending {
+            // RFC 8985 §7.3: the probe goes whatever cwnd and the pacer say.
+            if let Some(seg) = self.send_probe(now) {
+                return Some(seg);
+            }
+        }
         if self.pacing_rate().is_some() && now < self.next_release {
             return None;
+        }
+        if self.idle_restart_enabled && self.snd_una == self.snd_max && self.app_end > self.snd_nxt {
+            self.check_idle_restart(now);
         }
         let Some(next) = self.next() else {
             self.check_app_limited();
             return None;
         };
+        if self.undo.frto_new_data && !matches!(next, Next::New(_)) {
+            // F-RTO step 2.b found no new data to send: conventional recovery (Linux
+            // `tcp_xmit_recovery` clears `frto`).
+            self.undo.frto_new_data = false;
+            self.undo.frto = false;
+        }
+        let seg = self.transmit(now, next);
+        if matches!(next, Next::New(_)) && self.tlp_enabled && !(self.tlp.armed_at == Some(now) && self.segments.len() > 2) {
+            // RFC 8985 §7.2: re-arm the probe timer after new data (once per burst: the
+            // rest of a burst sent at the same instant would arm the same deadline).
+            self.schedule_tlp(now, false);
+        }
+        Some(seg)
+    }
+
+    /// RFC 5681 §4.1 (Linux `tcp_slow_start_after_idle_check`): new data with nothing in
+    /// flight after more than an RTO without sending restarts the window.
+    fn check_idle_restart(&mut self, now: Nanos) {
+        let Some(last) = self.last_send else { return };
+        let idle = now.saturating_sub(last);
+        let rto = self.rtt.rto();
+        if idle > rto {
+            self.cc.on_idle_restart(&IdleRestart { now, idle, rto, initial_window: self.initial_window, mss: self.mss });
+            self.stats.idle_restarts += 1;
+            // Once per idle period, even if the segment does not go at once.
+            self.last_send = Some(now);
+        }
+    }
+
+    /// Sends the tail loss probe (Linux `tcp_send_loss_probe`): a new segment if the
+    /// application and the receive window allow, else the highest segment again.
+    fn send_probe(&mut self, now: Nanos) -> Option<Segment> {
+        self.tlp.pending = false;
+        if self.snd_una == self.snd_max {
+            return None;
+        }
+        let next = match self.new_data_len(false) {
+            Some(len) => Next::New(len),
+            None => {
+                let i = self.segments.len().checked_sub(1)?;
+                if self.segments[i].sacked {
+                    return None;
+                }
+                Next::Retx(i)
+            }
+        };
+        let seg = self.transmit(now, next);
+        self.tlp_sent(now, seg.retransmit);
+        Some(seg)
+    }
+
+    /// Puts `next` on the wire at `now`.
+    fn transmit(&mut self, now: Nanos, next: Next) -> Segment {
         let nothing_outstanding = self.snd_una == self.snd_max;
+        self.xmit_count += 1;
+        let order = self.xmit_count;
         let snapshot = self.rate.on_send(now, nothing_outstanding);
         let (seq, len, retransmit) = match next {
             Next::Hole => {
                 self.hole_pending = false;
-                self.retransmit(0, now, snapshot)
+                self.retransmit(0, now, order, snapshot)
             }
-            Next::Retx(i) => self.retransmit(i, now, snapshot),
+            Next::Retx(i) => {
+                self.hole_pending = false;
+                self.retransmit(i, now, order, snapshot)
+            }
             Next::GoBackN => {
                 let i = self.index_of(self.snd_nxt);
                 let seq = self.snd_nxt;
                 let s = &mut self.segments[i];
                 s.sent_at = now;
+                s.order = order;
                 s.retransmitted = true;
                 s.rate = snapshot;
                 let len = (s.end() - seq) as u32;
@@ -512,6 +792,7 @@ impl TcpSender {
                     seq,
                     len,
                     sent_at: now,
+                    order,
                     retransmitted: false,
                     rate: snapshot,
                     sacked: false,
@@ -533,7 +814,9 @@ impl TcpSender {
         if retransmit {
             self.stats.retransmits += 1;
             self.stats.bytes_retransmitted += len as u64;
+            self.note_retransmission(now);
         }
+        self.last_send = Some(now);
         if let Some(rate) = self.pacing_rate() {
             // Linux tcp_update_skb_after_send: release time advances by len / rate.
             let gap = (len as f64 * SEC as f64 / rate).ceil() as Nanos;
@@ -542,32 +825,31 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when sending data and it is not running.
             self.rto_deadline = Some(now + self.rtt.rto());
+        } else if retransmit && seq == self.snd_una && self.sack_active() && self.rtt.algorithm() == RtoEstimator::Linux {
+            // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the timer, so
+            // the RTO counts from the head's latest transmission.
+            self.rto_deadline = Some(now + self.rtt.rto());
         }
         self.cc.on_sent(now, len, self.bytes_in_flight());
         #[cfg(test)]
         self.check_scoreboard();
-        Some(Segment {
-            seq,
-            len,
-            ts_val: ts_clock(now, self.ts_offset_ms),
-            ts_ecr: self.ts_recent.unwrap_or(0),
-            retransmit,
-        })
+        Segment { seq, len, ts_val: ts_clock(now, self.ts_offset_ms), ts_ecr: self.ts_recent.unwrap_or(0), retransmit }
     }
 
     /// Resends the whole segment at ring index `i`; returns `(seq, len, true)`.
-    fn retransmit(&mut self, i: usize, now: Nanos, snapshot: PacketRateState) -> (u64, u32, bool) {
+    fn retransmit(&mut self, i: usize, now: Nanos, order: u64, snapshot: PacketRateState) -> (u64, u32, bool) {
         let sack = self.sack_active();
         let s = &mut self.segments[i];
         s.sent_at = now;
+        s.order = order;
         s.retransmitted = true;
         s.rate = snapshot;
         let (seq, len) = (s.seq, s.len);
         if sack && !s.sacked && !s.retx_out {
             s.retx_out = true;
             self.retx_bytes += len as u64;
-            if s.lost {
-                self.retx_queue.push_back((seq, self.snd_max, now));
+            if s.lost || self.rack_enabled {
+                self.retx_queue.push_back((seq, self.snd_max, order));
             }
             if seq == self.retx_next {
                 self.advance_retx_next();
@@ -580,7 +862,8 @@ impl TcpSender {
     /// being repaired → mark the delivery-rate samples that follow as application-limited.
     fn check_app_limited(&mut self) {
         let flight = self.bytes_in_flight();
-        let lost_pending = self.sack_active() && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
+        let lost_pending =
+            self.sack_active() && self.lost_bytes > 0 && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
         if self.snd_nxt == self.app_end
             && self.snd_nxt == self.snd_max
             && !self.hole_pending
@@ -602,29 +885,53 @@ impl TcpSender {
         if ts_not_older(ack.ts_val, self.ts_recent) {
             self.ts_recent = Some(ack.ts_val);
         }
-        if self.sack_enabled && !self.peer_sacks && !ack.sack_blocks().is_empty() {
-            self.activate_sack();
-        }
         let sack = self.sack_active();
+        // F-RTO's "new data first" holds for the ACK that asked for it only (Linux's
+        // per-ACK `rexmit`).
+        self.undo.frto_new_data = false;
         let prior_in_flight = self.bytes_in_flight();
+        let prior_snd_una = self.snd_una;
         let outstanding = self.snd_max - self.snd_una;
         let acked = ack.ack - self.snd_una;
         let rwnd = ack.rwnd as u64;
+        let window_changed = rwnd != self.snd_wnd;
         // RFC 5681 §2 "duplicate acknowledgment": (a) data outstanding, (b)-(c) a pure ACK,
         // (d) acknowledges snd_una, (e) the same advertised window.
-        let is_dup = acked == 0 && outstanding > 0 && rwnd == self.snd_wnd;
+        let is_dup = acked == 0 && outstanding > 0 && !window_changed;
         self.snd_wnd = rwnd;
+        // RFC 2883 §4: a duplicate reported in the first SACK block.
+        let dsack = if sack { self.check_dsack(ack, prior_snd_una) } else { None };
 
-        let mut dl = Delivery::new();
+        let ctx = AckCtx {
+            now,
+            min_rtt: self.rtt.min_rtt(),
+            ts_ecr: ack.ts_ecr,
+            ts_offset_ms: self.ts_offset_ms,
+            prior_fack: if self.sacked_segs > 0 { self.high_sacked } else { self.snd_una },
+            high_seq: self.recover,
+        };
+        let mut dl = Delivery::new(ctx);
         if acked > 0 {
             self.take_acked(ack.ack, &mut dl);
         }
         if sack {
-            self.apply_sack(ack, &mut dl);
+            self.apply_sack(ack, dsack.is_some(), &mut dl);
+            if let Some(d) = dsack {
+                self.dsack_above_una(d);
+            }
         }
-        let rtt_sample = dl.rtt(now);
-        if let Some(r) = rtt_sample {
-            self.rtt.on_sample(r);
+        let (rtt_sample, srtt_sample) = match self.rtt.algorithm() {
+            RtoEstimator::Rfc6298 => {
+                let r = dl.rtt(now);
+                (r, r)
+            }
+            RtoEstimator::Linux => match dl.linux_rtt(now, acked > 0, ack.ts_ecr, self.ts_offset_ms) {
+                Some((ca, seq)) => (Some(ca), Some(seq)),
+                None => (None, None),
+            },
+        };
+        if let Some(r) = srtt_sample {
+            self.rtt.on_sample_at(r, rtt_sample.unwrap_or(r), self.snd_una, self.snd_max);
             self.stats.rtt_samples += 1;
             self.stats.srtt = self.rtt.srtt();
             self.stats.min_rtt = self.rtt.min_rtt();
@@ -640,6 +947,17 @@ impl TcpSender {
             self.rate.on_cumulative_ack(now, acked, self.mss);
             rate_sample = self.rate.generate(&dl.rs, now, self.rtt.min_rtt());
         }
+        if self.rack_enabled {
+            // RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_check_sack_reordering`,
+            // `tcp_rack_update_reo_wnd`).
+            if let Some((o, r)) = dl.rack {
+                self.rack.advance(o, r);
+            }
+            if let Some(low) = dl.reord_low.filter(|_| !self.in_loss || self.undo.marker.is_some()) {
+                self.rack_check_reordering(low);
+            }
+            self.rack.update_reo_wnd(dl.rs.prior_delivered(), self.rate.delivered());
+        }
 
         let mut ends_recovery = false;
         if acked > 0 {
@@ -648,13 +966,14 @@ impl TcpSender {
             self.dupacks = 0;
             self.limited_bytes = 0;
             self.hole_pending = false;
+            self.rto_repeats = 0;
             let mut restart_timer = true;
-            if self.in_recovery {
+            if self.in_recovery && !sack {
                 if ack.ack >= self.recover {
-                    // RFC 6582 §3.2 step 3 / RFC 6675 §5: full acknowledgment, exit (after
-                    // the controller has seen this ACK as part of recovery), cwnd = ssthresh.
+                    // RFC 6582 §3.2 step 3: full acknowledgment, exit (after the controller
+                    // has seen this ACK as part of recovery), cwnd = ssthresh.
                     ends_recovery = true;
-                } else if !sack {
+                } else {
                     // Partial acknowledgment: retransmit the next hole, deflate by the
                     // amount acknowledged, add back one SMSS if at least one SMSS was
                     // acknowledged; reset the timer on the first partial ACK only.
@@ -667,6 +986,9 @@ impl TcpSender {
                 // With SACK a partial ACK needs nothing special: the scoreboard says what
                 // is lost, and the timer restarts as on any new ACK (RFC 6298 §5.3).
             }
+            if !sack && self.in_loss && ack.ack >= self.recover {
+                self.in_loss = false;
+            }
             if self.snd_una == self.snd_max {
                 // RFC 6298 §5.2: all data acknowledged, stop the timer.
                 self.rto_deadline = None;
@@ -674,28 +996,31 @@ impl TcpSender {
                 // RFC 6298 §5.3: new data acknowledged, restart the timer.
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
+        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some() {
+            // Linux `tcp_clean_rtx_queue` (`FLAG_SET_XMIT_TIMER` without new data
+            // acknowledged): a SACK of data sent before the head's latest transmission
+            // restarts the timer; the head may still be on its way behind that data.
+            if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
+                if first < head.sent_at {
+                    self.rto_deadline = Some(now + self.rtt.rto());
+                }
+            }
         }
         if is_dup {
             self.stats.dup_acks += 1;
         }
+        let mut reenter = false;
         if sack {
             // RFC 6675 §2 DupAck: the cumulative ACK did not move and the ACK SACKs new data.
             if acked == 0 && dl.sacked > 0 {
                 self.dupacks += 1;
             }
-            if dl.sacked > 0 {
-                self.update_lost();
-                self.detect_lost_retransmissions();
+            if self.tlp.high_seq.is_some() {
+                let progress = acked > 0 || window_changed || dl.sacked > 0;
+                self.process_tlp_ack(now, ack.ack, dsack.is_some_and(|d| d.tlp), progress, prior_in_flight);
             }
-            // RFC 6675 §5: recovery starts on the DupThresh-th DupAck or once IsLost(HighACK
-            // + 1) holds, but not before the ACK reaches the previous RecoveryPoint.
-            if !self.in_recovery
-                && self.snd_una < self.snd_max
-                && ack.ack >= self.recover
-                && (self.dupacks >= self.dupack_threshold || self.lost_high > self.snd_una)
-            {
-                self.enter_sack_recovery(now, prior_in_flight);
-            }
+            let dupack = is_dup && dsack.is_none();
+            ends_recovery = self.sack_recovery_step(now, ack, &dl, prior_snd_una, prior_in_flight, dupack, &mut reenter);
             if self.in_recovery && self.prr_enabled {
                 self.prr_on_ack(dl.cum_unsacked + dl.sacked);
             }
@@ -725,7 +1050,7 @@ impl TcpSender {
             prior_in_flight,
             delivered: self.rate.delivered(),
             rate_sample,
-            in_recovery: self.in_recovery,
+            in_recovery: self.in_recovery || ends_recovery,
             app_limited: self.rate.is_app_limited(),
             mss: self.mss,
         };
@@ -735,39 +1060,112 @@ impl TcpSender {
             self.inflation = 0;
             self.cc.on_recovery_end(now);
         }
+        if reenter && !self.in_recovery && !self.in_loss && self.time_to_recover(ack.ack) {
+            // RACK found losses above the recovery point that just ended: a new episode
+            // (Linux enters it on the same ACK, after the exit).
+            let pipe = self.pipe();
+            self.enter_sack_recovery(now, pipe);
+        }
+        if self.tlp_enabled {
+            if acked > 0 {
+                self.schedule_tlp(now, true);
+            } else if self.tlp.deadline.is_some() && !self.tlp_allowed() {
+                self.tlp.deadline = None;
+            }
+        }
         #[cfg(test)]
         self.check_scoreboard();
     }
 
-    /// The first SACK block arrived: the peer is SACK-capable (what the SYN's
-    /// SACK-permitted option would have told). Converts NewReno state to the scoreboard:
-    /// after a timeout, bytes not yet resent by go-back-N become lost, resent ones lost and
-    /// retransmitted; a NewReno recovery in progress continues as a SACK recovery.
-    fn activate_sack(&mut self) {
-        self.peer_sacks = true;
-        self.lost_high = self.snd_una;
-        self.retx_next = self.snd_una;
-        if self.snd_nxt < self.snd_max {
-            let resent_end = self.snd_nxt;
-            for s in &mut self.segments {
-                s.lost = true;
-                s.retx_out = s.seq < resent_end;
+    /// Linux `tcp_fastretrans_alert` for SACK connections, after the scoreboard took the
+    /// ACK: state exits (with undo), loss detection by state, recovery entry. Returns
+    /// whether fast recovery ends on this ACK without an undo (the controller is told after
+    /// its `on_ack`); `reenter` asks for a new recovery after that (RACK only).
+    #[allow(clippy::too_many_arguments)]
+    fn sack_recovery_step(
+        &mut self,
+        now: Nanos,
+        ack: &Ack,
+        dl: &Delivery,
+        prior_snd_una: u64,
+        prior_pipe: u64,
+        dupack: bool,
+        reenter: &mut bool,
+    ) -> bool {
+        let advanced = self.snd_una > prior_snd_una;
+        let mut ends = false;
+        // D. State exit: the recovery point is acknowledged (RFC 6675 §5, RFC 6582 §3.2).
+        if self.in_recovery && self.snd_una >= self.recover {
+            self.in_recovery = false;
+            if !self.try_undo_recovery(now, ack) {
+                ends = true;
             }
-            self.lost_bytes = self.snd_max - self.snd_una;
-            self.retx_bytes = resent_end - self.snd_una;
-            self.lost_high = self.snd_max;
-            self.snd_nxt = self.snd_max;
         }
+        // E. By state.
+        let mut lost_retx = false;
         if self.in_recovery {
-            self.inflation = 0;
-            self.prr_init();
-            self.rescue_point = self.segments.front().map_or(self.snd_una, |s| s.end());
-            if self.hole_pending {
-                let end = self.rescue_point;
-                self.mark_lost_below(end);
+            let hold = advanced && self.try_undo_partial(now, ack, prior_snd_una);
+            if self.in_recovery && self.try_undo_dsack(now) {
+                self.in_recovery = false;
             }
+            if !hold {
+                self.identify_loss(now, dl);
+            }
+        } else if self.in_loss {
+            self.process_loss(now, ack, advanced, dl.orig_acked, dl.sacked > 0, dupack);
+            lost_retx = self.identify_loss(now, dl);
+            if self.in_loss && !(lost_retx && self.rack_enabled) {
+                return ends;
+            }
+        } else {
+            if self.retx_bytes == 0 && !self.segments.front().is_some_and(|s| s.retransmitted) {
+                // Linux: in order again, nothing retransmitted outstanding.
+                self.undo.retrans_stamp = None;
+            }
+            if !ends {
+                self.try_undo_dsack(now);
+            }
+            self.identify_loss(now, dl);
         }
-        self.advance_retx_next();
+        if ends {
+            *reenter = self.rack_enabled;
+            return true;
+        }
+        // Recovery starts (Linux `tcp_time_to_recover`; from Loss when a retransmission was
+        // found lost again).
+        if !self.in_recovery && (!self.in_loss || lost_retx) && self.time_to_recover(ack.ack) {
+            self.in_loss = false;
+            self.enter_sack_recovery(now, prior_pipe);
+        }
+        false
+    }
+
+    /// Loss detection of this ACK: RACK (RFC 8985) or RFC 6675's IsLost plus the
+    /// lost-retransmission rule. Returns whether a retransmission was found lost.
+    fn identify_loss(&mut self, now: Nanos, dl: &Delivery) -> bool {
+        if self.rack_enabled {
+            return self.rack.advanced && self.rack_detect_loss(now);
+        }
+        if dl.sacked == 0 {
+            return false;
+        }
+        let before = self.stats.lost_retransmits;
+        self.update_lost();
+        self.detect_lost_retransmissions();
+        self.stats.lost_retransmits > before
+    }
+
+    /// Whether fast recovery starts (Linux `tcp_time_to_recover`): with RACK, once anything
+    /// is marked lost; else RFC 6675 §5 — the DupThresh-th DupAck or IsLost(HighACK + 1),
+    /// not before the ACK reaches the previous RecoveryPoint.
+    fn time_to_recover(&self, ack: u64) -> bool {
+        if self.snd_una >= self.snd_max {
+            return false;
+        }
+        if self.rack_enabled {
+            return self.lost_bytes > 0;
+        }
+        ack >= self.recover && (self.dupacks >= self.dupack_threshold || self.lost_high > self.snd_una)
     }
 
     /// Removes the segments a cumulative ACK up to `ack` covers (trimming one only partly
@@ -781,11 +1179,13 @@ impl TcpSender {
                 let len = s.len as u64;
                 if s.sacked {
                     self.sacked_bytes -= len;
+                    self.sacked_segs -= 1;
+                    dl.cum_retx |= s.retransmitted;
                 } else {
                     self.lost_bytes -= if s.lost { len } else { 0 };
                     self.retx_bytes -= if s.retx_out { len } else { 0 };
                     dl.cum_unsacked += len;
-                    dl.add(&mut self.rate, &s);
+                    dl.add(&mut self.rate, &s, true);
                 }
             } else {
                 if front.seq < ack {
@@ -816,11 +1216,15 @@ impl TcpSender {
     }
 
     /// Applies the ACK's SACK blocks to the scoreboard (RFC 6675 §4 Update()). Ranges
-    /// already covered by the previous ACK's blocks were applied then and are skipped.
-    fn apply_sack(&mut self, ack: &Ack, dl: &mut Delivery) {
+    /// already covered by the previous ACK's blocks were applied then and are skipped; so is
+    /// the first block when it is a D-SACK (`skip_first`, RFC 2883 §4).
+    fn apply_sack(&mut self, ack: &Ack, skip_first: bool, dl: &mut Delivery) {
+        if ack.sack_len == 0 && self.sack_cache_len == 0 {
+            return;
+        }
         let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
         let mut n = 0;
-        for &(s, e) in ack.sack_blocks() {
+        for &(s, e) in &ack.sack_blocks()[skip_first as usize..] {
             let (s, e) = (s.max(self.snd_una), e.min(self.snd_max));
             if s < e {
                 blocks[n] = (s, e);
@@ -871,13 +1275,14 @@ impl TcpSender {
                 let len = s.len as u64;
                 s.sacked = true;
                 self.sacked_bytes += len;
+                self.sacked_segs += 1;
                 self.lost_bytes -= if s.lost { len } else { 0 };
                 self.retx_bytes -= if s.retx_out { len } else { 0 };
                 self.high_sacked = self.high_sacked.max(s.end());
                 dl.sacked += len;
                 self.stats.bytes_sacked += len;
                 let s = *s;
-                dl.add(&mut self.rate, &s);
+                dl.add(&mut self.rate, &s, false);
             }
             i += 1;
         }
@@ -920,7 +1325,7 @@ impl TcpSender {
     /// A retransmission is lost once data sent after it is SACKed: it loses its `retx_out`
     /// mark (leaves `pipe`) and becomes NextSeg's rule-1 candidate again.
     fn detect_lost_retransmissions(&mut self) {
-        while let Some(&(seq, mark, sent_at)) = self.retx_queue.front() {
+        while let Some(&(seq, mark, order)) = self.retx_queue.front() {
             if self.high_sacked <= mark {
                 break;
             }
@@ -931,7 +1336,7 @@ impl TcpSender {
             let i = self.index_of(seq);
             let s = &mut self.segments[i];
             // Only if this is still that retransmission, in flight and unSACKed.
-            if s.seq == seq && s.sent_at == sent_at && s.retx_out && !s.sacked && s.lost {
+            if s.seq == seq && s.order == order && s.retx_out && !s.sacked && s.lost {
                 s.retx_out = false;
                 self.retx_bytes -= s.len as u64;
                 self.retx_next = self.retx_next.min(seq);
@@ -972,11 +1377,19 @@ impl TcpSender {
         let flight = prior_pipe;
         self.recover = self.snd_max;
         self.in_recovery = true;
+        self.in_loss = false;
         self.partial_ack_seen = false;
         self.inflation = 0;
+        // Linux `tcp_enter_recovery`: undo bookkeeping, then the reduction; a probe in
+        // flight is this episode's (`tcp_init_cwnd_reduction` clears `tlp_high_seq`).
+        self.init_undo();
+        self.tlp = Tlp::default();
         self.cc.on_congestion_event(&LossEvent { now, bytes_in_flight: flight, mss: self.mss });
         let head_end = self.segments.front().map_or(self.snd_una, |s| s.end());
-        self.mark_lost_below(head_end);
+        if !self.rack_enabled {
+            // RFC 6675 §5 (4.3): the segment at snd_una is lost; with RACK, RACK said so.
+            self.mark_lost_below(head_end);
+        }
         self.hole_pending = true;
         self.rescue_point = head_end;
         self.prr_init();
@@ -1028,17 +1441,29 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
     }
 
-    /// The earliest time the sender needs [`TcpSender::on_timeout`] (retransmission timer,
-    /// controller timer) or another [`TcpSender::poll_transmit`] (pacer release).
+    /// The earliest time the sender needs [`TcpSender::on_timeout`] (retransmission, probe,
+    /// reordering and controller timers) or another [`TcpSender::poll_transmit`] (pacer
+    /// release).
     pub fn poll_timeout(&self) -> Option<Nanos> {
         let pacer = (self.pacing_rate().is_some() && self.next().is_some()).then_some(self.next_release);
-        [self.rto_deadline, self.cc.poll_timeout(), pacer].into_iter().flatten().min()
+        [self.rto_deadline, self.tlp.deadline, self.reo_deadline, self.cc.poll_timeout(), pacer]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Handles whatever timers are due at `now`; does nothing if none is. Call
-    /// [`TcpSender::poll_transmit`] afterwards.
+    /// [`TcpSender::poll_transmit`] afterwards (a due probe is sent there). When the probe
+    /// and the RTO are due together the probe goes (Linux has one timer, and the probe's
+    /// deadline is never after the RTO's) and restarts the RTO.
     pub fn on_timeout(&mut self, now: Nanos) {
-        if self.rto_deadline.is_some_and(|d| d <= now) {
+        if self.reo_deadline.is_some_and(|d| d <= now) {
+            self.on_reo_timeout(now);
+        }
+        if self.tlp.deadline.is_some_and(|d| d <= now) {
+            self.on_tlp_timeout(now);
+        }
+        if !self.tlp.pending && self.rto_deadline.is_some_and(|d| d <= now) {
             self.on_rto(now);
         }
         if self.cc.poll_timeout().is_some_and(|d| d <= now) {
@@ -1057,33 +1482,59 @@ impl TcpSender {
         // The controller gets the bytes in flight: with SACK, `pipe` (RFC 5681 eq. 4's
         // FlightSize is meant as data in the network; SACKed data stuck behind a hole is
         // not, and would set ssthresh far above what the path held).
-        self.cc.on_timeout(now, self.bytes_in_flight(), self.mss);
-        // RFC 6582 §4 / RFC 6675 §5.1: duplicate ACKs for data sent before the timeout must
-        // not trigger another fast retransmit.
-        self.recover = self.snd_max;
-        self.in_recovery = false;
-        self.inflation = 0;
-        self.dupacks = 0;
-        self.limited_bytes = 0;
-        self.hole_pending = false;
-        self.rate.reset_dup_credit();
+        let flight = self.bytes_in_flight();
+        // Linux `tcp_enter_loss`: a timeout starts a loss episode (saves the undo state and
+        // asks the controller for ssthresh) unless it repeats one before any progress (RFC
+        // 5681 §3.1: "the value of ssthresh is held constant") or interrupts fast recovery;
+        // F-RTO runs for a new episode or a repeated timeout on the same snd_una (RFC 5682
+        // §3.1 step 1, §3.2).
+        let new_recovery = !self.in_recovery && !self.in_loss;
+        let new_episode = new_recovery || self.recover <= self.snd_una || (self.in_loss && self.rto_repeats == 0);
+        let frto = self.frto_enabled && sack && (new_recovery || self.rto_repeats > 0);
         if sack {
-            // RFC 6675 §5.1: every unSACKed segment is lost and resent, in order, as the
-            // (slow-starting) window allows; SACKed segments are never resent.
-            for s in &mut self.segments {
-                s.retx_out = false;
-                s.lost = !s.sacked;
+            if self.rack_enabled {
+                self.rack_timeout_mark_lost(now);
+            } else {
+                // RFC 6675 §5.1: every unSACKed segment is lost and resent, in order, as the
+                // (slow-starting) window allows; SACKed segments are never resent.
+                for s in &mut self.segments {
+                    s.retx_out = false;
+                    s.lost = !s.sacked;
+                }
+                self.lost_bytes = self.snd_max - self.snd_una - self.sacked_bytes;
+                self.retx_bytes = 0;
+                self.lost_high = self.snd_max;
+                self.retx_queue.clear();
             }
-            self.lost_bytes = self.snd_max - self.snd_una - self.sacked_bytes;
-            self.retx_bytes = 0;
-            self.lost_high = self.snd_max;
             self.retx_next = self.snd_una;
-            self.retx_queue.clear();
             self.advance_retx_next();
         } else {
             // Go-back-N: everything from snd_una is resent as the (slow-starting) window allows.
             self.snd_nxt = self.snd_una;
         }
+        if new_episode {
+            self.init_undo();
+            self.cc.on_timeout(now, flight, self.mss);
+        } else {
+            self.cc.on_timeout_again(now, self.mss);
+        }
+        // RFC 6582 §4 / RFC 6675 §5.1: duplicate ACKs for data sent before the timeout must
+        // not trigger another fast retransmit.
+        self.recover = self.snd_max;
+        self.in_recovery = false;
+        self.in_loss = true;
+        self.inflation = 0;
+        self.dupacks = 0;
+        self.limited_bytes = 0;
+        // With RACK some segments may still count in flight: the head goes regardless
+        // (Linux sets cwnd = in flight + 1 and retransmits the head).
+        self.hole_pending = sack && self.rack_enabled;
+        self.rate.reset_dup_credit();
+        self.tlp = Tlp::default();
+        self.reo_deadline = None;
+        self.undo.frto = frto;
+        self.undo.frto_new_data = false;
+        self.rto_repeats = self.rto_repeats.saturating_add(1);
         // RFC 6298 §5.5–5.6: back off, restart the timer, retransmit now (unpaced).
         self.rtt.back_off();
         self.rto_deadline = Some(now + self.rtt.rto());
@@ -1092,16 +1543,42 @@ impl TcpSender {
         self.check_scoreboard();
     }
 
+    /// Linux `tcp_timeout_mark_lost` with RACK: the head and every segment whose RACK
+    /// deadline without reordering window (`RACK.rtt` after its latest transmission) has
+    /// passed are lost; a lost segment's retransmission that old is lost too. Segments sent
+    /// more recently are left in flight. Lost marks stay a prefix (see [`rack`]).
+    fn rack_timeout_mark_lost(&mut self, now: Nanos) {
+        let rtt = self.rack.rtt;
+        let mut end = self.segments.front().map_or(self.snd_una, |s| s.end());
+        for (i, s) in self.segments.iter_mut().enumerate() {
+            if s.sacked {
+                continue;
+            }
+            let due = i == 0 || now.saturating_sub(s.sent_at) >= rtt;
+            if !due {
+                continue;
+            }
+            end = end.max(s.end());
+            if s.lost && s.retx_out {
+                s.retx_out = false;
+                self.retx_bytes -= s.len as u64;
+                self.stats.lost_retransmits += 1;
+            }
+        }
+        self.mark_lost_below(end);
+    }
+
     /// Test-only consistency check of the scoreboard totals and pointers.
     #[cfg(test)]
     fn check_scoreboard(&self) {
-        let (mut sacked, mut lost, mut retx) = (0, 0, 0);
+        let (mut sacked, mut lost, mut retx, mut sacked_segs) = (0, 0, 0, 0);
         let mut expect = self.snd_una;
         for s in &self.segments {
             assert_eq!(s.seq, expect, "ring is contiguous");
             expect = s.end();
             if s.sacked {
                 sacked += s.len as u64;
+                sacked_segs += 1;
             } else {
                 lost += if s.lost { s.len as u64 } else { 0 };
                 retx += if s.retx_out { s.len as u64 } else { 0 };
@@ -1115,6 +1592,7 @@ impl TcpSender {
         }
         assert_eq!(expect, self.snd_max);
         assert_eq!((sacked, lost, retx), (self.sacked_bytes, self.lost_bytes, self.retx_bytes));
+        assert_eq!(sacked_segs, self.sacked_segs);
         if self.sack_active() {
             assert_eq!(self.snd_nxt, self.snd_max);
             if let Some(i) = self.retx_candidate() {

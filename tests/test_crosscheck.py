@@ -1,0 +1,142 @@
+"""`cellshare crosscheck`'s comparison (simulator vs real Linux TCP in the emulator), without
+the emulator: the statistics it compares, its tolerances, the scenario variants of --trace and
+--cc, the averaging of repeated emulator runs and the table (docs/tcp.md)."""
+
+import json
+from pathlib import Path
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover
+    import tomli as tomllib  # type: ignore[no-redef]
+
+import pyarrow as pa
+import pytest
+
+import cellshare
+from cellshare import emulate
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _sim(mbps=10.0, retx=100, drops=100, rto=1, dur=60.0):
+    return {"duration_s": dur, "flows": [{"id": 0, "throughput_mbps": mbps, "retransmits": retx, "drops": drops,
+                                          "timeouts": rto, "rtt_ms": {"p50": 50.0}}]}
+
+
+def _emu(mbps=10.0, retx=100, drops=100, rto=1, rtt=100.0, kept=True, dur=60.0):
+    return {"duration_s": dur, "realtime": {"kept": kept},
+            "flows": [{"name": "f", "ue": 0, "throughput_mbps": mbps, "drops": drops,
+                       "sender": {"retrans": retx, "rto": rto, "rtt_ms": rtt}}]}
+
+
+def test_compare_judges_each_criterion_with_its_tolerance():
+    ok = emulate.compare(_sim(), _emu(mbps=10.4, retx=110, drops=100, rto=2, rtt=109.0), {0: 100.0})
+    r = ok["flows"][0]
+    assert ok["ok"], ok
+    assert r["throughput_rel_diff"] == pytest.approx(0.04)
+    assert (r["sim_retx_per_drop"], r["emu_retx_per_drop"]) == (1.0, pytest.approx(1.1))
+    assert r["timeouts_per_minute_diff"] == pytest.approx(1.0)
+    assert r["rtt_rel_diff"] == pytest.approx(0.09)
+    assert "sampled every 10 ms" in ok["rtt_statistic"]
+    # Each criterion alone can fail the case.
+    for emu, key in [(_emu(mbps=10.6), "throughput_within_tolerance"),
+                     (_emu(retx=130), "retx_per_drop_within_tolerance"),
+                     (_emu(rto=3), "timeouts_within_tolerance"),
+                     (_emu(rtt=112.0), "rtt_within_tolerance")]:
+        c = emulate.compare(_sim(), emu, {0: 100.0})
+        assert not c[key] and not c["ok"], (key, c)
+    # Without drops on a side the ratio is undefined and not judged.
+    c = emulate.compare(_sim(retx=3, drops=0), _emu(retx=2, drops=0, rtt=100.0), {0: 100.0})
+    assert c["flows"][0]["retx_per_drop_rel_diff"] is None and c["retx_per_drop_within_tolerance"]
+    # Timeouts: within 1 per minute, and at least 1 for runs shorter than a minute.
+    assert emulate.compare(_sim(rto=0, dur=10), _emu(rto=1, rtt=100.0, dur=10), {0: 100.0})["timeouts_within_tolerance"]
+    assert not emulate.compare(_sim(rto=0, dur=10), _emu(rto=2, rtt=100.0, dur=10), {0: 100.0})["timeouts_within_tolerance"]
+    assert emulate.compare(_sim(rto=0, dur=180), _emu(rto=3, rtt=100.0, dur=180), {0: 100.0})["timeouts_within_tolerance"]
+    # The emulator's real-time verdict is carried along.
+    assert emulate.compare(_sim(), _emu(kept=False), {0: 100.0})["emu_kept_real_time"] is False
+
+
+def test_sampled_rtt_is_the_median_of_the_srtt_trace_after_the_first_sample():
+    t = pa.table({"flow": [0, 0, 0, 0, 0, 1, 1], "srtt_ms": [0.0, 0.0, 30.0, 10.0, 20.0, 5.0, 7.0]})
+    # The emulator's traffic tool takes the element at len/2 of the sorted samples.
+    assert emulate.sampled_rtt_ms(t) == {0: 20.0, 1: 7.0}
+
+
+def test_the_simulator_is_sampled_every_10_ms_like_the_emulator():
+    text = (REPO / "scenarios" / "emu-two-ues-cubic.toml").read_text()
+    doc = tomllib.loads(emulate.simulator_text(text + "\n[emulator]\nprobe_count = 0\n"))
+    assert "emulator" not in doc and doc["simulation"]["trace_interval_ms"] == 10
+    r = cellshare.run({**doc, "simulation": {**doc["simulation"], "duration_s": 3.0}})
+    rtt = emulate.sampled_rtt_ms(r.flow_trace())
+    assert set(rtt) == {0, 1} and all(20.0 < v < 500.0 for v in rtt.values()), rtt
+
+
+def test_variants_swap_trace_and_controller_and_make_paths_absolute(tmp_path):
+    text = (REPO / "scenarios" / "emu-trace.toml").read_text()
+    trace = REPO.parent / "shared" / "traces" / "ATT-LTE-driving.down"
+    doc = tomllib.loads(emulate.variant_text(text, REPO / "scenarios", trace, "bbr"))
+    assert doc["ues"][0]["channel"]["file"] == str(trace.resolve())
+    assert doc["flows"][0]["transport"]["cc"]["kind"] == "bbr"
+    # Unchanged trace, made absolute, so the variant can be written anywhere.
+    doc = tomllib.loads(emulate.variant_text(text, REPO / "scenarios", None, None))
+    assert Path(doc["ues"][0]["channel"]["file"]).is_absolute()
+    assert Path(doc["ues"][0]["channel"]["file"]).name == "TMobile-LTE-driving.down"
+    fixed = (REPO / "scenarios" / "emu-two-ues-cubic.toml").read_text()
+    with pytest.raises(ValueError, match="--trace .*no UE with a trace channel"):
+        emulate.variant_text(fixed, REPO / "scenarios", trace, None)
+
+
+def test_repeated_emulator_runs_are_averaged_and_tabled():
+    runs = [_emu(mbps=9.0, retx=90, drops=90, rto=1, rtt=90.0), _emu(mbps=11.0, retx=110, drops=100, rto=2, rtt=110.0,
+                                                                      kept=False)]
+    avg = emulate.average_summaries(runs)
+    f = avg["flows"][0]
+    assert (f["throughput_mbps"], f["drops"], f["sender"]["retrans"], f["sender"]["rto"], f["sender"]["rtt_ms"]) == (
+        10.0, 95.0, 100.0, 1.5, 100.0)
+    assert avg["realtime"]["kept"] is False and avg["repeats"] == 2
+    assert emulate.average_summaries(runs[:1]) is runs[0]
+    cmp = emulate.compare(_sim(), avg, {0: 100.0})
+    table = emulate.markdown_table([{"trace": "T.down", "cc": "cubic", "load": 1.5, "compare": cmp}])
+    lines = table.splitlines()
+    assert lines[0].startswith("| trace | cc | Mbps sim / emu") and len(lines) == 3
+    assert "10.00 / 10.00 [9.00–11.00] (0.0%)" in lines[2]
+    assert "1 / 1.5 [1–2]" in lines[2] and "not kept (1.5)" in lines[2]
+
+
+def test_crosscheck_cli_rejects_bad_options_before_running(run_cli, tmp_path):
+    scenario = REPO / "scenarios" / "emu-trace.toml"
+    r = run_cli("crosscheck", scenario, "--out", tmp_path / "x", "--trace", tmp_path / "missing.down")
+    assert r.returncode == 2 and "missing.down" in r.stderr and "no such file" in r.stderr
+    r = run_cli("crosscheck", REPO / "scenarios" / "emu-two-ues-cubic.toml", "--out", tmp_path / "y",
+                "--trace", REPO.parent / "shared" / "traces" / "ATT-LTE-driving.down")
+    assert r.returncode == 2 and "no UE with a trace channel" in r.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_reuse_compares_a_new_simulator_run_with_the_stored_emulator_runs(run_cli, tmp_path):
+    scenario = REPO / "scenarios" / "emu-two-ues-cubic.toml"
+    out = tmp_path / "xc"
+    # Without a stored emulator run --reuse refuses, before writing anything.
+    r = run_cli("crosscheck", scenario, "--out", out, "--duration", "2", "--reuse")
+    assert r.returncode == 2 and "--reuse: no emulator run" in r.stderr and not out.exists()
+    stored = _emu(mbps=3.0, retx=4, drops=4, rto=0, rtt=80.0, dur=2.0)
+    stored["flows"] = [dict(stored["flows"][0], name=f"f{i}", ue=i) for i in range(2)]
+    (out / "emu").mkdir(parents=True)
+    # Not an earlier crosscheck's folder (no output marker): refused too.
+    (out / "emu" / "summary.json").write_text(json.dumps(stored))
+    r = run_cli("crosscheck", scenario, "--out", out, "--duration", "2", "--reuse")
+    assert r.returncode == 2 and "--reuse: no emulator run" in r.stderr
+    from cellshare.output import write_marker
+    write_marker(out, "crosscheck")
+    (out / "emu" / "host_load.json").write_text(json.dumps({"load": 0.5}))
+    r = run_cli("crosscheck", scenario, "--out", out, "--duration", "2", "--reuse")
+    assert r.returncode in (0, 1), r.stderr
+    doc = json.loads((out / "crosscheck.json").read_text())
+    assert doc["attempts"] == [{"run": 1, "load": 0.5, "kept": True, "reused": True, "tti_late_p99_ms": None,
+                                "host_steal_percent": None}]
+    assert [f["emu_mbps"] for f in doc["flows"]] == [3.0, 3.0] and (out / "sim" / "summary.json").exists()
+    assert all(f["sim_mbps"] > 0 for f in doc["flows"])
+    # A stored run of another length is another scenario: refused, naming both durations.
+    r = run_cli("crosscheck", scenario, "--out", out, "--duration", "3", "--reuse")
+    assert r.returncode == 2 and "lasted 2.0 s, the simulator's 3.0 s" in r.stderr, r.stderr
