@@ -324,6 +324,35 @@ impl Cubic {
     fn reduced_ssthresh(&self, flight_bytes: u64) -> f64 {
         (flight_bytes as f64 / self.mss * self.cfg.beta).max(2.0)
     }
+
+    /// The multiplicative decrease of a congestion event without its recovery: fast
+    /// convergence (§4.7), `ssthresh = max(flight_size·β, 2)` and `cwnd = ssthresh` (§4.6),
+    /// the epoch ended. Linux's `bictcp_recalc_ssthresh`, which a controller built on CUBIC
+    /// calls for a reduction of its own (C2TCP's delay-triggered cut, `super::c2tcp`).
+    pub fn multiplicative_decrease(&mut self, flight_bytes: u64) {
+        self.w_max = if self.cfg.fast_convergence && self.cwnd < self.w_max {
+            self.cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            self.cwnd
+        };
+        self.w_max_from_epoch = false;
+        self.cwnd_prior = self.cwnd;
+        self.ssthresh = self.reduced_ssthresh(flight_bytes);
+        self.cwnd = self.ssthresh;
+        self.epoch_start = None;
+        self.hystart.active = false;
+    }
+
+    /// Sets the window to `segments` (at least 1); for a controller built on CUBIC (C2TCP's
+    /// `cwnd = 1` and its extra increase).
+    pub fn set_cwnd_segments(&mut self, segments: f64) {
+        self.cwnd = segments.max(1.0);
+    }
+
+    /// Whether the window is below `ssthresh` (slow start).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
 }
 
 impl CongestionControl for Cubic {
@@ -356,17 +385,7 @@ impl CongestionControl for Cubic {
 
     fn on_congestion_event(&mut self, ev: &LossEvent) {
         // RFC 9438 §4.7 (before the reduction), then §4.6.
-        self.w_max = if self.cfg.fast_convergence && self.cwnd < self.w_max {
-            self.cwnd * (1.0 + self.cfg.beta) / 2.0
-        } else {
-            self.cwnd
-        };
-        self.w_max_from_epoch = false;
-        self.cwnd_prior = self.cwnd;
-        self.ssthresh = self.reduced_ssthresh(ev.bytes_in_flight);
-        self.cwnd = self.ssthresh;
-        self.epoch_start = None;
-        self.hystart.active = false;
+        self.multiplicative_decrease(ev.bytes_in_flight);
         self.in_recovery = true;
     }
 

@@ -20,12 +20,14 @@
 use cellshare_core::Nanos;
 
 pub mod bbr;
+pub mod c2tcp;
 pub mod cubic;
 pub mod ledbat;
 pub mod legilimens;
 pub mod reno;
 pub mod tcp_lp;
 pub mod vegas;
+pub mod westwood;
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), computed by the
 /// sender for the newest segment this ACK delivered.

@@ -85,6 +85,9 @@ struct SentSegment {
     len: u32,
     /// Time of the latest transmission.
     sent_at: Nanos,
+    /// Time of the first transmission (bookkeeping for the simulator's one-way delay,
+    /// which counts a retransmitted segment from its first transmission).
+    first_sent_at: Nanos,
     /// Whether it was ever retransmitted (Karn's rule).
     retransmitted: bool,
     /// Delivery state at the latest transmission.
@@ -512,6 +515,7 @@ impl TcpSender {
                     seq,
                     len,
                     sent_at: now,
+                    first_sent_at: now,
                     retransmitted: false,
                     rate: snapshot,
                     sacked: false,
@@ -553,6 +557,14 @@ impl TcpSender {
             ts_ecr: self.ts_recent.unwrap_or(0),
             retransmit,
         })
+    }
+
+    /// When the bytes at `seq` were first transmitted, while they are outstanding (for a
+    /// retransmission just returned by [`TcpSender::poll_transmit`]: the time its first copy
+    /// left).
+    pub fn first_sent_of(&self, seq: u64) -> Option<Nanos> {
+        let i = self.index_of(seq);
+        self.segments.get(i).filter(|s| s.seq <= seq).map(|s| s.first_sent_at)
     }
 
     /// Resends the whole segment at ring index `i`; returns `(seq, len, true)`.

@@ -547,6 +547,24 @@ fn go_back_n_after_timeout() {
 }
 
 #[test]
+fn retransmissions_remember_when_their_bytes_were_first_sent() {
+    let mut s = reno_sender(&newreno());
+    s.write(u64::MAX);
+    drain(&mut s, 5 * MS);
+    assert_eq!(s.first_sent_of(0), Some(5 * MS));
+    // Two timeouts resend segment 0; its first transmission stays at 5 ms.
+    s.on_timeout(1005 * MS);
+    assert_eq!(drain(&mut s, 1005 * MS)[0].seq, 0);
+    s.on_timeout(3005 * MS);
+    assert_eq!(drain(&mut s, 3005 * MS)[0].seq, 0);
+    assert_eq!(s.stats().timeouts, 2);
+    assert_eq!(s.first_sent_of(0), Some(5 * MS));
+    assert_eq!(s.first_sent_of(M + 7), Some(5 * MS), "any byte of an outstanding segment");
+    s.on_ack(3105 * MS, &ack(M));
+    assert_eq!(s.first_sent_of(0), None, "acknowledged bytes are forgotten");
+}
+
+#[test]
 fn dupacks_after_timeout_do_not_start_fast_recovery() {
     let mut s = reno_sender(&newreno());
     s.write(u64::MAX);
