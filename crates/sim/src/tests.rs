@@ -397,3 +397,24 @@ fn one_way_delay_counts_retransmissions_from_their_first_copy() {
     let cdf = &lossy.series.one_way_delay_cdf;
     assert!((cdf.last().unwrap().1 - 1.0).abs() < 1e-12);
 }
+
+#[test]
+fn c2tcp_keeps_the_mean_rtt_near_its_target_where_cubic_fills_the_buffer() {
+    // A 10 Mbps UE with a 1.5 MB queue (1.2 s at the link rate) and a ~20 ms minimum RTT:
+    // CUBIC fills the queue; C2TCP's Tuner steers the average RTT to its Target (50 ms,
+    // the JSAC release's) at about the same throughput; a Target of 100 ms gives a longer RTT.
+    let toml = |cc: &str| {
+        format!(
+            "[simulation]\nduration_s = 20\nseed = 5\n[cell]\nrlc_queue_bytes = 1500000\n[wired]\nremote_delay_ms = 8\nuplink_delay_ms = 2\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 10 }}\n[[flows]]\nue = 0\ntransport = {{ kind = \"tcp\", cc = {cc} }}\n"
+        )
+    };
+    let cubic = run(&toml("{ kind = \"cubic\" }"));
+    let c2 = run(&toml("{ kind = \"c2tcp\" }"));
+    let c2_100 = run(&toml("{ kind = \"c2tcp\", target_ms = 100 }"));
+    let (rc, r50, r100) = (cubic.flows[0].rtt_ms.mean, c2.flows[0].rtt_ms.mean, c2_100.flows[0].rtt_ms.mean);
+    assert!(rc > 300.0, "cubic mean RTT {rc}");
+    assert!(r50 > 25.0 && r50 < 60.0, "c2tcp T=50 mean RTT {r50}");
+    assert!(r100 > r50 + 20.0 && r100 < 115.0, "c2tcp T=100 mean RTT {r100} (T=50: {r50})");
+    let (tc, t50) = (cubic.flows[0].throughput_mbps, c2.flows[0].throughput_mbps);
+    assert!(t50 > 0.85 * tc, "c2tcp {t50} vs cubic {tc} Mbit/s");
+}
