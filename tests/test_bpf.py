@@ -96,7 +96,7 @@ def test_bpf_cli_list_and_bad_names(run_cli):
     r = run_cli("bpf", "list", "--json")
     assert r.returncode == 0, r.stderr
     names = [c["name"] for c in json.loads(r.stdout)["controls"]]
-    assert names == ["legilimens", "ledbat", "tcp_lp"]
+    assert names == ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"]
 
 
 def test_two_concurrent_loads_of_one_control_both_succeed(veth_pair):

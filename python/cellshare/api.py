@@ -278,7 +278,7 @@ class Result:
         """One row per flow."""
         rows = []
         for f in self.summary["flows"]:
-            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "app")}
+            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "one_way_delay_ms", "app")}
             if "app" in f:
                 for k, v in f["app"].items():
                     row[f"app_{k}"] = v
@@ -286,6 +286,8 @@ class Result:
                 row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
             for k, v in f.get("rtt_ms", {}).items():
                 row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = v
+            for k, v in f.get("one_way_delay_ms", {}).items():
+                row[f"one_way_delay_{k}_ms" if k != "count" else "one_way_delay_samples"] = v
             rows.append(row)
         return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
 

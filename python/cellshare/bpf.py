@@ -1,7 +1,7 @@
 """`cellshare bpf`: build, load, unload and list the project's eBPF TCP congestion controls.
 
-The controls live in `bpf/` at the repository root (Legilimens, LEDBAT, TCP-LP; this kernel
-ships neither of the last two). Each is a `tcp_congestion_ops` written in eBPF: it is
+The controls live in `bpf/` at the repository root (Legilimens, LEDBAT, TCP-LP, Westwood+,
+C2TCP on top of the kernel's CUBIC; this kernel ships none of LEDBAT, TCP-LP and Westwood+). Each is a `tcp_congestion_ops` written in eBPF: it is
 compiled with clang (`-target bpf`) against a `vmlinux.h` dumped from the running kernel's
 BTF by bpftool, and registered with `bpftool struct_ops register`, after which the kernel
 lists it in `/proc/sys/net/ipv4/tcp_available_congestion_control` and any socket can select
@@ -25,6 +25,8 @@ CONTROLS = {
     "legilimens": "legilimens.bpf.c",
     "ledbat": "ledbat.bpf.c",
     "tcp_lp": "tcp_lp.bpf.c",
+    "westwood": "westwood.bpf.c",
+    "c2tcp": "c2tcp.bpf.c",
 }
 
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")

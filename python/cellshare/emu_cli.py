@@ -31,7 +31,7 @@ def _name_arg(name: str) -> str:
 
 
 @bpf_app.command("load")
-def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
     """Compile (clang, against this kernel's BTF) and register a control; it then appears in
     /proc/sys/net/ipv4/tcp_available_congestion_control."""
     from .cli import out_console
@@ -44,7 +44,7 @@ def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp"
 
 
 @bpf_app.command("unload")
-def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
     """Unregister a control (sockets using it keep it until they close)."""
     from .cli import out_console
     _name_arg(name)

@@ -293,7 +293,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
     let avail = available_cc();
     for f in &flows {
         if !avail.contains(&f.cc) {
-            let hint = if ["legilimens", "ledbat", "tcp_lp"].contains(&f.cc.as_str()) {
+            let hint = if ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"].contains(&f.cc.as_str()) {
                 format!("; load it first with `cellshare bpf load {}`", f.cc)
             } else {
                 String::new()

@@ -14,7 +14,7 @@ use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sne
 use cellshare_cell::{Cell, Delivery, DropCause, RlcQueue};
 use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
-use cellshare_core::{stream_rng, Nanos, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
+use cellshare_core::{stream_rng, Nanos, StreamRng, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
 
@@ -139,8 +139,8 @@ pub(crate) struct FlowRt {
     pub category: &'static str,
     /// Whether the flow finished and its endpoint state and histograms were freed.
     pub closed: bool,
-    /// Queue-delay and RTT percentiles, kept when the histograms are freed.
-    pub final_delays: Option<(DelayPercentiles, DelayPercentiles)>,
+    /// Queue-delay, RTT and one-way-delay percentiles, kept when the histograms are freed.
+    pub final_delays: Option<(DelayPercentiles, DelayPercentiles, DelayPercentiles)>,
     pub dscp: u8,
     pub label: String,
     pub start: Nanos,
@@ -158,6 +158,12 @@ pub(crate) struct FlowRt {
     pub delay: DelayHistogram,
     /// The sender's smoothed RTT after every ACK (TCP flows).
     pub rtt: DelayHistogram,
+    /// One-way delay of each data packet the receiver did not already hold: from the first
+    /// transmission of its payload (a retransmission counts from its first copy) to its
+    /// arrival at the receiver.
+    pub owd: DelayHistogram,
+    /// Random loss of data packets on the remote link (`wired.remote_loss_rate > 0`).
+    remote_loss: Option<StreamRng>,
     pub fct: Option<Nanos>,
     pub first_send: Option<Nanos>,
     pub drops: u64,
@@ -235,6 +241,10 @@ pub struct DropCounts {
     pub air: u64,
     /// Dropped at a full wired-link buffer.
     pub wired: u64,
+    /// Lost at random on a server's remote link (`wired.remote_loss_rate`; reported only
+    /// when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub random_loss: u64,
     /// Dropped at the full shared FIFO.
     pub shared_fifo: u64,
     /// Dropped at a UE's full device transmit queue (reported only when non-zero, i.e.
@@ -267,6 +277,8 @@ pub struct Simulation {
     pub(crate) n_prb: u32,
     pub(crate) drops: DropCounts,
     pub(crate) delay: DelayHistogram,
+    /// One-way delay of every data packet (as [`FlowRt::owd`]).
+    pub(crate) owd: DelayHistogram,
     pub(crate) events: u64,
     pub(crate) ttis_run: u64,
     /// Trace sampling interval (0: no traces).
@@ -437,6 +449,7 @@ impl Simulation {
             n_prb,
             drops: DropCounts::default(),
             delay: DelayHistogram::default(),
+            owd: DelayHistogram::default(),
             events: 0,
             ttis_run: 0,
             trace_interval: sc.simulation.trace_interval_ms * MS,
@@ -567,6 +580,8 @@ impl Simulation {
             series,
             delay: DelayHistogram::default(),
             rtt: DelayHistogram::default(),
+            owd: DelayHistogram::default(),
+            remote_loss: (w.remote_loss_rate > 0.0).then(|| stream_rng(seed, "remote-loss", id as u64)),
             fct: None,
             first_send: None,
             drops: 0,
@@ -642,9 +657,10 @@ impl Simulation {
         fl.closed = true;
         fl.sender_timer = None;
         fl.receiver_timer = None;
-        fl.final_delays = Some((fl.delay.percentiles(), fl.rtt.percentiles()));
+        fl.final_delays = Some((fl.delay.percentiles(), fl.rtt.percentiles(), fl.owd.percentiles()));
         let delay = std::mem::take(&mut fl.delay);
         fl.rtt = DelayHistogram::default();
+        fl.owd = DelayHistogram::default();
         let class = if fl.class == TrafficClass::Background { "background" } else { "foreground" };
         let dscp = format!("dscp{}", fl.dscp);
         self.closed_delay.entry(class.to_string()).or_default().merge(&delay);
@@ -925,9 +941,12 @@ impl Simulation {
     /// Lets the sender of flow `f` emit everything it may, then re-arms its timer.
     fn service_sender(&mut self, f: u32) {
         let now = self.now;
+        let remote_loss_rate = self.scenario.wired.remote_loss_rate;
         loop {
             let fl = &mut self.flows[f as usize];
             let Some(seg) = fl.sender.poll_transmit(now) else { break };
+            // A retransmission carries the time its bytes were first sent (one-way delay).
+            let first_sent = if seg.retransmit { fl.sender.first_sent_of(seg.seq).unwrap_or(now) } else { now };
             let p = Packet {
                 flow: f,
                 ue: fl.ue,
@@ -941,7 +960,7 @@ impl Simulation {
                 ts_val: seg.ts_val,
                 ts_ecr: seg.ts_ecr,
                 rtt_hint: fl.sender.rtt_hint(),
-                sent_at: now,
+                sent_at: first_sent,
                 ..Default::default()
             };
             fl.first_send.get_or_insert(now);
@@ -957,6 +976,11 @@ impl Simulation {
                 continue;
             }
             match fl.remote.send(now, p.size) {
+                Some(_) if fl.remote_loss.as_mut().is_some_and(|r| r.gen::<f64>() < remote_loss_rate) => {
+                    // Lost on the way (after taking its place on the link), never allocated.
+                    fl.drops += 1;
+                    self.drops.random_loss += 1;
+                }
                 Some(at) => {
                     let id = self.arena.alloc(p);
                     self.seq += 1;
@@ -1167,7 +1191,15 @@ impl Simulation {
         let fl = &mut self.flows[f as usize];
         fl.packets_delivered += 1;
         let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
+        let duplicates = fl.receiver.duplicate_segments();
         fl.receiver.on_segment(now, &seg);
+        if fl.receiver.duplicate_segments() == duplicates {
+            // A packet the receiver did not hold yet: its one-way delay from the first copy.
+            let owd = now.saturating_sub(p.sent_at);
+            fl.owd.record(owd);
+            self.owd.record(owd);
+        }
+        let fl = &mut self.flows[f as usize];
         let d = fl.receiver.delivered();
         if d > fl.delivered_prev {
             fl.series.add(now, d - fl.delivered_prev);

@@ -106,6 +106,10 @@ pub struct FlowResult {
     pub queue_delay_ms: DelayPercentiles,
     /// The sender's smoothed RTT sampled after every ACK (TCP flows; empty otherwise).
     pub rtt_ms: DelayPercentiles,
+    /// One-way delay of each data packet the receiver did not already hold, from the first
+    /// transmission of its payload (a retransmitted packet counts from its first copy, so
+    /// the time spent on retransmissions is included) to its arrival at the receiver.
+    pub one_way_delay_ms: DelayPercentiles,
     /// Goodput per second of simulated time, Mbps; element i is second `series_start_s + i`.
     pub per_second_mbps: Vec<f64>,
     /// The second of `per_second_mbps[0]`: 0 for `[[flows]]` entries (whole run); a
@@ -416,6 +420,9 @@ pub struct CellSeries {
     pub delivered_mbps: Vec<f64>,
     /// CDF of all packets' sojourn as (ms, fraction) points.
     pub queue_delay_cdf: Vec<(f64, f64)>,
+    /// CDF of all data packets' one-way delay (first transmission to arrival, see
+    /// `FlowResult::one_way_delay_ms`) as (ms, fraction) points.
+    pub one_way_delay_cdf: Vec<(f64, f64)>,
 }
 
 pub(crate) fn collect(sim: &Simulation) -> RunResult {
@@ -436,7 +443,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
             };
             let life = to_secs_f64(life_end.saturating_sub(f.start));
             let (retransmits, timeouts) = f.loss_stats();
-            let (queue_delay_ms, rtt_ms) = f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles()));
+            let (queue_delay_ms, rtt_ms, one_way_delay_ms) =
+                f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles(), f.owd.percentiles()));
             FlowResult {
                 id: i as u32,
                 name: f.name.clone(),
@@ -455,6 +463,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 timeouts,
                 queue_delay_ms,
                 rtt_ms,
+                one_way_delay_ms,
                 per_second_mbps: f.series.mbps(end),
                 series_start_s: f.series.first_second(),
                 trace: f.trace.clone(),
@@ -558,6 +567,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
             },
             delivered_mbps: sim.air_bytes.mbps(end),
             queue_delay_cdf: sim.delay.cdf_ms(),
+            one_way_delay_cdf: sim.owd.cdf_ms(),
         },
     }
 }

@@ -345,6 +345,10 @@ pub struct WiredConfig {
     /// One-way delay of the UE → base-station uplink that carries ACKs, ms. Default 4
     /// (roughly LTE's scheduling-request/grant/HARQ pipeline).
     pub uplink_delay_ms: f64,
+    /// Probability that a data packet sent by a server is lost on its remote link
+    /// (independently per packet, from the flow's own random stream): random,
+    /// non-congestion losses as in the Westwood papers' lossy links. Default 0.
+    pub remote_loss_rate: f64,
 }
 
 impl Default for WiredConfig {
@@ -357,6 +361,7 @@ impl Default for WiredConfig {
             backhaul_delay_ms: 0.0,
             backhaul_queue_bytes: 16 << 20,
             uplink_delay_ms: 4.0,
+            remote_loss_rate: 0.0,
         }
     }
 }
@@ -567,6 +572,9 @@ impl Scenario {
             if !(v >= 0.0 && v <= 10_000.0) {
                 return Err(ScenarioError::new(key, v, "a delay in ms in [0, 10000]"));
             }
+        }
+        if !(w.remote_loss_rate >= 0.0 && w.remote_loss_rate < 1.0) {
+            return Err(ScenarioError::new("wired.remote_loss_rate", w.remote_loss_rate, "a probability in [0, 1)"));
         }
         for (key, v) in [("wired.remote_queue_bytes", w.remote_queue_bytes), ("wired.backhaul_queue_bytes", w.backhaul_queue_bytes)] {
             if v < 1500 {

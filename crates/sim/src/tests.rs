@@ -176,6 +176,10 @@ fn malformed_scenarios_name_the_key() {
         ("[cell]\nlink = { kind = \"realistic\", pipeline_delay_tti = -1 }\n[[ues]]\n", "cell.link.pipeline_delay_tti"),
         ("[cell]\nlink = { kind = \"realistic\", cqi_delay_tti = -2 }\n[[ues]]\n", "cell.link.cqi_delay_tti"),
         ("[cell]\nlink = { kind = \"realistic\", t_reordering_ms = -5 }\n[[ues]]\n", "cell.link.t_reordering_ms"),
+        ("[wired]\nremote_loss_rate = 1.5\n[[ues]]\n", "wired.remote_loss_rate"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"westwood\", filter = \"kalman\" } }\n", "flows[0].transport"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }\n", "flows[0].transport.cc (c2tcp)"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", setpoint = 2 } }\n", "flows[0].transport"),
     ];
     for (toml, key) in cases {
         let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
@@ -249,7 +253,7 @@ fn finite_tcp_flow_completes_with_fct() {
 
 #[test]
 fn every_controller_runs_deterministically_on_a_radio_cell() {
-    for cc in ["reno", "cubic", "bbr", "vegas", "ledbat", "tcp_lp", "legilimens"] {
+    for cc in ["reno", "cubic", "bbr", "vegas", "ledbat", "tcp_lp", "legilimens", "westwood", "c2tcp"] {
         let toml = format!(
             "[simulation]\nduration_s = 5\nseed = 9\n[[ues]]\ncount = 2\nchannel = {{ kind = \"radio\", distance_range_m = [100.0, 600.0] }}\n{}{}",
             tcp_flow(0, cc),
@@ -334,4 +338,83 @@ ues = "all"
 transport = {{ kind = "tcp" }}
 "#
     )
+}
+
+#[test]
+fn remote_random_loss_is_seeded_counted_and_costs_reno_more_than_westwood() {
+    // A 10 Mbps UE behind a 1 % random loss on the remote link (the Westwood papers' lossy
+    // path): losses are counted under their own cause, the same seed loses the same packets,
+    // and Westwood+ keeps more of the link than Reno (its window after a loss is BWE·RTTmin,
+    // not half).
+    let toml = |cc: &str| {
+        format!(
+            "[simulation]\nduration_s = 30\nseed = 3\n[wired]\nremote_delay_ms = 20\nremote_loss_rate = 0.01\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 10 }}\n{}",
+            tcp_flow(0, cc)
+        )
+    };
+    let reno = run(&toml("reno"));
+    let again = run(&toml("reno"));
+    assert_eq!(serde_json::to_string(&reno).unwrap(), serde_json::to_string(&again).unwrap());
+    let westwood = run(&toml("westwood"));
+    for r in [&reno, &westwood] {
+        let sent_estimate = r.flows[0].bytes_delivered as f64 / 1448.0;
+        let rate = r.drops.random_loss as f64 / sent_estimate;
+        assert!(rate > 0.007 && rate < 0.013, "loss rate {rate}");
+        assert_eq!(r.drops.wired, 0);
+    }
+    let (tr, tw) = (reno.flows[0].throughput_mbps, westwood.flows[0].throughput_mbps);
+    assert!(tw > 1.1 * tr, "westwood {tw} vs reno {tr}");
+    // Without the key nothing is lost and the summary has no such cause.
+    let clean = run(&toml("reno").replace("remote_loss_rate = 0.01\n", ""));
+    assert_eq!(clean.drops.random_loss, 0);
+    assert!(!serde_json::to_string(&clean.drops).unwrap().contains("random_loss"));
+}
+
+#[test]
+fn one_way_delay_counts_retransmissions_from_their_first_copy() {
+    // Lossless 20 Mbps UE, path one way: 10 ms remote + the cell. Every packet's one-way
+    // delay is its path delay plus its sojourn; with random loss, retransmitted packets add
+    // at least one RTT (fast retransmit) to their first copy's time.
+    let base = "[simulation]\nduration_s = 10\n[wired]\nremote_delay_ms = 10\n[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = 20 }\n";
+    let r = run(&format!("{base}[[flows]]\nue = 0\nbytes = 2000000\ntransport = {{ kind = \"tcp\" }}\n"));
+    let f = &r.flows[0];
+    assert_eq!(f.retransmits, 0);
+    // One way: 10 ms + serialization on the 1 Gbps links + the sojourn.
+    assert_eq!(f.one_way_delay_ms.count, 2_000_000u64.div_ceil(1448), "{:?}", f.one_way_delay_ms);
+    assert!((f.one_way_delay_ms.p50 - (10.0 + f.queue_delay_ms.p50)).abs() < 1.0, "{:?} {:?}", f.one_way_delay_ms, f.queue_delay_ms);
+    assert!((f.one_way_delay_ms.max - (10.0 + f.queue_delay_ms.max)).abs() < 1.0);
+    let lossy = run(&format!("{}{}", base.replace("remote_delay_ms = 10\n", "remote_delay_ms = 10\nremote_loss_rate = 0.02\n"), tcp_flow(0, "cubic")));
+    let f = &lossy.flows[0];
+    assert!(f.retransmits > 50);
+    // The retransmitted packets (~2 %) wait for the loss to be detected and repaired: at
+    // least one round trip (> 20 ms) beyond a first copy's delay, so the maximum exceeds
+    // the largest sojourn by more than the two-way path.
+    assert!(f.one_way_delay_ms.max > f.queue_delay_ms.max + 10.0 + 20.0, "{:?} {:?}", f.one_way_delay_ms, f.queue_delay_ms);
+    // Each packet counts once: the samples are the packets the receiver took in.
+    assert!(f.one_way_delay_ms.count as f64 >= f.bytes_delivered as f64 / 1448.0 * 0.99);
+    assert!(f.one_way_delay_ms.count as f64 <= f.bytes_delivered as f64 / 1448.0 + 1.0 + f.retransmits as f64);
+    // The run-level CDF covers the same samples.
+    let cdf = &lossy.series.one_way_delay_cdf;
+    assert!((cdf.last().unwrap().1 - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn c2tcp_keeps_the_mean_rtt_near_its_target_where_cubic_fills_the_buffer() {
+    // A 10 Mbps UE with a 1.5 MB queue (1.2 s at the link rate) and a ~20 ms minimum RTT:
+    // CUBIC fills the queue; C2TCP's Tuner steers the average RTT to its Target (50 ms,
+    // the JSAC release's) at about the same throughput; a Target of 100 ms gives a longer RTT.
+    let toml = |cc: &str| {
+        format!(
+            "[simulation]\nduration_s = 20\nseed = 5\n[cell]\nrlc_queue_bytes = 1500000\n[wired]\nremote_delay_ms = 8\nuplink_delay_ms = 2\n[[ues]]\nchannel = {{ kind = \"fixed\", rate_mbps = 10 }}\n[[flows]]\nue = 0\ntransport = {{ kind = \"tcp\", cc = {cc} }}\n"
+        )
+    };
+    let cubic = run(&toml("{ kind = \"cubic\" }"));
+    let c2 = run(&toml("{ kind = \"c2tcp\" }"));
+    let c2_100 = run(&toml("{ kind = \"c2tcp\", target_ms = 100 }"));
+    let (rc, r50, r100) = (cubic.flows[0].rtt_ms.mean, c2.flows[0].rtt_ms.mean, c2_100.flows[0].rtt_ms.mean);
+    assert!(rc > 300.0, "cubic mean RTT {rc}");
+    assert!(r50 > 25.0 && r50 < 60.0, "c2tcp T=50 mean RTT {r50}");
+    assert!(r100 > r50 + 20.0 && r100 < 115.0, "c2tcp T=100 mean RTT {r100} (T=50: {r50})");
+    let (tc, t50) = (cubic.flows[0].throughput_mbps, c2.flows[0].throughput_mbps);
+    assert!(t50 > 0.85 * tc, "c2tcp {t50} vs cubic {tc} Mbit/s");
 }

@@ -7,12 +7,14 @@ use serde::{Deserialize, Serialize};
 use cellshare_core::Nanos;
 use cellshare_transport::cc::{
     bbr::{Bbr, BbrConfig},
+    c2tcp::{C2tcp, C2tcpConfig},
     cubic::{Cubic, CubicConfig},
     ledbat::{Ledbat, LedbatConfig},
     legilimens::{Legilimens, LegilimensConfig},
     reno::{Reno, RenoConfig},
     tcp_lp::{TcpLp, TcpLpConfig},
     vegas::{Vegas, VegasConfig},
+    westwood::{Westwood, WestwoodConfig},
     CcTrace, CongestionControl,
 };
 use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -39,6 +41,12 @@ pub enum CcConfig {
     /// Legilimens (legilimens-transport.txt): capacity and busyness from TCP timestamps
     /// under a PF scheduler, GAP probing modes.
     Legilimens(LegilimensConfig),
+    /// Westwood+ (Mascolo et al. 2004; Linux `tcp_westwood.c`): Reno with ssthresh =
+    /// bandwidth estimate × RTTmin after a loss.
+    Westwood(WestwoodConfig),
+    /// C2TCP (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
+    /// Interval on the RTT, α tuned towards the application's target delay.
+    C2tcp(C2tcpConfig),
 }
 
 impl Default for CcConfig {
@@ -58,6 +66,8 @@ impl CcConfig {
             CcConfig::Ledbat(_) => "ledbat",
             CcConfig::TcpLp(_) => "tcp_lp",
             CcConfig::Legilimens(_) => "legilimens",
+            CcConfig::Westwood(_) => "westwood",
+            CcConfig::C2tcp(_) => "c2tcp",
         }
     }
 
@@ -71,6 +81,8 @@ impl CcConfig {
             CcConfig::Ledbat(c) => c.validate(),
             CcConfig::TcpLp(c) => c.validate(),
             CcConfig::Legilimens(c) => c.validate(),
+            CcConfig::Westwood(c) => c.validate(),
+            CcConfig::C2tcp(c) => c.validate(),
         }
     }
 
@@ -86,6 +98,8 @@ impl CcConfig {
             CcConfig::Ledbat(c) => Box::new(Ledbat::new(c, mss, iw)),
             CcConfig::TcpLp(c) => Box::new(TcpLp::new(c, mss, iw)),
             CcConfig::Legilimens(c) => Box::new(Legilimens::new(c, mss, iw, seed, index)),
+            CcConfig::Westwood(c) => Box::new(Westwood::new(c, mss, iw)),
+            CcConfig::C2tcp(c) => Box::new(C2tcp::new(c, mss, iw)),
         }
     }
 }
@@ -239,6 +253,15 @@ impl Sender {
         }
     }
 
+    /// When the bytes at `seq` (outstanding) were first sent: TCP keeps it per segment; a
+    /// datagram is never resent.
+    pub fn first_sent_of(&self, seq: u64) -> Option<Nanos> {
+        match self {
+            Sender::Tcp(t) => t.first_sent_of(seq),
+            Sender::Cbr { .. } | Sender::Closed { .. } => None,
+        }
+    }
+
     /// Processes an ACK.
     #[inline]
     pub fn on_ack(&mut self, now: Nanos, ack: &Ack) {
@@ -343,6 +366,15 @@ impl Receiver {
             Receiver::Sink(s) => s.on_segment(seg),
             Receiver::Tcp(t) => t.on_segment(now, seg),
             Receiver::Closed { .. } => {}
+        }
+    }
+
+    /// Segments received whose bytes the receiver already held (TCP; 0 otherwise).
+    #[inline]
+    pub fn duplicate_segments(&self) -> u64 {
+        match self {
+            Receiver::Tcp(t) => t.stats().duplicate_segments,
+            Receiver::Sink(_) | Receiver::Closed { .. } => 0,
         }
     }
 

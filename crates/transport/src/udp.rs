@@ -31,7 +31,14 @@ impl CbrSource {
     /// (headers included), starting at `start`, for at most `limit_bytes` payload bytes.
     pub fn new(rate_bps: u64, payload: u32, start: Nanos, limit_bytes: u64) -> Self {
         assert!(rate_bps > 0 && payload > 0);
-        Self { payload, rate_bps, next_seq: 0, sent: 0, start, remaining: limit_bytes }
+        Self {
+            payload,
+            rate_bps,
+            next_seq: 0,
+            sent: 0,
+            start,
+            remaining: limit_bytes,
+        }
     }
 
     /// Wire size of each datagram.
@@ -41,7 +48,9 @@ impl CbrSource {
 
     /// When datagram number `k` is due: `start + k·wire_bits/rate` (exact, no drift).
     fn due(&self, k: u64) -> Nanos {
-        self.start + ((k as u128 * self.wire_size() as u128 * 8 * SEC as u128) / self.rate_bps as u128) as Nanos
+        self.start
+            + ((k as u128 * self.wire_size() as u128 * 8 * SEC as u128) / self.rate_bps as u128)
+                as Nanos
     }
 
     /// The next datagram if one is due at `now`.
@@ -51,7 +60,13 @@ impl CbrSource {
             return None;
         }
         let len = (self.payload as u64).min(self.remaining) as u32;
-        let seg = Segment { seq: self.next_seq, len, ts_val: 0, ts_ecr: 0, retransmit: false };
+        let seg = Segment {
+            seq: self.next_seq,
+            len,
+            ts_val: 0,
+            ts_ecr: 0,
+            retransmit: false,
+        };
         self.next_seq += len as u64;
         self.sent += 1;
         if self.remaining != u64::MAX {
@@ -119,7 +134,9 @@ mod tests {
     #[test]
     fn finite_source_stops() {
         let mut s = CbrSource::new(1_000_000_000, 1000, 0, 2500);
-        let lens: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(SEC)).map(|g| g.len).collect();
+        let lens: Vec<u32> = std::iter::from_fn(|| s.poll_transmit(SEC))
+            .map(|g| g.len)
+            .collect();
         assert_eq!(lens, vec![1000, 1000, 500]);
         assert!(s.finished());
         assert_eq!(s.poll_timeout(), None);

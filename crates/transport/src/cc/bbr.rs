@@ -67,7 +67,9 @@
 //!   `is_ack_delayed` filter for expired RTprop samples and EDT adjustments of in-flight.
 //! - `ssthresh` is unset (`u64::MAX`) until DRAIN, then `BDP + quantum` (Linux).
 
-use cellshare_core::{stream_rng, time::from_millis_f64, time::from_secs_f64, Nanos, StreamRng, SEC};
+use cellshare_core::{
+    stream_rng, time::from_millis_f64, time::from_secs_f64, Nanos, StreamRng, SEC,
+};
 use rand::Rng;
 
 use super::{AckEvent, CcTrace, CongestionControl, LossEvent, RateSample, UndoEvent};
@@ -469,7 +471,10 @@ impl Bbr {
 
     /// Linux `bbr_save_cwnd`.
     fn save_cwnd(&mut self) {
-        if !self.in_recovery && self.rto_recovery_point.is_none() && self.state != BbrState::ProbeRtt {
+        if !self.in_recovery
+            && self.rto_recovery_point.is_none()
+            && self.state != BbrState::ProbeRtt
+        {
             self.prior_cwnd = self.cwnd;
         } else {
             // Recovery or PROBE_RTT has cut cwnd temporarily: keep the larger value.
@@ -491,7 +496,11 @@ impl Bbr {
         }
         // [draft §4.1.1.4]: application-limited samples only if they raise the estimate.
         if !self.sample_app_limited || rs.delivery_rate >= self.bw.get() {
-            self.bw.update(self.cfg.bw_window_rounds as u64, self.round_count, rs.delivery_rate);
+            self.bw.update(
+                self.cfg.bw_window_rounds as u64,
+                self.round_count,
+                rs.delivery_rate,
+            );
         }
     }
 
@@ -512,7 +521,8 @@ impl Bbr {
         let epoch_start = *self.ack_epoch_stamp.get_or_insert(now);
         let mut expected = self.bw.get() * now.saturating_sub(epoch_start) as f64 / SEC as f64;
         // Reset the epoch when the ACK rate falls to BtlBw or after very many ACKed bytes.
-        if self.ack_epoch_acked as f64 <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS * self.mss
+        if self.ack_epoch_acked as f64 <= expected
+            || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_PACKETS * self.mss
         {
             self.ack_epoch_acked = 0;
             self.ack_epoch_stamp = Some(now);
@@ -671,7 +681,8 @@ impl Bbr {
     fn set_cwnd(&mut self, ev: &AckEvent, acked: u64) {
         if acked > 0 && !self.in_recovery && !ev.in_recovery {
             let bw = self.bw.get();
-            let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
+            let target = self
+                .quantization_budget(self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd());
             if self.full_bw_reached {
                 self.cwnd = (self.cwnd + acked).min(target);
             } else if self.cwnd < target || ev.delivered < self.init_cwnd {
@@ -704,7 +715,8 @@ impl CongestionControl for Bbr {
             }
         }
         let rs = ev.rate_sample.filter(|r| r.interval > 0);
-        self.sample_app_limited = rs.is_some_and(|r| r.is_app_limited || r.prior_delivered < self.app_limited_until);
+        self.sample_app_limited =
+            rs.is_some_and(|r| r.is_app_limited || r.prior_delivered < self.app_limited_until);
 
         // Linux `bbr_update_model`.
         self.update_bw(ev, rs.as_ref());
@@ -780,7 +792,11 @@ impl CongestionControl for Bbr {
 
     /// `mode`: [`BbrState`] as 0–3; `estimate`: BtlBw in Mbit/s; `flag`: the pipe was found full.
     fn trace(&self) -> CcTrace {
-        CcTrace { mode: self.state as u8, estimate: self.bw.get() * 8.0 / 1e6, flag: self.full_bw_reached }
+        CcTrace {
+            mode: self.state as u8,
+            estimate: self.bw.get() * 8.0 / 1e6,
+            flag: self.full_bw_reached,
+        }
     }
 }
 
@@ -797,10 +813,23 @@ mod tests {
     fn default_config_is_valid_and_bad_fields_are_named() {
         BbrConfig::default().validate().unwrap();
         assert!((BbrConfig::default().startup_gain - 2.885).abs() < 1e-3);
-        let err = BbrConfig { cwnd_gain: 0.0, ..Default::default() }.validate().unwrap_err();
+        let err = BbrConfig {
+            cwnd_gain: 0.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("bbr.cwnd_gain") && err.contains('0'), "{err}");
-        let err = BbrConfig { full_bw_threshold: 0.9, ..Default::default() }.validate().unwrap_err();
-        assert!(err.contains("bbr.full_bw_threshold") && err.contains("0.9"), "{err}");
+        let err = BbrConfig {
+            full_bw_threshold: 0.9,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            err.contains("bbr.full_bw_threshold") && err.contains("0.9"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -823,13 +852,27 @@ mod tests {
         for t in 13..40 {
             f.update(10, t, 100.0 - t as f64);
             // The decreasing run starts at round 13 (87 > 9 resets the filter).
-            let (oldest, newest) = (100.0 - t.saturating_sub(10).max(13) as f64, 100.0 - t as f64);
-            assert!(f.get() <= oldest && f.get() >= newest, "round {t}: {}", f.get());
+            let (oldest, newest) = (
+                100.0 - t.saturating_sub(10).max(13) as f64,
+                100.0 - t as f64,
+            );
+            assert!(
+                f.get() <= oldest && f.get() >= newest,
+                "round {t}: {}",
+                f.get()
+            );
         }
     }
 
     /// Feeds one ACK that starts a new round with a delivery-rate sample of `rate` bytes/s.
-    fn ack_round(b: &mut Bbr, now: Nanos, delivered: &mut u64, rate: f64, app_limited: bool, rtt: Nanos) {
+    fn ack_round(
+        b: &mut Bbr,
+        now: Nanos,
+        delivered: &mut u64,
+        rate: f64,
+        app_limited: bool,
+        rtt: Nanos,
+    ) {
         let prior = *delivered;
         *delivered += MSS64;
         b.on_ack(&AckEvent {
@@ -875,7 +918,10 @@ mod tests {
         // An application-limited sample above the maximum is taken.
         ack_round(&mut b, 21 * MS, &mut d, 3e6, true, rtt);
         assert_eq!(b.btl_bw(), 3e6);
-        assert!((b.trace().estimate - 24.0).abs() < 1e-9, "3 MB/s = 24 Mbit/s");
+        assert!(
+            (b.trace().estimate - 24.0).abs() < 1e-9,
+            "3 MB/s = 24 Mbit/s"
+        );
     }
 
     #[test]
@@ -1010,7 +1056,11 @@ mod tests {
             self.first_sent_time = p.sent;
             let rtt = self.now - p.sent;
             self.min_rtt = self.min_rtt.min(rtt);
-            self.srtt = if self.srtt == 0 { rtt } else { (7 * self.srtt + rtt) / 8 };
+            self.srtt = if self.srtt == 0 {
+                rtt
+            } else {
+                (7 * self.srtt + rtt) / 8
+            };
             let interval = (p.sent - p.first_sent_time).max(self.now - p.delivered_time);
             let rate_sample = (interval >= self.min_rtt).then(|| RateSample {
                 delivery_rate: (self.delivered - p.delivered) as f64 * SEC as f64 / interval as f64,
@@ -1087,7 +1137,11 @@ mod tests {
         assert!(drain.now < SEC, "DRAIN at {} ms", drain.now / MS);
         assert!(probe_bw.now > drain.now && probe_bw.now < drain.now + 300 * MS);
         // Nothing but STARTUP before DRAIN, nothing but DRAIN between DRAIN and PROBE_BW.
-        assert!(sim.log.iter().take_while(|o| o.now < drain.now).all(|o| o.state == BbrState::Startup));
+        assert!(sim
+            .log
+            .iter()
+            .take_while(|o| o.now < drain.now)
+            .all(|o| o.state == BbrState::Startup));
         assert!(sim
             .log
             .iter()
@@ -1096,7 +1150,11 @@ mod tests {
         let last = sim.log.last().unwrap();
         assert_eq!(last.state, BbrState::ProbeBw);
         // BtlBw: the bottleneck rate, 1.25 MB/s; RTprop: propagation plus one serialization.
-        assert!((last.btl_bw / 1.25e6 - 1.0).abs() < 0.01, "btlbw {}", last.btl_bw);
+        assert!(
+            (last.btl_bw / 1.25e6 - 1.0).abs() < 0.01,
+            "btlbw {}",
+            last.btl_bw
+        );
         let ser = (MSS as f64 / 1.25e6 * SEC as f64).round() as Nanos;
         assert_eq!(last.min_rtt, 50 * MS + ser);
         assert!((sim.bbr.trace().estimate - 10.0).abs() < 0.1);
@@ -1133,17 +1191,28 @@ mod tests {
         assert_eq!(gains_seen, [true; 3], "all PROBE_BW phases visited");
         // Once STARTUP ended, the pacing rate stays put after each phase change.
         let probe = sim.log.iter().filter(|o| o.state == BbrState::ProbeBw);
-        assert!(probe.clone().any(|o| (o.pacing_rate - 1.25 * o.btl_bw).abs() < 1.0));
-        assert!(probe.clone().any(|o| (o.pacing_rate - 0.75 * o.btl_bw).abs() < 1.0));
+        assert!(probe
+            .clone()
+            .any(|o| (o.pacing_rate - 1.25 * o.btl_bw).abs() < 1.0));
+        assert!(probe
+            .clone()
+            .any(|o| (o.pacing_rate - 0.75 * o.btl_bw).abs() < 1.0));
     }
 
     #[test]
     fn cwnd_is_cwnd_gain_bdp_plus_quantum_in_probe_bw() {
         // Without the ACK-aggregation allowance the target is exactly 2·BDP + 3·MSS
         // (+2·MSS in the 1.25 phase).
-        let cfg = BbrConfig { extra_acked_gain: 0.0, ..Default::default() };
+        let cfg = BbrConfig {
+            extra_acked_gain: 0.0,
+            ..Default::default()
+        };
         let sim = bottleneck(&cfg, 3 * SEC);
-        let probe: Vec<_> = sim.log.iter().filter(|o| o.state == BbrState::ProbeBw).collect();
+        let probe: Vec<_> = sim
+            .log
+            .iter()
+            .filter(|o| o.state == BbrState::ProbeBw)
+            .collect();
         let mut at_target = 0;
         for o in &probe {
             let bdp = (o.btl_bw * o.min_rtt as f64 / SEC as f64 * 2.0).ceil() as u64;
@@ -1151,7 +1220,11 @@ mod tests {
             assert!(o.cwnd <= target, "{o:?}: target {target}");
             at_target += usize::from(o.cwnd == target);
         }
-        assert!(at_target * 10 >= probe.len() * 9, "{at_target} of {}", probe.len());
+        assert!(
+            at_target * 10 >= probe.len() * 9,
+            "{at_target} of {}",
+            probe.len()
+        );
     }
 
     #[test]
@@ -1162,23 +1235,46 @@ mod tests {
         // lower, so RTprop expires 10 s later.
         let first_ack = sim.log[0].now;
         let enter = sim.first(BbrState::ProbeRtt).expect("enters PROBE_RTT");
-        assert!(enter.now > first_ack + 10 * SEC && enter.now < first_ack + 10 * SEC + 100 * MS, "{enter:?}");
-        let during: Vec<_> = sim.log.iter().filter(|o| o.state == BbrState::ProbeRtt).collect();
-        assert!(during.iter().all(|o| o.cwnd == 4 * MSS64 && o.pacing_gain == 1.0));
+        assert!(
+            enter.now > first_ack + 10 * SEC && enter.now < first_ack + 10 * SEC + 100 * MS,
+            "{enter:?}"
+        );
+        let during: Vec<_> = sim
+            .log
+            .iter()
+            .filter(|o| o.state == BbrState::ProbeRtt)
+            .collect();
+        assert!(during
+            .iter()
+            .all(|o| o.cwnd == 4 * MSS64 && o.pacing_gain == 1.0));
         // It lasts at least 200 ms and ends in PROBE_BW (the pipe was full), with cwnd restored.
-        let exit = sim.log.iter().find(|o| o.now > enter.now && o.state != BbrState::ProbeRtt).unwrap();
+        let exit = sim
+            .log
+            .iter()
+            .find(|o| o.now > enter.now && o.state != BbrState::ProbeRtt)
+            .unwrap();
         assert_eq!(exit.state, BbrState::ProbeBw);
-        assert!(exit.now >= enter.now + 200 * MS && exit.now < enter.now + 450 * MS, "{exit:?}");
+        assert!(
+            exit.now >= enter.now + 200 * MS && exit.now < enter.now + 450 * MS,
+            "{exit:?}"
+        );
         assert!(exit.cwnd > 20 * MSS64);
         // No second PROBE_RTT within the run (the stamp was refreshed on exit).
-        assert!(sim.log.iter().filter(|o| o.now > exit.now).all(|o| o.state != BbrState::ProbeRtt));
+        assert!(sim
+            .log
+            .iter()
+            .filter(|o| o.now > exit.now)
+            .all(|o| o.state != BbrState::ProbeRtt));
     }
 
     #[test]
     fn random_start_phase_is_deterministic_and_never_the_drain_phase() {
         let mut phases = std::collections::BTreeSet::new();
         for seed in 0..64 {
-            let cfg = BbrConfig { seed, ..Default::default() };
+            let cfg = BbrConfig {
+                seed,
+                ..Default::default()
+            };
             let mut a = Bbr::new(&cfg, MSS, 10 * MSS64);
             let mut b = Bbr::new(&cfg, MSS, 10 * MSS64);
             a.enter_probe_bw(0);
@@ -1196,7 +1292,11 @@ mod tests {
         let mut sim = bottleneck(&cfg, 2 * SEC);
         let b = &mut sim.bbr;
         let before = b.cwnd();
-        b.on_congestion_event(&LossEvent { now: 2 * SEC, bytes_in_flight: 20 * MSS64, mss: MSS });
+        b.on_congestion_event(&LossEvent {
+            now: 2 * SEC,
+            bytes_in_flight: 20 * MSS64,
+            mss: MSS,
+        });
         assert_eq!(b.cwnd(), 20 * MSS64);
         let mut d = b.last_delivered;
         ack_round(b, 2 * SEC + MS, &mut d, 1.25e6, false, 60 * MS);

@@ -48,7 +48,9 @@
 use cellshare_core::{Nanos, MS, SEC};
 
 use super::reno::is_cwnd_limited;
-use super::{idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
+use super::{
+    idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent,
+};
 
 /// CUBIC parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -96,7 +98,17 @@ pub struct CubicConfig {
 
 /// The RTT CUBIC adds to `t` when it computes its target window: `"min_rtt"` (Linux) or
 /// `"srtt"` (RFC 9438 §4.2). (No variant doc comments, so the schema is a string enum.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)]
 pub enum CubicLookahead {
@@ -107,7 +119,17 @@ pub enum CubicLookahead {
 
 /// The slow-start exit rules of [`CubicConfig::hystart_rules`]: `"rfc9406"` or `"linux"`.
 /// (No variant doc comments, so the schema is a string enum.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)]
 pub enum HyStartRules {
@@ -231,7 +253,9 @@ impl HyStart {
     ///   clamp(delay_min/8, 4 ms, 16 ms)`.
     /// Either sets ssthresh = cwnd at once (no Conservative Slow Start).
     fn on_ack_linux(&mut self, ev: &AckEvent, cwnd: f64) -> HyStartAction {
-        let Some(delay) = ev.rtt_sample else { return HyStartAction::Grow(1.0) };
+        let Some(delay) = ev.rtt_sample else {
+            return HyStartAction::Grow(1.0);
+        };
         if cwnd < LINUX_HYSTART_LOW_WINDOW {
             return HyStartAction::Grow(1.0);
         }
@@ -281,10 +305,12 @@ impl HyStart {
             self.current_round_min_rtt = self.current_round_min_rtt.min(r);
             self.rtt_sample_count += 1;
         }
-        let enough = self.rtt_sample_count >= N_RTT_SAMPLE && self.current_round_min_rtt != Nanos::MAX;
+        let enough =
+            self.rtt_sample_count >= N_RTT_SAMPLE && self.current_round_min_rtt != Nanos::MAX;
         if !self.in_css {
             if enough && self.last_round_min_rtt != Nanos::MAX {
-                let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
+                let thresh = (self.last_round_min_rtt / MIN_RTT_DIVISOR)
+                    .clamp(MIN_RTT_THRESH, MAX_RTT_THRESH);
                 if self.current_round_min_rtt >= self.last_round_min_rtt.saturating_add(thresh) {
                     // Delay increase: leave standard slow start for Conservative Slow Start,
                     // or (no CSS rounds, Linux's HyStart) for congestion avoidance.
@@ -347,7 +373,9 @@ impl Cubic {
     pub fn new(cfg: &CubicConfig, mss: u32, initial_window_bytes: u64) -> Cubic {
         let mss_f = mss.max(1) as f64;
         let cwnd = (initial_window_bytes as f64 / mss_f).max(1.0);
-        let ssthresh = cfg.initial_ssthresh.map_or(f64::INFINITY, |b| b as f64 / mss_f);
+        let ssthresh = cfg
+            .initial_ssthresh
+            .map_or(f64::INFINITY, |b| b as f64 / mss_f);
         Cubic {
             cfg: cfg.clone(),
             mss: mss_f,
@@ -363,7 +391,11 @@ impl Cubic {
             w_max_unknown: true,
             last_ack: None,
             in_recovery: false,
-            hystart: HyStart::new(cfg.hystart && ssthresh.is_infinite(), cfg.css_rounds, cfg.hystart_rules),
+            hystart: HyStart::new(
+                cfg.hystart && ssthresh.is_infinite(),
+                cfg.css_rounds,
+                cfg.hystart_rules,
+            ),
         }
     }
 
@@ -399,7 +431,10 @@ impl Cubic {
     }
 
     fn slow_start(&mut self, ev: &AckEvent) {
-        let inc = ev.acked_bytes.min(self.cfg.abc_limit as u64 * self.mss as u64) as f64 / self.mss;
+        let inc = ev
+            .acked_bytes
+            .min(self.cfg.abc_limit as u64 * self.mss as u64) as f64
+            / self.mss;
         let divisor = if self.hystart.active {
             let action = match self.hystart.rules {
                 HyStartRules::Rfc9406 => self.hystart.on_ack(ev),
@@ -439,7 +474,11 @@ impl Cubic {
         if self.cfg.reno_friendly {
             // RFC 9438 §4.3, Figure 4.
             let beta = self.cfg.beta;
-            let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { 3.0 * (1.0 - beta) / (1.0 + beta) };
+            let alpha = if self.w_est >= self.cwnd_prior {
+                1.0
+            } else {
+                3.0 * (1.0 - beta) / (1.0 + beta)
+            };
             self.w_est += alpha * segments_acked / self.cwnd;
         }
         if self.cfg.reno_friendly && self.w_cubic(t) < self.w_est {
@@ -452,7 +491,9 @@ impl Cubic {
         }
         if self.cfg.initial_growth_floor && self.w_max_unknown {
             // Linux `bictcp_update`: cnt at most 20 while last_max_cwnd == 0.
-            self.cwnd = self.cwnd.max(before + segments_acked / LINUX_UNKNOWN_W_MAX_CNT);
+            self.cwnd = self
+                .cwnd
+                .max(before + segments_acked / LINUX_UNKNOWN_W_MAX_CNT);
         }
     }
 
@@ -474,6 +515,36 @@ impl Cubic {
 
     fn reduced_ssthresh(&self, flight_bytes: u64) -> f64 {
         (flight_bytes as f64 / self.mss * self.cfg.beta).max(2.0)
+    }
+
+    /// The multiplicative decrease of a congestion event without its recovery: fast
+    /// convergence (§4.7), `ssthresh = max(flight_size·β, 2)` and `cwnd = ssthresh` (§4.6),
+    /// the epoch ended. Linux's `bictcp_recalc_ssthresh`, which a controller built on CUBIC
+    /// calls for a reduction of its own (C2TCP's delay-triggered cut, `super::c2tcp`).
+    pub fn multiplicative_decrease(&mut self, flight_bytes: u64) {
+        self.w_max = if self.cfg.fast_convergence && self.cwnd < self.w_max {
+            self.cwnd * (1.0 + self.cfg.beta) / 2.0
+        } else {
+            self.cwnd
+        };
+        self.w_max_from_epoch = false;
+        self.w_max_unknown = false;
+        self.cwnd_prior = self.cwnd;
+        self.ssthresh = self.reduced_ssthresh(flight_bytes);
+        self.cwnd = self.ssthresh;
+        self.epoch_start = None;
+        self.hystart.active = false;
+    }
+
+    /// Sets the window to `segments` (at least 1); for a controller built on CUBIC (C2TCP's
+    /// `cwnd = 1` and its extra increase).
+    pub fn set_cwnd_segments(&mut self, segments: f64) {
+        self.cwnd = segments.max(1.0);
+    }
+
+    /// Whether the window is below `ssthresh` (slow start).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
     }
 }
 
@@ -507,18 +578,7 @@ impl CongestionControl for Cubic {
 
     fn on_congestion_event(&mut self, ev: &LossEvent) {
         // RFC 9438 §4.7 (before the reduction), then §4.6.
-        self.w_max = if self.cfg.fast_convergence && self.cwnd < self.w_max {
-            self.cwnd * (1.0 + self.cfg.beta) / 2.0
-        } else {
-            self.cwnd
-        };
-        self.w_max_from_epoch = false;
-        self.w_max_unknown = false;
-        self.cwnd_prior = self.cwnd;
-        self.ssthresh = self.reduced_ssthresh(ev.bytes_in_flight);
-        self.cwnd = self.ssthresh;
-        self.epoch_start = None;
-        self.hystart.active = false;
+        self.multiplicative_decrease(ev.bytes_in_flight);
         self.in_recovery = true;
     }
 
@@ -553,8 +613,11 @@ impl CongestionControl for Cubic {
         // Linux CUBIC's `undo_cwnd` is `tcp_reno_undo_cwnd` (RFC 9438 §4.9 leaves the
         // restoring of W_max optional).
         self.cwnd = self.cwnd.max(ev.prior_cwnd as f64 / self.mss);
-        let prior_ssthresh =
-            if ev.prior_ssthresh == u64::MAX { f64::INFINITY } else { ev.prior_ssthresh as f64 / self.mss };
+        let prior_ssthresh = if ev.prior_ssthresh == u64::MAX {
+            f64::INFINITY
+        } else {
+            ev.prior_ssthresh as f64 / self.mss
+        };
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
         self.in_recovery = false;
         self.epoch_start = None;
@@ -563,10 +626,18 @@ impl CongestionControl for Cubic {
     }
 
     fn on_idle_restart(&mut self, ev: &IdleRestart) {
-        let ssthresh = if self.ssthresh.is_finite() { (self.ssthresh * self.mss) as u64 } else { u64::MAX };
+        let ssthresh = if self.ssthresh.is_finite() {
+            (self.ssthresh * self.mss) as u64
+        } else {
+            u64::MAX
+        };
         let (cwnd, ssthresh) = idle_restart(self.cwnd(), ssthresh, ev);
         self.cwnd = cwnd as f64 / self.mss;
-        self.ssthresh = if ssthresh == u64::MAX { f64::INFINITY } else { ssthresh as f64 / self.mss };
+        self.ssthresh = if ssthresh == u64::MAX {
+            f64::INFINITY
+        } else {
+            ssthresh as f64 / self.mss
+        };
     }
 
     fn cwnd(&self) -> u64 {
@@ -593,7 +664,11 @@ impl CongestionControl for Cubic {
         } else {
             1
         };
-        CcTrace { mode, estimate: self.w_max * self.mss, flag: false }
+        CcTrace {
+            mode,
+            estimate: self.w_max * self.mss,
+            flag: false,
+        }
     }
 }
 
@@ -610,7 +685,11 @@ mod tests {
     }
 
     fn loss(c: &mut Cubic, flight_segments: u64) {
-        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: flight_segments * M, mss: MSS });
+        c.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: flight_segments * M,
+            mss: MSS,
+        });
         c.on_recovery_end(0);
     }
 
@@ -642,7 +721,13 @@ mod tests {
 
     impl Flow {
         fn new() -> Self {
-            Self { una: 0, nxt: 0, in_flight: VecDeque::new(), now: 0, min_rtt: Nanos::MAX }
+            Self {
+                una: 0,
+                nxt: 0,
+                in_flight: VecDeque::new(),
+                now: 0,
+                min_rtt: Nanos::MAX,
+            }
         }
 
         fn fill(&mut self, c: &Cubic, rtt: Nanos) {
@@ -688,18 +773,32 @@ mod tests {
     #[test]
     fn beta_reduction_and_ssthresh_floor() {
         let mut c = cubic(CubicConfig::default(), 100);
-        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 100 * M, mss: MSS });
+        c.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 100 * M,
+            mss: MSS,
+        });
         assert!((c.cwnd_segments() - 70.0).abs() < 1e-9);
         assert_eq!(c.ssthresh(), 70 * M);
         assert_eq!(c.cwnd(), 70 * M);
         assert_eq!(c.w_max(), 100.0);
-        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: M, mss: MSS });
+        c.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: M,
+            mss: MSS,
+        });
         assert_eq!(c.ssthresh(), 2 * M, "ssthresh is at least 2 MSS");
     }
 
     #[test]
     fn k_and_w_cubic_match_rfc9438() {
-        let mut c = cubic(CubicConfig { reno_friendly: false, ..Default::default() }, 100);
+        let mut c = cubic(
+            CubicConfig {
+                reno_friendly: false,
+                ..Default::default()
+            },
+            100,
+        );
         loss(&mut c, 100);
         ca_ack(&mut c, 1000 * MS, 1, 100 * MS);
         // K = ∛((W_max − cwnd_epoch)/C) = ∛((100 − 70)/0.4) = ∛75, which equals
@@ -714,7 +813,11 @@ mod tests {
             (3.0, 99.278_715_554_526_67),
             (6.0, 102.266_703_256_464_42),
         ] {
-            assert!((c.w_cubic(t) - w).abs() < 1e-9, "W({t}) = {} != {w}", c.w_cubic(t));
+            assert!(
+                (c.w_cubic(t) - w).abs() < 1e-9,
+                "W({t}) = {} != {w}",
+                c.w_cubic(t)
+            );
         }
         assert!((c.w_cubic(c.k()) - 100.0).abs() < 1e-12);
     }
@@ -724,7 +827,14 @@ mod tests {
         // A bloated queue: SRTT 2 s, minimum RTT 25 ms. Linux aims at W(t + 25 ms), the RFC
         // at W(t + 2 s), which is 25 segments further up the curve (K = 4.2 s).
         for (lookahead, ahead) in [(CubicLookahead::MinRtt, 0.025), (CubicLookahead::Srtt, 2.0)] {
-            let mut c = cubic(CubicConfig { reno_friendly: false, lookahead, ..Default::default() }, 100);
+            let mut c = cubic(
+                CubicConfig {
+                    reno_friendly: false,
+                    lookahead,
+                    ..Default::default()
+                },
+                100,
+            );
             loss(&mut c, 100);
             let cwnd = c.cwnd();
             c.on_ack(&AckEvent {
@@ -737,26 +847,50 @@ mod tests {
                 ..Default::default()
             });
             let want = 70.0 + (c.w_cubic(ahead) - 70.0) / 70.0;
-            assert!((c.cwnd_segments() - want).abs() < 1e-9, "{lookahead:?}: {} != {want}", c.cwnd_segments());
+            assert!(
+                (c.cwnd_segments() - want).abs() < 1e-9,
+                "{lookahead:?}: {} != {want}",
+                c.cwnd_segments()
+            );
         }
     }
 
     #[test]
     fn each_ack_moves_cwnd_towards_w_cubic_one_rtt_ahead() {
-        let mut c = cubic(CubicConfig { reno_friendly: false, ..Default::default() }, 100);
+        let mut c = cubic(
+            CubicConfig {
+                reno_friendly: false,
+                ..Default::default()
+            },
+            100,
+        );
         loss(&mut c, 100);
         // Epoch starts at the first CA ACK (t = 0): target W(0 + 0.1 s), one segment acked:
         // cwnd = 70 + (W(0.1) − 70)/70.
         ca_ack(&mut c, 1000 * MS, 1, 100 * MS);
-        assert!((c.cwnd_segments() - 70.029_770_428_896_8).abs() < 1e-9, "{}", c.cwnd_segments());
+        assert!(
+            (c.cwnd_segments() - 70.029_770_428_896_8).abs() < 1e-9,
+            "{}",
+            c.cwnd_segments()
+        );
         // One second later: cwnd += (W(1.1) − cwnd)/cwnd.
         ca_ack(&mut c, 2000 * MS, 1, 100 * MS);
-        assert!((c.cwnd_segments() - 70.284_730_628_270_51).abs() < 1e-9, "{}", c.cwnd_segments());
+        assert!(
+            (c.cwnd_segments() - 70.284_730_628_270_51).abs() < 1e-9,
+            "{}",
+            c.cwnd_segments()
+        );
     }
 
     #[test]
     fn target_is_capped_at_one_and_a_half_cwnd() {
-        let mut c = cubic(CubicConfig { reno_friendly: false, ..Default::default() }, 100);
+        let mut c = cubic(
+            CubicConfig {
+                reno_friendly: false,
+                ..Default::default()
+            },
+            100,
+        );
         loss(&mut c, 100);
         ca_ack(&mut c, 1000 * MS, 1, 100 * MS);
         let before = c.cwnd_segments();
@@ -768,7 +902,14 @@ mod tests {
 
     #[test]
     fn cwnd_tracks_the_cubic_curve_over_time() {
-        let mut c = cubic(CubicConfig { reno_friendly: false, fast_convergence: false, ..Default::default() }, 100);
+        let mut c = cubic(
+            CubicConfig {
+                reno_friendly: false,
+                fast_convergence: false,
+                ..Default::default()
+            },
+            100,
+        );
         let mut f = Flow::new();
         loss(&mut c, 100);
         // A 100 ms RTT flow: cwnd follows W(t) one RTT ahead; at t ≈ K it plateaus at W_max.
@@ -776,8 +917,15 @@ mod tests {
         let epoch = c.epoch_start().unwrap();
         let t = (f.now - epoch) as f64 / 1e9;
         let w = c.cwnd_segments();
-        assert!(w > c.w_cubic(t) - 1.0 && w <= c.w_cubic(t + 0.1) + 1e-9, "cwnd {w} vs W(t) {}", c.w_cubic(t));
-        assert!((w - 100.0).abs() < 1.5, "cwnd {w} should be near W_max at t = K");
+        assert!(
+            w > c.w_cubic(t) - 1.0 && w <= c.w_cubic(t + 0.1) + 1e-9,
+            "cwnd {w} vs W(t) {}",
+            c.w_cubic(t)
+        );
+        assert!(
+            (w - 100.0).abs() < 1.5,
+            "cwnd {w} should be near W_max at t = K"
+        );
     }
 
     #[test]
@@ -788,7 +936,13 @@ mod tests {
         // The next loss at cwnd = 70 < W_max: W_max = 70·(1 + 0.7)/2 = 59.5.
         loss(&mut c, 70);
         assert!((c.w_max() - 59.5).abs() < 1e-9);
-        let mut c = cubic(CubicConfig { fast_convergence: false, ..Default::default() }, 100);
+        let mut c = cubic(
+            CubicConfig {
+                fast_convergence: false,
+                ..Default::default()
+            },
+            100,
+        );
         loss(&mut c, 100);
         loss(&mut c, 70);
         assert!((c.w_max() - 70.0).abs() < 1e-9);
@@ -803,7 +957,10 @@ mod tests {
         f.run(&mut c, 200 * MS, |_| MS);
         let t = (f.now - c.epoch_start().unwrap()) as f64 / 1e9;
         assert!(c.w_cubic(t) < 75.0);
-        assert!((c.cwnd_segments() - c.w_est()).abs() < 1e-9, "cwnd follows W_est");
+        assert!(
+            (c.cwnd_segments() - c.w_est()).abs() < 1e-9,
+            "cwnd follows W_est"
+        );
         // α_cubic = 3·0.3/1.7 ≈ 0.53 per RTT up to cwnd_prior = 100 (~57 RTTs), then 1 per
         // RTT: well above 150 segments after ~200 RTTs.
         assert!(c.cwnd_segments() > 150.0, "{}", c.cwnd_segments());
@@ -832,7 +989,11 @@ mod tests {
     #[test]
     fn no_growth_in_recovery_or_when_application_limited() {
         let mut c = cubic(CubicConfig::default(), 100);
-        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 100 * M, mss: MSS });
+        c.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 100 * M,
+            mss: MSS,
+        });
         c.on_ack(&AckEvent {
             now: MS,
             acked_bytes: 10 * M,
@@ -858,7 +1019,11 @@ mod tests {
             });
         }
         assert_eq!(c.cwnd_segments(), w);
-        assert_eq!(c.epoch_start(), Some(epoch + 5000 * MS), "t excludes the application-limited time");
+        assert_eq!(
+            c.epoch_start(),
+            Some(epoch + 5000 * MS),
+            "t excludes the application-limited time"
+        );
     }
 
     #[test]
@@ -884,15 +1049,28 @@ mod tests {
                 f.run(&mut c, until, rtt);
                 saw_css |= c.trace().mode == 3;
             }
-            assert_eq!(saw_css, css_rounds > 0, "conservative slow start precedes the exit ({css_rounds} rounds)");
+            assert_eq!(
+                saw_css,
+                css_rounds > 0,
+                "conservative slow start precedes the exit ({css_rounds} rounds)"
+            );
             assert!(c.ssthresh() < u64::MAX, "left slow start without loss");
             // ssthresh = cwnd at the exit; congestion avoidance has barely added to it since.
             assert!(c.ssthresh() <= c.cwnd() && c.cwnd() - c.ssthresh() < 2 * M);
             exits.push((f.now, c.ssthresh()));
         }
-        assert!(exits[1].0 < exits[0].0 && exits[1].1 < exits[0].1, "without CSS earlier, smaller: {exits:?}");
+        assert!(
+            exits[1].0 < exits[0].0 && exits[1].1 < exits[0].1,
+            "without CSS earlier, smaller: {exits:?}"
+        );
         // Standard slow start keeps doubling instead.
-        let mut c = cubic(CubicConfig { hystart: false, ..Default::default() }, 10);
+        let mut c = cubic(
+            CubicConfig {
+                hystart: false,
+                ..Default::default()
+            },
+            10,
+        );
         let mut f = Flow::new();
         f.run(&mut c, 1500 * MS, rtt);
         assert_eq!(c.ssthresh(), u64::MAX);
@@ -932,32 +1110,55 @@ mod tests {
 
     #[test]
     fn linux_hystart_leaves_slow_start_on_an_ack_train_or_a_delay_rise() {
-        let linux = CubicConfig { hystart_rules: HyStartRules::Linux, ..Default::default() };
+        let linux = CubicConfig {
+            hystart_rules: HyStartRules::Linux,
+            ..Default::default()
+        };
         // 40 ms base RTT, one segment per ms (BDP 40 segments): the ACKs of a round come 1 ms
         // apart, and once they last longer than (40 + 1)/2 ms the window has passed the BDP
         // (grown by one segment per ACK of the round meanwhile: below twice the BDP).
         let mut c = cubic(linux.clone(), 10);
         let t = run_bottleneck(&mut c, 40 * MS, MS, 5000 * MS);
         let exit = c.ssthresh() / M;
-        assert!((40..=80).contains(&exit), "ACK train exit near the BDP: {exit} segments at {t}");
+        assert!(
+            (40..=80).contains(&exit),
+            "ACK train exit near the BDP: {exit} segments at {t}"
+        );
         assert!(c.trace().mode != 3, "no conservative slow start");
         // ACKs 3 ms apart never form a train (BDP 13 segments): the delay rule ends slow
         // start once the queue adds more than max(4 ms, 40/8 ms) to the minimum RTT.
         let mut c = cubic(linux, 10);
         let t2 = run_bottleneck(&mut c, 40 * MS, 3 * MS, 5000 * MS);
         let exit2 = c.ssthresh() / M;
-        assert!(c.ssthresh() < u64::MAX && (16..=60).contains(&exit2), "delay exit at {exit2} segments at {t2}");
+        assert!(
+            c.ssthresh() < u64::MAX && (16..=60).contains(&exit2),
+            "delay exit at {exit2} segments at {t2}"
+        );
         // RFC 9406 on the same path still grows through its conservative rounds first.
-        let mut c = cubic(CubicConfig { hystart_rules: HyStartRules::Rfc9406, ..Default::default() }, 10);
+        let mut c = cubic(
+            CubicConfig {
+                hystart_rules: HyStartRules::Rfc9406,
+                ..Default::default()
+            },
+            10,
+        );
         let t3 = run_bottleneck(&mut c, 40 * MS, MS, 5000 * MS);
-        assert!(t3 > t && c.ssthresh() / M > exit, "RFC 9406 {} segments at {t3}, Linux {exit} at {t}", c.ssthresh() / M);
+        assert!(
+            t3 > t && c.ssthresh() / M > exit,
+            "RFC 9406 {} segments at {t3}, Linux {exit} at {t}",
+            c.ssthresh() / M
+        );
     }
 
     #[test]
     fn growth_floor_while_w_max_is_unknown_as_linux() {
         // 100 segments in congestion avoidance with no reduction yet, 100 ms RTT, for 1 s.
         let grow = |floor: bool, after_loss: bool| {
-            let cfg = CubicConfig { initial_growth_floor: floor, initial_ssthresh: Some(100 * M), ..Default::default() };
+            let cfg = CubicConfig {
+                initial_growth_floor: floor,
+                initial_ssthresh: Some(100 * M),
+                ..Default::default()
+            };
             let mut c = cubic(cfg, 100);
             if after_loss {
                 loss(&mut c, 143); // W_max = 143, cwnd = 100: K ≈ 3.2 s.
@@ -969,7 +1170,10 @@ mod tests {
         // Linux: at least 1/20 segment per ACKed segment, ~5 % a round trip (100·1.05^10 ≈ 163).
         let (with, without) = (grow(true, false), grow(false, false));
         assert!(with > 150.0 && with < 170.0, "floor: {with}");
-        assert!(without < 110.0, "RFC 9438's curve from K = 0 starts flat: {without}");
+        assert!(
+            without < 110.0,
+            "RFC 9438's curve from K = 0 starts flat: {without}"
+        );
         // Once a reduction has set W_max the curve alone decides, as in Linux.
         assert_eq!(grow(true, true), grow(false, true));
         // A timeout forgets W_max again (Linux `cubic_state` on TCP_CA_Loss).
@@ -983,12 +1187,28 @@ mod tests {
     fn config_validation_and_serde() {
         use schemars::_serde_json as json;
         assert!(CubicConfig::default().validate().is_ok());
-        let e = CubicConfig { c: -1.0, ..Default::default() }.validate().unwrap_err();
+        let e = CubicConfig {
+            c: -1.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert_eq!(e, "c must be > 0, got -1");
-        let e = CubicConfig { beta: 1.0, ..Default::default() }.validate().unwrap_err();
+        let e = CubicConfig {
+            beta: 1.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.starts_with("beta"), "{e}");
         let cfg: CubicConfig = json::from_str(r#"{"beta": 0.8}"#).unwrap();
-        assert_eq!(cfg, CubicConfig { beta: 0.8, ..Default::default() });
+        assert_eq!(
+            cfg,
+            CubicConfig {
+                beta: 0.8,
+                ..Default::default()
+            }
+        );
         assert!(json::from_str::<CubicConfig>(r#"{"betta": 0.8}"#).is_err());
     }
 }

@@ -52,7 +52,9 @@
 
 use cellshare_core::{time::from_secs_f64, Nanos};
 
-use super::{idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
+use super::{
+    idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent,
+};
 
 /// Parameters of [`Ledbat`] (names as in RFC 6817 §2.5).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -222,7 +224,11 @@ impl Ledbat {
     /// raw timestamp difference (OWD plus the clock offset). `None` before the first sample.
     pub fn base_delay_ms(&self) -> Option<i64> {
         let origin = self.owd_origin? as i32 as i64;
-        self.base_delays.iter().min().filter(|&&m| m != i64::MAX).map(|m| origin + m)
+        self.base_delays
+            .iter()
+            .min()
+            .filter(|&&m| m != i64::MAX)
+            .map(|m| origin + m)
     }
 
     /// Whether slow start is currently in effect.
@@ -308,7 +314,11 @@ impl CongestionControl for Ledbat {
         }
         // RFC 6817 §2.4.2: proportional controller on the queuing delay.
         let off_target = (self.target - queuing_delay) / self.target;
-        let gain = if off_target < 0.0 { self.cfg.decrease_gain } else { self.cfg.gain };
+        let gain = if off_target < 0.0 {
+            self.cfg.decrease_gain
+        } else {
+            self.cfg.gain
+        };
         self.cwnd += gain * off_target * acked * mss / self.cwnd;
         // RFC 6817 §2.4.2: max_allowed_cwnd = flightsize + ALLOWED_INCREASE·MSS. With
         // ALLOWED_INCREASE = 0 (ns-3's TcpLedbat) this never lets cwnd exceed the flight, which
@@ -386,7 +396,10 @@ mod tests {
 
     /// Delay-based controller (no slow start) with `cwnd_segments`.
     fn no_ss(cwnd_segments: u64) -> Ledbat {
-        let cfg = LedbatConfig { slow_start: false, ..Default::default() };
+        let cfg = LedbatConfig {
+            slow_start: false,
+            ..Default::default()
+        };
         Ledbat::new(&cfg, MSS, cwnd_segments * MSS as u64)
     }
 
@@ -410,9 +423,22 @@ mod tests {
     #[test]
     fn default_config_is_valid_and_bad_fields_are_named() {
         LedbatConfig::default().validate().unwrap();
-        let err = LedbatConfig { target_ms: -5.0, ..Default::default() }.validate().unwrap_err();
-        assert!(err.contains("ledbat.target_ms") && err.contains("-5"), "{err}");
-        let err = LedbatConfig { current_filter: 0, ..Default::default() }.validate().unwrap_err();
+        let err = LedbatConfig {
+            target_ms: -5.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(
+            err.contains("ledbat.target_ms") && err.contains("-5"),
+            "{err}"
+        );
+        let err = LedbatConfig {
+            current_filter: 0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("ledbat.current_filter"), "{err}");
     }
 
@@ -457,7 +483,11 @@ mod tests {
         assert!(l.trace().flag);
         assert_eq!(l.trace().estimate, 150.0);
         // With a decrease GAIN of 4 (RFC 6817 §2.5 allows a higher one) the cut is 4× larger.
-        let cfg = LedbatConfig { slow_start: false, decrease_gain: 4.0, ..Default::default() };
+        let cfg = LedbatConfig {
+            slow_start: false,
+            decrease_gain: 4.0,
+            ..Default::default()
+        };
         let mut f = Ledbat::new(&cfg, MSS, 20 * MSS as u64);
         f.on_ack(&ack(SEC, 20, MSS as u64, big));
         for i in 1..=4 {
@@ -564,7 +594,11 @@ mod tests {
         let mut l = Ledbat::new(&LedbatConfig::default(), MSS, 40 * MSS as u64);
         l.on_ack(&ack(SEC, 30, MSS as u64, 40 * MSS as u64)); // srtt = 100 ms
         let w = l.cwnd;
-        let loss = |now| LossEvent { now, bytes_in_flight: 40 * MSS as u64, mss: MSS };
+        let loss = |now| LossEvent {
+            now,
+            bytes_in_flight: 40 * MSS as u64,
+            mss: MSS,
+        };
         l.on_congestion_event(&loss(2 * SEC));
         assert_eq!(l.cwnd, w / 2.0);
         assert!(!l.in_slow_start());
@@ -588,7 +622,11 @@ mod tests {
         }
         assert_eq!(l.cwnd, 2.0 * M);
         // Halving never goes below MIN_CWND either.
-        l.on_congestion_event(&LossEvent { now: 5 * SEC, bytes_in_flight: 2 * MSS as u64, mss: MSS });
+        l.on_congestion_event(&LossEvent {
+            now: 5 * SEC,
+            bytes_in_flight: 2 * MSS as u64,
+            mss: MSS,
+        });
         assert_eq!(l.cwnd, 2.0 * M);
         // Timeout: 1 MSS, lifted back to MIN_CWND by the next ACK.
         l.on_timeout(6 * SEC, 2 * MSS as u64, MSS);
@@ -613,7 +651,11 @@ mod tests {
 
     #[test]
     fn allowed_increase_zero_never_grows_in_congestion_avoidance_as_ns3s_tcp_ledbat() {
-        let cfg = LedbatConfig { slow_start: false, allowed_increase: 0.0, ..Default::default() };
+        let cfg = LedbatConfig {
+            slow_start: false,
+            allowed_increase: 0.0,
+            ..Default::default()
+        };
         cfg.validate().unwrap();
         let mut l = Ledbat::new(&cfg, MSS, 20 * MSS as u64);
         // Window-limited at zero queuing delay: the RFC's controller would add a segment per
@@ -624,7 +666,11 @@ mod tests {
         }
         assert_eq!(l.cwnd(), 20 * MSS as u64);
         // A loss halves it for good: the empty queue afterwards does not bring it back.
-        l.on_congestion_event(&LossEvent { now: 2 * SEC, bytes_in_flight: 20 * MSS as u64, mss: MSS });
+        l.on_congestion_event(&LossEvent {
+            now: 2 * SEC,
+            bytes_in_flight: 20 * MSS as u64,
+            mss: MSS,
+        });
         assert_eq!(l.cwnd(), 10 * MSS as u64);
         for i in 0..1000 {
             let flight = l.cwnd();
@@ -639,7 +685,12 @@ mod tests {
         }
         assert!(rfc.cwnd() > 30 * MSS as u64, "{}", rfc.cwnd());
         // Negative or non-finite values are refused with the field named.
-        let err = LedbatConfig { allowed_increase: -1.0, ..Default::default() }.validate().unwrap_err();
+        let err = LedbatConfig {
+            allowed_increase: -1.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("ledbat.allowed_increase = -1"), "{err}");
     }
 
@@ -650,7 +701,11 @@ mod tests {
         a.in_recovery = true;
         l.on_ack(&a);
         assert_eq!(l.cwnd, 20.0 * M);
-        let d = AckEvent { is_dup: true, acked_bytes: 0, ..ack(SEC, 30, 0, 100 * MSS as u64) };
+        let d = AckEvent {
+            is_dup: true,
+            acked_bytes: 0,
+            ..ack(SEC, 30, 0, 100 * MSS as u64)
+        };
         l.on_ack(&d);
         assert_eq!(l.cwnd, 20.0 * M);
     }

@@ -148,7 +148,17 @@ use super::{AckEvent, CcTrace, CongestionControl, LossEvent, UndoEvent};
 /// yielding at all (measured: half of the cell while the foreground is on).
 /// The rate cap is the same for all three because [Th] states that Legilimens (both
 /// versions) uses 80 % of the estimated capacity.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum LegilimensVariant {
     /// The paper's algorithm with the configured parameters.
@@ -202,7 +212,10 @@ impl LegilimensConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.lambda.is_finite() && (0.0..=1.0).contains(&self.lambda)) {
-            return Err(format!("legilimens.lambda = {}: expected a number in [0, 1]", self.lambda));
+            return Err(format!(
+                "legilimens.lambda = {}: expected a number in [0, 1]",
+                self.lambda
+            ));
         }
         if self.burst_bytes == 0 {
             return Err("legilimens.burst_bytes = 0: expected a burst of at least 1 byte".into());
@@ -211,7 +224,10 @@ impl LegilimensConfig {
             return Err("legilimens.wait_ms = 0: expected a wait of at least 1 ms".into());
         }
         if !(self.capacity_cap.is_finite() && self.capacity_cap > 0.0 && self.capacity_cap <= 1.0) {
-            return Err(format!("legilimens.capacity_cap = {}: expected a fraction in (0, 1]", self.capacity_cap));
+            return Err(format!(
+                "legilimens.capacity_cap = {}: expected a fraction in (0, 1]",
+                self.capacity_cap
+            ));
         }
         if self.max_backoff_exp == 0 || self.max_backoff_exp > 30 {
             return Err(format!(
@@ -430,12 +446,25 @@ impl CapacityEstimator {
     /// the TCP sender releases during a GAP wait, followed by the next burst), and the
     /// evaluation is not counted (as with `count == false`). This is [L] Fig. 4's "packets
     /// sent together (continuous or same TSecr) that show a discontinuity in TSval".
-    pub fn observe_full(&mut self, s: u64, t: u32, ecr: Option<u32>, count: bool) -> Option<SlotSample> {
+    pub fn observe_full(
+        &mut self,
+        s: u64,
+        t: u32,
+        ecr: Option<u32>,
+        count: bool,
+    ) -> Option<SlotSample> {
         let bytes = s.saturating_sub(self.s0);
         // Line 24 (s0 ← s); never move backwards on a stale cumulative ACK.
         self.s0 = self.s0.max(s);
-        let mut fresh =
-            Slot { t, n: bytes, ecr_first: ecr, ecr_last: ecr, lone_tail: false, after_gap: false, pending_busy: false };
+        let mut fresh = Slot {
+            t,
+            n: bytes,
+            ecr_first: ecr,
+            ecr_last: ecr,
+            lone_tail: false,
+            after_gap: false,
+            pending_busy: false,
+        };
         let Some(prev) = self.cur else {
             // First ACK (or first after a restart): open slot[i] without an evaluation.
             self.cur = Some(fresh);
@@ -483,7 +512,13 @@ impl CapacityEstimator {
                 self.update_capacity(rate);
             }
             self.cur = Some(fresh);
-            return Some(SlotSample { duration, rate, gap, busy: resolved, counted: false });
+            return Some(SlotSample {
+                duration,
+                rate,
+                gap,
+                busy: resolved,
+                counted: false,
+            });
         }
         if self.capacity.is_nan() {
             // Paper silent on the start. [L]: "the scheduler is expected to allocate full
@@ -496,7 +531,8 @@ impl CapacityEstimator {
         if gap {
             // Lines 9–16 (the busy test with the delayed-ACK credit, 0 without delayed ACKs).
             // The verdict waits for slot[i]'s size (late delivery, `LATE_DELIVERY_TTIS`).
-            fresh.pending_busy = ((prev.n + credit) as f64 / duration as f64) < self.lambda * self.capacity;
+            fresh.pending_busy =
+                ((prev.n + credit) as f64 / duration as f64) < self.lambda * self.capacity;
             if rate > self.capacity {
                 self.update_capacity(rate);
             }
@@ -506,7 +542,13 @@ impl CapacityEstimator {
         }
         // Lines 3–5: slot[i+1] is open.
         self.cur = Some(fresh);
-        Some(SlotSample { duration, rate, gap, busy: resolved, counted: true })
+        Some(SlotSample {
+            duration,
+            rate,
+            gap,
+            busy: resolved,
+            counted: true,
+        })
     }
 
     /// Lines 15 and 19: `capacity ← 4/5·capacity + 1/5·rate`, with the rate clipped at
@@ -525,7 +567,8 @@ impl CapacityEstimator {
     /// worth at the estimated capacity). Only against a measured capacity: the initial one
     /// is a lower bound (half the first slot), against which every full TTI would look late.
     fn final_verdict(&self, slot: &Slot) -> bool {
-        let late = slot.after_gap && self.measured && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity;
+        let late =
+            slot.after_gap && self.measured && slot.n as f64 > LATE_DELIVERY_TTIS * self.capacity;
         slot.pending_busy && !late
     }
 }
@@ -595,7 +638,13 @@ impl Legilimens {
     /// window NORMAL mode starts from. The flow starts in GAP I. Back-off draws come from
     /// `stream_rng(seed, "cc.legilimens", index)`: the scenario's seed and the flow's index,
     /// so that flows back off independently and a run is reproducible.
-    pub fn new(cfg: &LegilimensConfig, mss: u32, initial_window_bytes: u64, seed: u64, index: u64) -> Legilimens {
+    pub fn new(
+        cfg: &LegilimensConfig,
+        mss: u32,
+        initial_window_bytes: u64,
+        seed: u64,
+        index: u64,
+    ) -> Legilimens {
         let mss = mss.max(1) as u64;
         let (lambda, wait) = match cfg.variant {
             LegilimensVariant::Standard => (cfg.lambda, cfg.wait_ms * MS),
@@ -737,7 +786,9 @@ impl Legilimens {
             return true;
         }
         let ramped = match self.capacity() {
-            Some(c) if self.min_rtt > 0 => prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / MS as f64),
+            Some(c) if self.min_rtt > 0 => {
+                prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / MS as f64)
+            }
             _ => true,
         };
         ramped && self.qdelay_ms >= QUEUE_DELAY_MIN_MS
@@ -789,14 +840,22 @@ impl CongestionControl for Legilimens {
             self.on_busy(ev.now);
             return;
         }
-        if self.mode == LegilimensMode::Normal && ev.now >= self.normal_since + BACKOFF_RESET_WAITS * self.wait {
+        if self.mode == LegilimensMode::Normal
+            && ev.now >= self.normal_since + BACKOFF_RESET_WAITS * self.wait
+        {
             // Success, as in 802.11's contention window: NORMAL held without busyness.
             self.backoff_exp = 0;
         }
         if self.mode == LegilimensMode::Normal {
             let slow_start = self.cwnd < self.ssthresh;
             if ev.acked_bytes > 0 && !ev.in_recovery && is_cwnd_limited(self.cwnd, slow_start, ev) {
-                reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, ev.acked_bytes);
+                reno_cong_avoid(
+                    &mut self.cwnd,
+                    &mut self.ca_acked,
+                    self.ssthresh,
+                    self.mss,
+                    ev.acked_bytes,
+                );
             }
             self.cwnd = self.cwnd.min(self.cwnd_cap());
         }
@@ -827,7 +886,10 @@ impl CongestionControl for Legilimens {
     fn on_sent(&mut self, now: Nanos, bytes: u32, bytes_in_flight: u64) {
         self.flight = bytes_in_flight;
         if !self.burst_hold
-            && matches!(self.mode, LegilimensMode::GapI | LegilimensMode::GapII | LegilimensMode::GapIII)
+            && matches!(
+                self.mode,
+                LegilimensMode::GapI | LegilimensMode::GapII | LegilimensMode::GapIII
+            )
         {
             self.burst_left = self.burst_left.saturating_sub(bytes as u64);
             // The flow's first burst (the constructor has no clock): its wait starts now.
@@ -857,7 +919,10 @@ impl CongestionControl for Legilimens {
     /// Waiting: a GAP wait once its burst is out (what is left of it is less than a segment),
     /// or a back-off.
     fn paused(&self) -> bool {
-        self.mode != LegilimensMode::Normal && !self.burst_hold && self.burst_left < self.mss && self.deadline.is_some()
+        self.mode != LegilimensMode::Normal
+            && !self.burst_hold
+            && self.burst_left < self.mss
+            && self.deadline.is_some()
     }
 
     fn poll_timeout(&self) -> Option<Nanos> {
@@ -934,12 +999,17 @@ mod tests {
 
     /// Runs an estimator over an ACK stream; returns the counted samples.
     fn run(est: &mut CapacityEstimator, stream: &[(u64, u32)]) -> Vec<SlotSample> {
-        stream.iter().filter_map(|&(s, t)| est.observe(s, t)).collect()
+        stream
+            .iter()
+            .filter_map(|&(s, t)| est.observe(s, t))
+            .collect()
     }
 
     /// `n` TTIs of this receiver being served `c` bytes in every `period`-th TTI (phase 0).
     fn every(n: usize, period: usize, c: u64) -> Vec<u64> {
-        (0..n).map(|i| if i % period == 0 { c } else { 0 }).collect()
+        (0..n)
+            .map(|i| if i % period == 0 { c } else { 0 })
+            .collect()
     }
 
     #[test]
@@ -976,9 +1046,14 @@ mod tests {
         // 1:1 alternation is not busy at λ = 0.5 but is at λ = 1.
         let alt: Vec<u64> = [vec![C; 20], every(40, 2, C)].concat();
         let mut half = CapacityEstimator::new(0.5, 0);
-        assert!(run(&mut half, &acks(&alt, 0, Rx::PerSegment)).iter().all(|s| !s.busy));
+        assert!(run(&mut half, &acks(&alt, 0, Rx::PerSegment))
+            .iter()
+            .all(|s| !s.busy));
         let mut one = CapacityEstimator::new(1.0, 0);
-        assert!(run(&mut one, &acks(&alt, 0, Rx::PerSegment)).iter().skip(21).all(|s| s.busy));
+        assert!(run(&mut one, &acks(&alt, 0, Rx::PerSegment))
+            .iter()
+            .skip(21)
+            .all(|s| s.busy));
     }
 
     #[test]
@@ -1026,11 +1101,18 @@ mod tests {
             samples.extend(est.observe(s, t));
             max_cap = max_cap.max(est.capacity().unwrap_or(0.0));
         }
-        assert!(samples.iter().any(|s| s.duration == 4 && s.gap), "{samples:?}");
+        assert!(
+            samples.iter().any(|s| s.duration == 4 && s.gap),
+            "{samples:?}"
+        );
         assert!(samples.iter().all(|s| !s.busy), "{samples:?}");
         // The 4C slot, followed back to back, enters the EWMA clipped at 1.5·capacity.
         assert!(max_cap <= 1.1 * C as f64 + 1e-6, "{max_cap}");
-        assert!((est.capacity().unwrap() - C as f64).abs() < 1.0, "{:?}", est.capacity());
+        assert!(
+            (est.capacity().unwrap() - C as f64).abs() < 1.0,
+            "{:?}",
+            est.capacity()
+        );
         // Algorithm 1 alone calls it busy and takes the 4C slot for a TTI's rate.
         let mut paper_busy = false;
         let (mut cap, mut max_cap) = (C as f64, C as f64);
@@ -1050,9 +1132,14 @@ mod tests {
                 max_cap = max_cap.max(cap);
             }
         }
-        assert!(paper_busy && max_cap > 1.5 * C as f64, "{paper_busy} {max_cap}");
+        assert!(
+            paper_busy && max_cap > 1.5 * C as f64,
+            "{paper_busy} {max_cap}"
+        );
         // A competitor's TTIs leave no surplus: the same gap closed by one TTI's bytes is busy.
-        let sched: Vec<u64> = (0..60).map(|i| if (20..23).contains(&i) { 0 } else { C }).collect();
+        let sched: Vec<u64> = (0..60)
+            .map(|i| if (20..23).contains(&i) { 0 } else { C })
+            .collect();
         let mut est = CapacityEstimator::new(0.5, 0);
         let samples = run(&mut est, &acks(&sched, 0, Rx::PerSegment));
         assert_eq!(samples.iter().filter(|s| s.busy).count(), 1, "{samples:?}");
@@ -1067,7 +1154,10 @@ mod tests {
         assert!(samples.len() > 150);
         assert!(samples.iter().all(|s| !s.busy && s.duration == 1));
         let cap = est.capacity().unwrap();
-        assert!((6.0 * MSS as f64..=8.0 * MSS as f64).contains(&cap), "{cap}");
+        assert!(
+            (6.0 * MSS as f64..=8.0 * MSS as f64).contains(&cap),
+            "{cap}"
+        );
     }
 
     #[test]
@@ -1106,7 +1196,10 @@ mod tests {
         assert!(!first.busy && est.capacity() == Some(C as f64));
         // Idle 250 TTIs: without a restart the open slot is judged against a 250-TTI gap.
         let mut no_restart = est.clone();
-        assert!(!no_restart.observe(3 * C, 261).unwrap().busy, "judged once the slot at 261 is complete");
+        assert!(
+            !no_restart.observe(3 * C, 261).unwrap().busy,
+            "judged once the slot at 261 is complete"
+        );
         assert!(no_restart.observe(4 * C, 262).unwrap().busy);
         assert!(!est.restart());
         assert_eq!(est.observe(3 * C, 261), None);
@@ -1120,7 +1213,10 @@ mod tests {
         // Data sent together (same TSecr) but served 4 TTIs apart is counted: busy.
         let s = e2.observe_full(4 * C, 265, Some(250), true).unwrap();
         assert!(s.counted && !s.busy);
-        assert!(e2.restart(), "the slot at 265 is complete: the gap before it was busy");
+        assert!(
+            e2.restart(),
+            "the slot at 265 is complete: the gap before it was busy"
+        );
     }
 
     #[test]
@@ -1132,7 +1228,11 @@ mod tests {
         let sched = every(100, 5, C);
         let mut est = CapacityEstimator::new(0.5, 0);
         let samples = run(&mut est, &acks(&sched, 0, Rx::PerSegment));
-        assert!((est.capacity().unwrap() - C as f64 / 2.0).abs() < 1e-9, "{:?}", est.capacity());
+        assert!(
+            (est.capacity().unwrap() - C as f64 / 2.0).abs() < 1e-9,
+            "{:?}",
+            est.capacity()
+        );
         assert!(samples[1..].iter().all(|s| s.busy), "{samples:?}");
         // The rate alone (the earlier initialisation) takes the share C/5 for the capacity
         // and never sees a busy slot: every later slot has the same rate.
@@ -1164,21 +1264,30 @@ mod tests {
     #[test]
     fn delayed_ack_credit_separates_fading_from_competition() {
         // 2.5 segments per TTI with an ACK every 2 segments: capacity ≈ 2.5 segments.
-        let alone: Vec<u64> = (0..60).map(|i| if i % 2 == 0 { 3 * MSS } else { 2 * MSS }).collect();
+        let alone: Vec<u64> = (0..60)
+            .map(|i| if i % 2 == 0 { 3 * MSS } else { 2 * MSS })
+            .collect();
         // Fading to one segment per TTI, still served every TTI: one ACK every 2 TTIs, rate
         // 1 MSS < λ·capacity. Only the delayed-ACK credit keeps it from being "busy".
         let fade: Vec<u64> = [alone.clone(), vec![MSS; 40]].concat();
         let mut paper = CapacityEstimator::new(0.5, 0);
-        assert!(run(&mut paper, &acks(&fade, 0, Rx::Delayed)).iter().any(|s| s.busy));
+        assert!(run(&mut paper, &acks(&fade, 0, Rx::Delayed))
+            .iter()
+            .any(|s| s.busy));
         let mut dack = CapacityEstimator::new(0.5, 0);
         dack.set_delayed_acks(Some(MSS));
-        assert!(run(&mut dack, &acks(&fade, 0, Rx::Delayed)).iter().all(|s| !s.busy));
+        assert!(run(&mut dack, &acks(&fade, 0, Rx::Delayed))
+            .iter()
+            .all(|s| !s.busy));
         // A competitor holding 5 TTIs out of 6 (our TTI carries the full 3 segments) is still busy.
         let shared: Vec<u64> = [alone, every(120, 6, 3 * MSS)].concat();
         let mut dack = CapacityEstimator::new(0.5, 0);
         dack.set_delayed_acks(Some(MSS));
         let samples = run(&mut dack, &acks(&shared, 0, Rx::Delayed));
-        assert!(samples.iter().skip(40).filter(|s| s.busy).count() >= 5, "{samples:?}");
+        assert!(
+            samples.iter().skip(40).filter(|s| s.busy).count() >= 5,
+            "{samples:?}"
+        );
         // Whole-TTI ACKs (10 segments, far above the 2-MSS quantum) keep the paper's verdicts
         // (fig5b: C every 4 TTIs busy).
         let mut big = CapacityEstimator::new(0.5, 0);
@@ -1330,7 +1439,8 @@ mod tests {
                         break;
                     };
                     budget -= MSS;
-                    self.acks.push_back((self.t + self.delay, end, (self.t << 32) | sent));
+                    self.acks
+                        .push_back((self.t + self.delay, end, (self.t << 32) | sent));
                 }
                 self.t += 1;
             }
@@ -1349,7 +1459,12 @@ mod tests {
         assert_eq!(sim.leg.mode(), GapI);
         assert_eq!(sim.leg.trace().mode, 1);
         sim.run(1200, |_| C);
-        assert_eq!(sim.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", sim.log);
+        assert_eq!(
+            sim.modes(),
+            vec![GapI, GapII, GapIII, Normal],
+            "{:?}",
+            sim.log
+        );
         // Each GAP lasts T = 250 ms from the first burst segment at TTI 0.
         let times: Vec<u64> = sim.log.iter().map(|m| m.0).collect();
         assert_eq!(times, vec![0, 250, 500, 750]);
@@ -1373,7 +1488,10 @@ mod tests {
         }
         assert_eq!(flight, cfg.burst_bytes / MSS * MSS);
         assert_eq!(leg.poll_timeout(), Some(250 * MS));
-        assert!(leg.paused(), "less than a segment of the burst left: the wait T has begun");
+        assert!(
+            leg.paused(),
+            "less than a segment of the burst left: the wait T has begun"
+        );
         leg.on_timer(250 * MS);
         assert_eq!(leg.mode(), GapII);
         assert!(!leg.paused());
@@ -1400,7 +1518,11 @@ mod tests {
         assert!(sim.leg.paused());
         let burst = sim.snd_nxt;
         sim.run(249, |_| C);
-        assert_eq!((sim.leg.mode(), sim.snd_nxt), (GapI, burst), "nothing sent during the wait");
+        assert_eq!(
+            (sim.leg.mode(), sim.snd_nxt),
+            (GapI, burst),
+            "nothing sent during the wait"
+        );
         sim.run(950, |_| C);
         assert_eq!(sim.leg.mode(), Normal);
         assert!(!sim.leg.paused());
@@ -1465,7 +1587,12 @@ mod tests {
             }
         };
         let drained = |leg: &mut Legilimens, now: Nanos, tti: &mut u32| {
-            let ev = AckEvent { now, ts_val: *tti, mss: MSS as u32, ..Default::default() };
+            let ev = AckEvent {
+                now,
+                ts_val: *tti,
+                mss: MSS as u32,
+                ..Default::default()
+            };
             leg.on_ack(&ev);
             *tti += 1;
         };
@@ -1509,7 +1636,12 @@ mod tests {
         let normal_at = now + 3 * t_wait;
         feed(&mut leg, normal_at + t_wait, false, &mut tti);
         assert_eq!((leg.mode(), leg.backoff().0), (Normal, cfg.max_backoff_exp));
-        feed(&mut leg, normal_at + BACKOFF_RESET_WAITS * t_wait, false, &mut tti);
+        feed(
+            &mut leg,
+            normal_at + BACKOFF_RESET_WAITS * t_wait,
+            false,
+            &mut tti,
+        );
         assert_eq!((leg.mode(), leg.backoff().0), (Normal, 0));
     }
 
@@ -1518,19 +1650,37 @@ mod tests {
         let mut sim = Sim::new(LegilimensConfig::default());
         sim.run(1000, |_| C);
         assert_eq!(sim.leg.mode(), Normal);
-        assert_eq!(sim.leg.pacing_rate(), None, "ACK-clocked, like the paper's kernel module");
+        assert_eq!(
+            sim.leg.pacing_rate(),
+            None,
+            "ACK-clocked, like the paper's kernel module"
+        );
         let cap = sim.leg.capacity().unwrap();
         // min RTT is 20 ms in the harness: cwnd ≤ 0.8 · capacity · 20 TTIs, and it reaches it.
         let limit = 0.8 * cap * 20.0;
-        assert!(sim.leg.cwnd() as f64 <= limit + 1.0, "{} > {limit}", sim.leg.cwnd());
-        assert!(sim.leg.cwnd() as f64 >= 0.9 * limit, "{} < {limit}", sim.leg.cwnd());
+        assert!(
+            sim.leg.cwnd() as f64 <= limit + 1.0,
+            "{} > {limit}",
+            sim.leg.cwnd()
+        );
+        assert!(
+            sim.leg.cwnd() as f64 >= 0.9 * limit,
+            "{} < {limit}",
+            sim.leg.cwnd()
+        );
     }
 
     #[test]
     fn normal_evaluates_slots_only_with_queued_data_and_half_a_bdp_in_flight() {
         let mut leg = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS, 1, 0);
         // Queueing delay = RTT sample − min RTT (of the newest acknowledged segment).
-        leg.on_ack(&AckEvent { now: 100 * MS, rtt_sample: Some(27 * MS), min_rtt: 20 * MS, mss: MSS as u32, ..Default::default() });
+        leg.on_ack(&AckEvent {
+            now: 100 * MS,
+            rtt_sample: Some(27 * MS),
+            min_rtt: 20 * MS,
+            mss: MSS as u32,
+            ..Default::default()
+        });
         assert_eq!(leg.queue_delay_ms(), 7);
         // NORMAL evaluates slots only at >= QUEUE_DELAY_MIN_MS of queueing.
         leg.mode = Normal;
@@ -1541,7 +1691,10 @@ mod tests {
         // With a capacity (10 KB/TTI) and min RTT (20 ms): at least half a BDP in flight.
         leg.est = Some(CapacityEstimator::new(0.5, 0));
         for (i, t) in [0u32, 1, 2].into_iter().enumerate() {
-            leg.est.as_mut().unwrap().observe(10_000 * (i as u64 + 1), t);
+            leg.est
+                .as_mut()
+                .unwrap()
+                .observe(10_000 * (i as u64 + 1), t);
         }
         assert_eq!(leg.capacity(), Some(10_000.0));
         leg.min_rtt = 20 * MS;
@@ -1557,7 +1710,11 @@ mod tests {
         let mut sim = Sim::new(LegilimensConfig::default());
         sim.run(1000, |_| C);
         assert_eq!(sim.leg.mode(), Normal);
-        sim.leg.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 100 * MSS, mss: MSS as u32 });
+        sim.leg.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 100 * MSS,
+            mss: MSS as u32,
+        });
         assert_eq!(sim.leg.cwnd(), 50 * MSS);
         assert_eq!(sim.leg.ssthresh(), 50 * MSS);
         sim.leg.on_timeout(0, 80 * MSS, MSS as u32);
@@ -1565,7 +1722,12 @@ mod tests {
         assert_eq!(sim.leg.cwnd(), MSS);
         assert_eq!(sim.leg.ssthresh(), 40 * MSS);
         // The retransmission's ACK releases the GAP I burst.
-        sim.leg.on_ack(&AckEvent { now: 5 * MS, acked_bytes: MSS, mss: MSS as u32, ..Default::default() });
+        sim.leg.on_ack(&AckEvent {
+            now: 5 * MS,
+            acked_bytes: MSS,
+            mss: MSS as u32,
+            ..Default::default()
+        });
         assert_eq!(sim.leg.cwnd(), 51_200);
         assert_eq!(sim.leg.poll_timeout(), Some(5 * MS + 250 * MS));
     }
@@ -1574,14 +1736,20 @@ mod tests {
     fn variants_differ_as_defined() {
         let std_ = Legilimens::new(&LegilimensConfig::default(), MSS as u32, 10 * MSS, 1, 0);
         let act = Legilimens::new(
-            &LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() },
+            &LegilimensConfig {
+                variant: LegilimensVariant::Active,
+                ..Default::default()
+            },
             MSS as u32,
             10 * MSS,
             1,
             0,
         );
         let pas = Legilimens::new(
-            &LegilimensConfig { variant: LegilimensVariant::Passive, ..Default::default() },
+            &LegilimensConfig {
+                variant: LegilimensVariant::Passive,
+                ..Default::default()
+            },
             MSS as u32,
             10 * MSS,
             1,
@@ -1600,7 +1768,10 @@ mod tests {
         let mut s = Sim::new(LegilimensConfig::default());
         s.run(2000, alt);
         assert!(s.modes().contains(&Normal), "{:?}", s.log);
-        let mut p = Sim::new(LegilimensConfig { variant: LegilimensVariant::Passive, ..Default::default() });
+        let mut p = Sim::new(LegilimensConfig {
+            variant: LegilimensVariant::Passive,
+            ..Default::default()
+        });
         p.run(2000, alt);
         assert!(!p.modes().contains(&Normal), "{:?}", p.log);
         assert!(p.modes().contains(&Backoff));
@@ -1608,12 +1779,18 @@ mod tests {
         // A competitor taking 2 TTIs in 3 (rate C/3 < λ·C): busy for standard and active.
         let third = |t: u64| if t < 10 || t.is_multiple_of(3) { C } else { 0 };
         for variant in [LegilimensVariant::Standard, LegilimensVariant::Active] {
-            let mut s = Sim::new(LegilimensConfig { variant, ..Default::default() });
+            let mut s = Sim::new(LegilimensConfig {
+                variant,
+                ..Default::default()
+            });
             s.run(2000, third);
             assert!(!s.modes().contains(&Normal), "{:?}", s.log);
         }
         // Alone, active reaches NORMAL after 3·T/2 = 375 ms, standard after 3·T = 750 ms.
-        let mut a = Sim::new(LegilimensConfig { variant: LegilimensVariant::Active, ..Default::default() });
+        let mut a = Sim::new(LegilimensConfig {
+            variant: LegilimensVariant::Active,
+            ..Default::default()
+        });
         a.run(2000, |_| C);
         assert_eq!(a.modes(), vec![GapI, GapII, GapIII, Normal], "{:?}", a.log);
         assert_eq!(a.log[3].0, 375);
@@ -1623,7 +1800,16 @@ mod tests {
 
         // Passive: busy in GAP II goes straight to back-off (standard: GAP I).
         let busy_in_gap_ii = |variant| {
-            let mut leg = Legilimens::new(&LegilimensConfig { variant, ..Default::default() }, MSS as u32, 10 * MSS, 1, 0);
+            let mut leg = Legilimens::new(
+                &LegilimensConfig {
+                    variant,
+                    ..Default::default()
+                },
+                MSS as u32,
+                10 * MSS,
+                1,
+                0,
+            );
             leg.on_sent(0, MSS as u32, MSS);
             leg.on_timer(leg.poll_timeout().unwrap());
             assert_eq!(leg.mode(), GapII);
@@ -1660,10 +1846,40 @@ mod tests {
             let e = c.validate().unwrap_err();
             assert!(e.contains(field), "{e}");
         };
-        bad(LegilimensConfig { lambda: 1.5, ..d.clone() }, "lambda = 1.5");
-        bad(LegilimensConfig { burst_bytes: 0, ..d.clone() }, "burst_bytes = 0");
-        bad(LegilimensConfig { wait_ms: 0, ..d.clone() }, "wait_ms = 0");
-        bad(LegilimensConfig { capacity_cap: 0.0, ..d.clone() }, "capacity_cap = 0");
-        bad(LegilimensConfig { max_backoff_exp: 0, ..d }, "max_backoff_exp = 0");
+        bad(
+            LegilimensConfig {
+                lambda: 1.5,
+                ..d.clone()
+            },
+            "lambda = 1.5",
+        );
+        bad(
+            LegilimensConfig {
+                burst_bytes: 0,
+                ..d.clone()
+            },
+            "burst_bytes = 0",
+        );
+        bad(
+            LegilimensConfig {
+                wait_ms: 0,
+                ..d.clone()
+            },
+            "wait_ms = 0",
+        );
+        bad(
+            LegilimensConfig {
+                capacity_cap: 0.0,
+                ..d.clone()
+            },
+            "capacity_cap = 0",
+        );
+        bad(
+            LegilimensConfig {
+                max_backoff_exp: 0,
+                ..d
+            },
+            "max_backoff_exp = 0",
+        );
     }
 }

@@ -22,12 +22,14 @@
 use cellshare_core::Nanos;
 
 pub mod bbr;
+pub mod c2tcp;
 pub mod cubic;
 pub mod ledbat;
 pub mod legilimens;
 pub mod reno;
 pub mod tcp_lp;
 pub mod vegas;
+pub mod westwood;
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), computed by the
 /// sender for the newest segment this ACK delivered.
@@ -241,7 +243,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     fn on_timer(&mut self, _now: Nanos) {}
     /// Controller state for tracing.
     fn trace(&self) -> CcTrace {
-        CcTrace { mode: 0, estimate: f64::NAN, flag: false }
+        CcTrace {
+            mode: 0,
+            estimate: f64::NAN,
+            flag: false,
+        }
     }
 }
 
@@ -253,25 +259,54 @@ mod tests {
     const M: u64 = 1448;
 
     fn idle(idle_ms: u64, rto_ms: u64) -> IdleRestart {
-        IdleRestart { now: 0, idle: idle_ms * MS, rto: rto_ms * MS, initial_window: 10 * M, mss: M as u32 }
+        IdleRestart {
+            now: 0,
+            idle: idle_ms * MS,
+            rto: rto_ms * MS,
+            initial_window: 10 * M,
+            mss: M as u32,
+        }
     }
 
     #[test]
     fn idle_restart_halves_per_rto_down_to_the_restart_window() {
         // Linux `tcp_cwnd_restart`: ssthresh keeps ¾ of cwnd, cwnd halves once per RTO of
         // idleness (started or not: `while ((delta -= rto) > 0 ...)`), never below min(IW, cwnd).
-        assert_eq!(idle_restart(80 * M, 20 * M, &idle(301, 300)), (40 * M, 60 * M));
-        assert_eq!(idle_restart(80 * M, 20 * M, &idle(600, 300)), (40 * M, 60 * M));
-        assert_eq!(idle_restart(80 * M, 20 * M, &idle(601, 300)), (20 * M, 60 * M));
-        assert_eq!(idle_restart(80 * M, 20 * M, &idle(60_000, 300)), (10 * M, 60 * M));
+        assert_eq!(
+            idle_restart(80 * M, 20 * M, &idle(301, 300)),
+            (40 * M, 60 * M)
+        );
+        assert_eq!(
+            idle_restart(80 * M, 20 * M, &idle(600, 300)),
+            (40 * M, 60 * M)
+        );
+        assert_eq!(
+            idle_restart(80 * M, 20 * M, &idle(601, 300)),
+            (20 * M, 60 * M)
+        );
+        assert_eq!(
+            idle_restart(80 * M, 20 * M, &idle(60_000, 300)),
+            (10 * M, 60 * M)
+        );
         // A window already below IW is the restart window itself; ssthresh never falls.
-        assert_eq!(idle_restart(4 * M, 100 * M, &idle(60_000, 300)), (4 * M, 100 * M));
-        assert_eq!(idle_restart(80 * M, u64::MAX, &idle(60_000, 300)), (10 * M, u64::MAX));
+        assert_eq!(
+            idle_restart(4 * M, 100 * M, &idle(60_000, 300)),
+            (4 * M, 100 * M)
+        );
+        assert_eq!(
+            idle_restart(80 * M, u64::MAX, &idle(60_000, 300)),
+            (10 * M, u64::MAX)
+        );
     }
 
     #[test]
     fn reno_undo_restores_window_and_threshold() {
-        let ev = UndoEvent { now: 0, prior_cwnd: 40 * M, prior_ssthresh: 30 * M, mss: M as u32 };
+        let ev = UndoEvent {
+            now: 0,
+            prior_cwnd: 40 * M,
+            prior_ssthresh: 30 * M,
+            mss: M as u32,
+        };
         let (mut cwnd, mut ssthresh) = (20 * M, 20 * M);
         reno_undo(&mut cwnd, &mut ssthresh, &ev);
         assert_eq!((cwnd, ssthresh), (40 * M, 30 * M));
@@ -286,15 +321,28 @@ mod tests {
         use crate::cc::bbr::{Bbr, BbrConfig};
         use crate::cc::cubic::{Cubic, CubicConfig};
         use crate::cc::reno::{Reno, RenoConfig};
-        let ev = |prior_cwnd: u64| UndoEvent { now: 0, prior_cwnd, prior_ssthresh: u64::MAX, mss: M as u32 };
+        let ev = |prior_cwnd: u64| UndoEvent {
+            now: 0,
+            prior_cwnd,
+            prior_ssthresh: u64::MAX,
+            mss: M as u32,
+        };
         // Reno and CUBIC: back to the window before the loss, and (ssthresh was unset) to
         // slow start.
         let mut r = Reno::new(&RenoConfig::default(), M as u32, 40 * M);
-        r.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 40 * M, mss: M as u32 });
+        r.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 40 * M,
+            mss: M as u32,
+        });
         r.undo_cwnd(&ev(40 * M));
         assert_eq!((r.cwnd(), r.ssthresh()), (40 * M, u64::MAX));
         let mut c = Cubic::new(&CubicConfig::default(), M as u32, 40 * M);
-        c.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 40 * M, mss: M as u32 });
+        c.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 40 * M,
+            mss: M as u32,
+        });
         assert_eq!(c.cwnd(), 28 * M);
         c.undo_cwnd(&ev(40 * M));
         assert_eq!((c.cwnd(), c.ssthresh()), (40 * M, u64::MAX));

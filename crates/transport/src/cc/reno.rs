@@ -18,7 +18,10 @@
 
 use cellshare_core::Nanos;
 
-use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
+use super::{
+    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
+    UndoEvent,
+};
 
 /// Reno parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -37,7 +40,11 @@ pub struct RenoConfig {
 
 impl Default for RenoConfig {
     fn default() -> Self {
-        Self { abc_limit: 2, beta: 0.5, initial_ssthresh: None }
+        Self {
+            abc_limit: 2,
+            beta: 0.5,
+            initial_ssthresh: None,
+        }
     }
 }
 
@@ -200,7 +207,11 @@ impl CongestionControl for Reno {
         } else {
             1
         };
-        CcTrace { mode, estimate: f64::NAN, flag: false }
+        CcTrace {
+            mode,
+            estimate: f64::NAN,
+            flag: false,
+        }
     }
 }
 
@@ -248,14 +259,22 @@ mod tests {
     #[test]
     fn abc_limits_stretch_acks() {
         let mut r = Reno::new(&RenoConfig::default(), MSS, 10 * M);
-        let ev = AckEvent { acked_bytes: 8 * M, prior_in_flight: 10 * M, mss: MSS, ..Default::default() };
+        let ev = AckEvent {
+            acked_bytes: 8 * M,
+            prior_in_flight: 10 * M,
+            mss: MSS,
+            ..Default::default()
+        };
         r.on_ack(&ev);
         assert_eq!(r.cwnd(), 12 * M, "at most L = 2 MSS per ACK");
     }
 
     #[test]
     fn congestion_avoidance_adds_one_mss_per_rtt() {
-        let cfg = RenoConfig { initial_ssthresh: Some(20 * M), ..Default::default() };
+        let cfg = RenoConfig {
+            initial_ssthresh: Some(20 * M),
+            ..Default::default()
+        };
         let mut r = Reno::new(&cfg, MSS, 20 * M);
         for i in 0..5 {
             one_rtt(&mut r, 2, i * 100 * MS);
@@ -266,7 +285,11 @@ mod tests {
     #[test]
     fn loss_halves_and_timeout_collapses() {
         let mut r = Reno::new(&RenoConfig::default(), MSS, 40 * M);
-        r.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 40 * M, mss: MSS });
+        r.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 40 * M,
+            mss: MSS,
+        });
         assert_eq!((r.ssthresh(), r.cwnd()), (20 * M, 20 * M));
         // No growth during recovery.
         r.on_ack(&AckEvent {
@@ -280,7 +303,11 @@ mod tests {
         r.on_recovery_end(0);
         assert_eq!(r.cwnd(), r.ssthresh());
         // Tiny flight: ssthresh floor of 2 MSS.
-        r.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 3 * M, mss: MSS });
+        r.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 3 * M,
+            mss: MSS,
+        });
         assert_eq!(r.ssthresh(), 2 * M);
         let mut r = Reno::new(&RenoConfig::default(), MSS, 40 * M);
         r.on_timeout(0, 30 * M, MSS);
@@ -289,11 +316,19 @@ mod tests {
 
     #[test]
     fn no_growth_when_not_cwnd_limited() {
-        let cfg = RenoConfig { initial_ssthresh: Some(20 * M), ..Default::default() };
+        let cfg = RenoConfig {
+            initial_ssthresh: Some(20 * M),
+            ..Default::default()
+        };
         let mut r = Reno::new(&cfg, MSS, 20 * M);
         for _ in 0..100 {
             // Only 5 segments in flight against a 20-segment window (application-limited).
-            r.on_ack(&AckEvent { acked_bytes: M, prior_in_flight: 5 * M, mss: MSS, ..Default::default() });
+            r.on_ack(&AckEvent {
+                acked_bytes: M,
+                prior_in_flight: 5 * M,
+                mss: MSS,
+                ..Default::default()
+            });
         }
         assert_eq!(r.cwnd(), 20 * M);
     }
@@ -301,9 +336,19 @@ mod tests {
     #[test]
     fn config_validation_names_the_field() {
         assert!(RenoConfig::default().validate().is_ok());
-        let e = RenoConfig { beta: 1.5, ..Default::default() }.validate().unwrap_err();
+        let e = RenoConfig {
+            beta: 1.5,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.contains("beta"), "{e}");
-        let e = RenoConfig { abc_limit: 0, ..Default::default() }.validate().unwrap_err();
+        let e = RenoConfig {
+            abc_limit: 0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(e.contains("abc_limit"), "{e}");
     }
 }

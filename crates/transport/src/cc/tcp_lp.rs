@@ -99,7 +99,10 @@
 
 use cellshare_core::{Nanos, MS};
 
-use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
+use super::{
+    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
+    UndoEvent,
+};
 
 /// Parameters of [`TcpLp`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -116,7 +119,10 @@ pub struct TcpLpConfig {
 
 impl Default for TcpLpConfig {
     fn default() -> Self {
-        Self { delta: 0.15, inference_factor: 3.0 }
+        Self {
+            delta: 0.15,
+            inference_factor: 3.0,
+        }
     }
 }
 
@@ -124,7 +130,10 @@ impl TcpLpConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.delta > 0.0 && self.delta <= 1.0) {
-            return Err(format!("tcp_lp.delta = {}: expected a fraction in (0, 1]", self.delta));
+            return Err(format!(
+                "tcp_lp.delta = {}: expected a fraction in (0, 1]",
+                self.delta
+            ));
         }
         if !(self.inference_factor.is_finite() && self.inference_factor > 0.0) {
             return Err(format!(
@@ -263,7 +272,11 @@ impl TcpLp {
         if owd > self.owd_max {
             if self.owd_max_rsv.is_nan() || owd > self.owd_max_rsv {
                 // A new largest sample: keep it in reserve, promote the previous reserve.
-                self.owd_max = if self.owd_max_rsv.is_nan() { owd } else { self.owd_max_rsv };
+                self.owd_max = if self.owd_max_rsv.is_nan() {
+                    owd
+                } else {
+                    self.owd_max_rsv
+                };
                 self.owd_max_rsv = owd;
             } else {
                 self.owd_max = owd;
@@ -286,7 +299,13 @@ impl TcpLp {
     /// Reno growth: slow start below `ssthresh`, then one segment per window of acknowledged
     /// bytes ([`super::reno::reno_cong_avoid`]).
     fn reno_cong_avoid(&mut self, acked: u64) {
-        super::reno::reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, acked);
+        super::reno::reno_cong_avoid(
+            &mut self.cwnd,
+            &mut self.ca_acked,
+            self.ssthresh,
+            self.mss,
+            acked,
+        );
     }
 }
 
@@ -333,16 +352,22 @@ impl CongestionControl for TcpLp {
         // [KK03 §III-B] inference phase: itt after the last early reduction (Linux computes
         // this before testing the threshold).
         let itt = (self.cfg.inference_factor * self.srtt as f64) as Nanos;
-        let within_inference = self.last_drop.is_some_and(|t| ev.now.saturating_sub(t) < itt);
+        let within_inference = self
+            .last_drop
+            .is_some_and(|t| ev.now.saturating_sub(t) < itt);
 
         // Indications are acted upon once the range has measured the bottleneck's queue: a
         // loss or timeout (`armed` there), or a threshold of one base RTT.
-        if !self.armed && self.min_rtt_ms > 0.0 && self.cfg.delta * (self.owd_max - self.owd_min) >= self.min_rtt_ms {
+        if !self.armed
+            && self.min_rtt_ms > 0.0
+            && self.cfg.delta * (self.owd_max - self.owd_min) >= self.min_rtt_ms
+        {
             self.armed = true;
         }
         // [KK03 §III-A eq. (1)] early congestion indication, on each current delay sample,
         // with the threshold floored at the sample resolution (`threshold_ms`).
-        self.early = self.armed && current && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
+        self.early =
+            self.armed && current && self.owd_max > self.owd_min && self.sowd > self.threshold_ms();
 
         if self.early && !ev.in_recovery {
             let prior = self.cwnd;
@@ -359,7 +384,11 @@ impl CongestionControl for TcpLp {
             self.ca_acked = 0;
             self.last_drop = Some(ev.now);
             self.note_cut(ev.now);
-            self.mode = if self.reduced_to_min { MODE_MIN } else { MODE_INFERENCE };
+            self.mode = if self.reduced_to_min {
+                MODE_MIN
+            } else {
+                MODE_INFERENCE
+            };
             return;
         }
 
@@ -417,7 +446,11 @@ impl CongestionControl for TcpLp {
     /// one-way delay in ms, offset removed ([`TcpLp::sowd_ms`]); `flag`: early congestion
     /// indicated by the last ACK.
     fn trace(&self) -> CcTrace {
-        CcTrace { mode: self.mode, estimate: self.sowd_ms(), flag: self.early }
+        CcTrace {
+            mode: self.mode,
+            estimate: self.sowd_ms(),
+            flag: self.early,
+        }
     }
 }
 
@@ -475,9 +508,19 @@ mod tests {
     #[test]
     fn default_config_is_valid_and_bad_fields_are_named() {
         TcpLpConfig::default().validate().unwrap();
-        let err = TcpLpConfig { delta: 1.5, ..Default::default() }.validate().unwrap_err();
+        let err = TcpLpConfig {
+            delta: 1.5,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("tcp_lp.delta") && err.contains("1.5"), "{err}");
-        let err = TcpLpConfig { inference_factor: 0.0, ..Default::default() }.validate().unwrap_err();
+        let err = TcpLpConfig {
+            inference_factor: 0.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("tcp_lp.inference_factor"), "{err}");
     }
 
@@ -496,7 +539,10 @@ mod tests {
     fn threshold_is_exactly_delta_of_the_range() {
         // Samples 0, 80, 80: min 0, max 80 (the second 80 confirms the first), sowd = 18.75.
         let run = |delta: f64| {
-            let mut lp = armed(&TcpLpConfig { delta, ..Default::default() });
+            let mut lp = armed(&TcpLpConfig {
+                delta,
+                ..Default::default()
+            });
             for (t, owd) in [(101, 0), (102, 80), (103, 80)] {
                 lp.on_ack(&ack(t, owd));
             }
@@ -542,7 +588,11 @@ mod tests {
             a.min_rtt = 26 * MS;
             lp.on_ack(&a);
             above_delta_range |= lp.sowd > lp.owd_min + 0.15 * (lp.owd_max - lp.owd_min);
-            assert!(!lp.early, "t = {t} ms: sowd {} min {} max {}", lp.sowd, lp.owd_min, lp.owd_max);
+            assert!(
+                !lp.early,
+                "t = {t} ms: sowd {} min {} max {}",
+                lp.sowd, lp.owd_min, lp.owd_max
+            );
             assert_eq!(lp.trace().mode, MODE_NORMAL);
         }
         assert_eq!(lp.owd_max - lp.owd_min, 2.0);
@@ -654,9 +704,16 @@ mod tests {
         // It left the inference phase after itt (300 ms) and grew back: slow start to
         // ssthresh, then additive increase.
         let grew_at = grew_at.expect("cwnd grew again");
-        assert!(grew_at >= min_at + 300 && grew_at <= min_at + 400, "{grew_at}");
+        assert!(
+            grew_at >= min_at + 300 && grew_at <= min_at + 400,
+            "{grew_at}"
+        );
         assert_eq!(lp.trace().mode, MODE_NORMAL);
-        assert!(lp.cwnd > lp.ssthresh, "in congestion avoidance: {}", lp.cwnd / MSS64);
+        assert!(
+            lp.cwnd > lp.ssthresh,
+            "in congestion avoidance: {}",
+            lp.cwnd / MSS64
+        );
     }
 
     #[test]
@@ -677,7 +734,11 @@ mod tests {
         assert_eq!(lp.cwnd, 120 * MSS64, "slow start throughout");
         // A loss arms the indications (the queue reached the buffer): Reno's halving, then
         // the first sample of a segment sent after it that is still above the threshold.
-        lp.on_congestion_event(&LossEvent { now: 200 * MS, bytes_in_flight: 100 * MSS64, mss: MSS });
+        lp.on_congestion_event(&LossEvent {
+            now: 200 * MS,
+            bytes_in_flight: 100 * MSS64,
+            mss: MSS,
+        });
         lp.on_recovery_end(250 * MS);
         lp.on_ack(&with_min_rtt(ack(299, 10)));
         assert!(!lp.early, "sent before the loss");
@@ -719,7 +780,9 @@ mod tests {
     fn decisions_do_not_depend_on_the_clock_offset() {
         let run = |offset: u32| {
             let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
-            let owds = [20, 25, 22, 60, 90, 120, 120, 40, 30, 30, 150, 200, 30, 30, 30];
+            let owds = [
+                20, 25, 22, 60, 90, 120, 120, 40, 30, 30, 150, 200, 30, 30, 30,
+            ];
             let mut out = Vec::new();
             for (i, &owd) in owds.iter().cycle().take(300).enumerate() {
                 let mut a = ack(100 + i as u64 * 7, owd);
@@ -741,7 +804,10 @@ mod tests {
         let mut lp = armed(&TcpLpConfig::default());
         // A receiver that acknowledges every second segment: two-segment ACKs at 30 ms.
         for t in 100..120 {
-            lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(t, 30) });
+            lp.on_ack(&AckEvent {
+                acked_bytes: 2 * MSS64,
+                ..ack(t, 30)
+            });
         }
         assert_eq!(lp.sowd, 0.0);
         // A lone segment acknowledged by the 40 ms delayed-ACK timer: TSval is 40 ms late.
@@ -751,14 +817,24 @@ mod tests {
         assert_eq!((lp.sowd, lp.owd_max), (0.0, 0.0));
         assert!(!lp.early);
         // An ACK covering a retransmission has no RTT sample, hence no delay sample either.
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, rtt_sample: None, ..ack(121, 500) });
+        lp.on_ack(&AckEvent {
+            acked_bytes: 2 * MSS64,
+            rtt_sample: None,
+            ..ack(121, 500)
+        });
         assert_eq!(lp.sowd, 0.0);
         assert!(lp.cwnd > cwnd, "Reno growth continued");
         // Two-segment ACKs still are: the second 70 ms sample confirms the maximum (40 ms
         // above the minimum) and sowd = 9.375 ms > 0.15·40 ms: early congestion.
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(122, 70) });
+        lp.on_ack(&AckEvent {
+            acked_bytes: 2 * MSS64,
+            ..ack(122, 70)
+        });
         assert!(!lp.early);
-        lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(123, 70) });
+        lp.on_ack(&AckEvent {
+            acked_bytes: 2 * MSS64,
+            ..ack(123, 70)
+        });
         assert!(lp.early);
         assert_eq!((lp.owd_min, lp.owd_max, lp.sowd), (0.0, 40.0, 9.375));
         assert_eq!(lp.trace().mode, MODE_INFERENCE);
@@ -768,7 +844,10 @@ mod tests {
     fn delayed_ack_filter_holds_at_one_segment_in_flight() {
         let mut lp = armed(&TcpLpConfig::default());
         for t in 100..120 {
-            lp.on_ack(&AckEvent { acked_bytes: 2 * MSS64, ..ack(t, 0) });
+            lp.on_ack(&AckEvent {
+                acked_bytes: 2 * MSS64,
+                ..ack(t, 0)
+            });
         }
         let share = lp.multi_ack_share;
         assert!(share > DELAYED_ACK_SHARE);
@@ -776,7 +855,10 @@ mod tests {
         // after it arrived. These ACKs say nothing about the receiver's policy: the filter
         // keeps skipping them however many there are.
         for k in 0..100 {
-            let a = AckEvent { prior_in_flight: MSS64, ..ack(200 + k * 70, 40) };
+            let a = AckEvent {
+                prior_in_flight: MSS64,
+                ..ack(200 + k * 70, 40)
+            };
             lp.on_ack(&a);
             assert!(!lp.early);
         }
@@ -794,7 +876,11 @@ mod tests {
     #[test]
     fn reno_on_loss_and_timeout_and_recovery_freeze() {
         let mut lp = TcpLp::new(&TcpLpConfig::default(), MSS, 20 * MSS64);
-        lp.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 20 * MSS64, mss: MSS });
+        lp.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 20 * MSS64,
+            mss: MSS,
+        });
         assert_eq!((lp.cwnd, lp.ssthresh), (10 * MSS64, 10 * MSS64));
         assert!(lp.armed, "a loss measured the buffer");
         let mut a = ack(105, 30);

@@ -40,7 +40,10 @@
 
 use cellshare_core::Nanos;
 
-use super::{idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent};
+use super::{
+    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
+    UndoEvent,
+};
 
 /// Parameters of [`Vegas`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -58,7 +61,11 @@ pub struct VegasConfig {
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        Self { alpha: 2.0, beta: 4.0, gamma: 1.0 }
+        Self {
+            alpha: 2.0,
+            beta: 4.0,
+            gamma: 1.0,
+        }
     }
 }
 
@@ -66,7 +73,10 @@ impl VegasConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
     pub fn validate(&self) -> Result<(), String> {
         if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return Err(format!("vegas.alpha = {}: expected a finite number of segments >= 0", self.alpha));
+            return Err(format!(
+                "vegas.alpha = {}: expected a finite number of segments >= 0",
+                self.alpha
+            ));
         }
         if !(self.beta.is_finite() && self.beta >= self.alpha) {
             return Err(format!(
@@ -75,7 +85,10 @@ impl VegasConfig {
             ));
         }
         if !(self.gamma.is_finite() && self.gamma >= 0.0) {
-            return Err(format!("vegas.gamma = {}: expected a finite number of segments >= 0", self.gamma));
+            return Err(format!(
+                "vegas.gamma = {}: expected a finite number of segments >= 0",
+                self.gamma
+            ));
         }
         Ok(())
     }
@@ -167,7 +180,13 @@ impl Vegas {
 
     /// Reno window growth (Linux `tcp_reno_cong_avoid`, [`super::reno::reno_cong_avoid`]).
     fn reno_cong_avoid(&mut self, acked: u64) {
-        super::reno::reno_cong_avoid(&mut self.cwnd, &mut self.ca_acked, self.ssthresh, self.mss, acked);
+        super::reno::reno_cong_avoid(
+            &mut self.cwnd,
+            &mut self.ca_acked,
+            self.ssthresh,
+            self.mss,
+            acked,
+        );
     }
 
     /// The once-per-RTT Vegas decision (Linux `tcp_vegas_cong_avoid`, the `after(ack,
@@ -298,7 +317,11 @@ impl CongestionControl for Vegas {
     /// `mode`: 0 = slow start, 1 = congestion avoidance; `estimate`: last `diff` in segments;
     /// `flag`: Vegas is switched off (recovery, or too few samples since it restarted).
     fn trace(&self) -> CcTrace {
-        CcTrace { mode: u8::from(!self.in_slow_start()), estimate: self.last_diff, flag: !self.enabled }
+        CcTrace {
+            mode: u8::from(!self.in_slow_start()),
+            estimate: self.last_diff,
+            flag: !self.enabled,
+        }
     }
 }
 
@@ -348,9 +371,19 @@ mod tests {
     #[test]
     fn default_config_is_valid_and_bad_fields_are_named() {
         VegasConfig::default().validate().unwrap();
-        let err = VegasConfig { beta: 1.0, ..Default::default() }.validate().unwrap_err();
+        let err = VegasConfig {
+            beta: 1.0,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("vegas.beta") && err.contains('1'), "{err}");
-        let err = VegasConfig { alpha: f64::NAN, ..Default::default() }.validate().unwrap_err();
+        let err = VegasConfig {
+            alpha: f64::NAN,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
         assert!(err.contains("vegas.alpha"), "{err}");
     }
 
@@ -359,7 +392,13 @@ mod tests {
         // cwnd 20, BaseRTT 100 ms, RTT 105 ms: diff = 20·5/105 ≈ 0.95 < α = 2.
         let mut v = in_ca(20, 100 * MS);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent {
+            ack_seq: 0,
+            snd_nxt: v.cwnd,
+            bytes_in_flight: v.cwnd,
+            mss: MSS,
+            ..Default::default()
+        });
         assert_eq!(run_round(&mut v, &mut seq, &mut now, 105 * MS), 1);
         assert!((v.diff() - 20.0 * 5.0 / 105.0).abs() < 1e-9);
         // cwnd 21 with RTT = BaseRTT: diff 0: +1 again.
@@ -376,11 +415,25 @@ mod tests {
         for (base, expect) in [(90, 2.0), (85, 3.0), (80, 4.0)] {
             let mut v = in_ca(20, base * MS);
             let (mut seq, mut now) = (0, 0);
-            v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+            v.on_ack(&AckEvent {
+                ack_seq: 0,
+                snd_nxt: v.cwnd,
+                bytes_in_flight: v.cwnd,
+                mss: MSS,
+                ..Default::default()
+            });
             for _ in 0..3 {
-                assert_eq!(run_round(&mut v, &mut seq, &mut now, 100 * MS), 0, "base {base}");
+                assert_eq!(
+                    run_round(&mut v, &mut seq, &mut now, 100 * MS),
+                    0,
+                    "base {base}"
+                );
                 assert_eq!(v.cwnd, 20 * MSS as u64);
-                assert!((v.diff() - expect).abs() < 1e-12, "diff {} expected {expect}", v.diff());
+                assert!(
+                    (v.diff() - expect).abs() < 1e-12,
+                    "diff {} expected {expect}",
+                    v.diff()
+                );
             }
         }
     }
@@ -390,7 +443,13 @@ mod tests {
         // cwnd 20, BaseRTT 70 ms, RTT 100 ms: diff = 6 > β = 4.
         let mut v = in_ca(20, 70 * MS);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent {
+            ack_seq: 0,
+            snd_nxt: v.cwnd,
+            bytes_in_flight: v.cwnd,
+            mss: MSS,
+            ..Default::default()
+        });
         assert_eq!(run_round(&mut v, &mut seq, &mut now, 100 * MS), -1);
         assert!((v.diff() - 6.0).abs() < 1e-12);
         // cwnd 19: diff = 19·30/100 = 5.7 > 4: again −1.
@@ -403,7 +462,13 @@ mod tests {
     fn slow_start_doubles_every_other_rtt_and_exits_above_gamma() {
         let mut v = Vegas::new(&VegasConfig::default(), MSS, 4 * MSS as u64);
         let (mut seq, mut now) = (0, 0);
-        v.on_ack(&AckEvent { ack_seq: 0, snd_nxt: v.cwnd, bytes_in_flight: v.cwnd, mss: MSS, ..Default::default() });
+        v.on_ack(&AckEvent {
+            ack_seq: 0,
+            snd_nxt: v.cwnd,
+            bytes_in_flight: v.cwnd,
+            mss: MSS,
+            ..Default::default()
+        });
         // No queueing (RTT = BaseRTT): diff = 0 ≤ γ. Growth rounds alternate with hold rounds.
         let mut growth = Vec::new();
         for _ in 0..4 {
@@ -428,7 +493,11 @@ mod tests {
     #[test]
     fn reno_response_to_loss_and_timeout_and_no_growth_in_recovery() {
         let mut v = in_ca(20, 100 * MS);
-        v.on_congestion_event(&LossEvent { now: 0, bytes_in_flight: 20 * MSS as u64, mss: MSS });
+        v.on_congestion_event(&LossEvent {
+            now: 0,
+            bytes_in_flight: 20 * MSS as u64,
+            mss: MSS,
+        });
         assert_eq!(v.cwnd, 10 * MSS as u64);
         assert_eq!(v.ssthresh, 10 * MSS as u64);
         for i in 1..50u64 {

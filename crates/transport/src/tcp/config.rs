@@ -171,7 +171,10 @@ impl TcpConfig {
             return Err("min_rto_ms must be > 0, got 0".into());
         }
         if self.max_rto_ms < self.min_rto_ms {
-            return Err(format!("max_rto_ms must be >= min_rto_ms ({}), got {}", self.min_rto_ms, self.max_rto_ms));
+            return Err(format!(
+                "max_rto_ms must be >= min_rto_ms ({}), got {}",
+                self.min_rto_ms, self.max_rto_ms
+            ));
         }
         if self.initial_rto_ms < self.min_rto_ms || self.initial_rto_ms > self.max_rto_ms {
             return Err(format!(
@@ -293,7 +296,10 @@ fn default_theta() -> f64 {
 
 impl Default for RwndConfig {
     fn default() -> Self {
-        RwndConfig::AutoTuning { rmem_max: DEFAULT_RMEM_MAX, rmem_initial: DEFAULT_RMEM_INITIAL }
+        RwndConfig::AutoTuning {
+            rmem_max: DEFAULT_RMEM_MAX,
+            rmem_initial: DEFAULT_RMEM_INITIAL,
+        }
     }
 }
 
@@ -302,32 +308,58 @@ impl RwndConfig {
     /// carry); the sender uses it until the first ACK arrives.
     pub fn initial_window(&self) -> u32 {
         match *self {
-            RwndConfig::AutoTuning { rmem_max, rmem_initial } => rmem_initial.min(rmem_max),
+            RwndConfig::AutoTuning {
+                rmem_max,
+                rmem_initial,
+            } => rmem_initial.min(rmem_max),
             RwndConfig::Fixed { bytes } => bytes,
-            RwndConfig::Drwa { rmem_max, rmem_initial, .. } | RwndConfig::Rtac { rmem_max, rmem_initial, .. } => {
-                rmem_initial.min(rmem_max)
+            RwndConfig::Drwa {
+                rmem_max,
+                rmem_initial,
+                ..
             }
+            | RwndConfig::Rtac {
+                rmem_max,
+                rmem_initial,
+                ..
+            } => rmem_initial.min(rmem_max),
         }
     }
 
     /// Checks the variant's fields, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
         match *self {
-            RwndConfig::AutoTuning { rmem_max, rmem_initial } => check_rmem(rmem_max, rmem_initial),
+            RwndConfig::AutoTuning {
+                rmem_max,
+                rmem_initial,
+            } => check_rmem(rmem_max, rmem_initial),
             RwndConfig::Fixed { bytes } => {
                 if bytes == 0 {
                     return Err("bytes must be > 0, got 0".into());
                 }
                 Ok(())
             }
-            RwndConfig::Drwa { rmem_max, rmem_initial, lambda } => {
+            RwndConfig::Drwa {
+                rmem_max,
+                rmem_initial,
+                lambda,
+            } => {
                 check_rmem(rmem_max, rmem_initial)?;
                 if !(lambda > 0.0 && lambda.is_finite()) {
                     return Err(format!("lambda must be a number > 0, got {lambda}"));
                 }
                 Ok(())
             }
-            RwndConfig::Rtac { rmem_max, rmem_initial, alpha, beta, k, theta, capacity_mbps, delta_ms } => {
+            RwndConfig::Rtac {
+                rmem_max,
+                rmem_initial,
+                alpha,
+                beta,
+                k,
+                theta,
+                capacity_mbps,
+                delta_ms,
+            } => {
                 check_rmem(rmem_max, rmem_initial)?;
                 if !(0.0..1.0).contains(&alpha) {
                     return Err(format!("alpha must be in [0, 1), got {alpha}"));
@@ -366,7 +398,9 @@ fn check_rmem(rmem_max: u32, rmem_initial: u32) -> Result<(), String> {
         return Err("rmem_initial must be > 0 bytes, got 0".into());
     }
     if rmem_max < rmem_initial {
-        return Err(format!("rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"));
+        return Err(format!(
+            "rmem_max must be >= rmem_initial ({rmem_initial}), got {rmem_max}"
+        ));
     }
     Ok(())
 }

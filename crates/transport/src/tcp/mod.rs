@@ -115,9 +115,12 @@ mod tests;
 pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
 pub use receiver::{ReceiverStats, TcpReceiver};
 pub use rtt::{RtoEstimator, RttEstimator, CLOCK_GRANULARITY};
-pub use rwnd::{drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy, ReceiverEstimator, Rtac, RtacParams, RENO_A};
-pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
+pub use rwnd::{
+    drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy,
+    ReceiverEstimator, Rtac, RtacParams, RENO_A,
+};
 pub use sender::{SenderStats, TcpSender};
+pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
 
 use cellshare_core::{Nanos, MS};
 

@@ -72,7 +72,11 @@ pub(crate) struct RateEstimator {
 impl RateEstimator {
     /// Starts at `now` with nothing delivered.
     pub fn new(now: Nanos) -> Self {
-        Self { delivered_time: now, first_sent_time: now, ..Self::default() }
+        Self {
+            delivered_time: now,
+            first_sent_time: now,
+            ..Self::default()
+        }
     }
 
     /// Total delivered bytes.
@@ -153,7 +157,13 @@ impl RateEstimator {
     /// A segment sent at `sent_at`, ending at `end_seq`, with snapshot `p`, was delivered by
     /// the current ACK (draft §3.3 `UpdateRateSample`). Call after
     /// [`RateEstimator::on_cumulative_ack`].
-    pub fn on_segment_delivered(&mut self, rs: &mut SampleBuilder, p: PacketRateState, sent_at: Nanos, end_seq: u64) {
+    pub fn on_segment_delivered(
+        &mut self,
+        rs: &mut SampleBuilder,
+        p: PacketRateState,
+        sent_at: Nanos,
+        end_seq: u64,
+    ) {
         let newer = match rs.chosen {
             None => true,
             Some(_) => sent_at > rs.sent_at || (sent_at == rs.sent_at && end_seq > rs.end_seq),
@@ -169,7 +179,12 @@ impl RateEstimator {
     /// Finishes the sample for this ACK (draft §3.3 `GenerateRateSample`): `None` when no
     /// segment was delivered or the interval is shorter than `min_rtt` (Linux discards
     /// those as implausible).
-    pub fn generate(&mut self, rs: &SampleBuilder, now: Nanos, min_rtt: Nanos) -> Option<RateSample> {
+    pub fn generate(
+        &mut self,
+        rs: &SampleBuilder,
+        now: Nanos,
+        min_rtt: Nanos,
+    ) -> Option<RateSample> {
         if self.app_limited != 0 && self.delivered > self.app_limited {
             self.app_limited = 0;
         }
@@ -200,7 +215,9 @@ mod tests {
     fn one_flight_yields_bytes_per_rtt() {
         let mut r = RateEstimator::new(0);
         // Ten 1000-byte segments sent at t = 0, all acked at t = 100 ms.
-        let snaps: Vec<_> = (0..10).map(|i| (r.on_send(0, i == 0), (i + 1) * 1000)).collect();
+        let snaps: Vec<_> = (0..10)
+            .map(|i| (r.on_send(0, i == 0), (i + 1) * 1000))
+            .collect();
         r.on_cumulative_ack(100 * MS, 10_000, 1000);
         let mut rs = SampleBuilder::default();
         for (p, end) in snaps {
@@ -223,7 +240,10 @@ mod tests {
         let mut rs = SampleBuilder::default();
         r.on_segment_delivered(&mut rs, p, 0, 1000);
         assert_eq!(r.generate(&rs, 5 * MS, 10 * MS), None);
-        assert!(!r.is_app_limited(), "delivery beyond the marker ends the app-limited phase");
+        assert!(
+            !r.is_app_limited(),
+            "delivery beyond the marker ends the app-limited phase"
+        );
     }
 
     #[test]
@@ -252,7 +272,10 @@ mod tests {
         assert_eq!(r.delivered(), 3000);
         let s = last.unwrap();
         // Segment 3 was sent when nothing had been delivered; 3000 bytes over 52 − 0 ms.
-        assert_eq!((s.delivered, s.prior_delivered, s.interval), (3000, 0, 52 * MS));
+        assert_eq!(
+            (s.delivered, s.prior_delivered, s.interval),
+            (3000, 0, 52 * MS)
+        );
         // The retransmission of #0 is cumulatively acked with #1..#3: only #0 is new.
         let p = r.on_send(60 * MS, false);
         let mut rs = SampleBuilder::default();

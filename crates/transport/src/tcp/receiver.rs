@@ -102,7 +102,12 @@ impl TcpReceiver {
     }
 
     /// A receiver using a caller-supplied window `policy` (e.g. DRWA); `cfg.rwnd` is ignored.
-    pub fn with_policy(cfg: &TcpConfig, policy: Box<dyn ReceiveWindowPolicy>, now: Nanos, ts_offset_ms: u32) -> Self {
+    pub fn with_policy(
+        cfg: &TcpConfig,
+        policy: Box<dyn ReceiveWindowPolicy>,
+        now: Nanos,
+        ts_offset_ms: u32,
+    ) -> Self {
         let right_edge = policy.window(now) as u64;
         Self {
             mss: cfg.mss,
@@ -157,7 +162,8 @@ impl TcpReceiver {
             if had_hole {
                 // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap.
                 self.ack_now = true;
-            } else if !self.delayed_ack || self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
+            } else if !self.delayed_ack
+                || self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
             {
                 // RFC 5681 §4.2 / Linux __tcp_ack_snd_check: ACK once more than one
                 // full-sized segment (in general, n − 1) is unacknowledged.
@@ -187,7 +193,10 @@ impl TcpReceiver {
     /// (`SEG.SEQ <= Last.ACK.sent < SEG.SEQ + SEG.LEN`), i.e. the segment at the left edge
     /// of the window, and never moves backwards (§5.3 R1/R3).
     fn update_ts_recent(&mut self, seg: &Segment) {
-        if seg.seq <= self.last_ack_sent && self.last_ack_sent < seg.end() && ts_not_older(seg.ts_val, self.ts_recent) {
+        if seg.seq <= self.last_ack_sent
+            && self.last_ack_sent < seg.end()
+            && ts_not_older(seg.ts_val, self.ts_recent)
+        {
             self.ts_recent = Some(seg.ts_val);
         }
     }
@@ -354,7 +363,9 @@ impl TcpReceiver {
 
     /// The window (bytes) the next ACK would advertise if `rcv_nxt` does not move.
     pub fn advertised_window(&self) -> u32 {
-        self.right_edge.saturating_sub(self.rcv_nxt).min(u32::MAX as u64) as u32
+        self.right_edge
+            .saturating_sub(self.rcv_nxt)
+            .min(u32::MAX as u64) as u32
     }
 
     /// Number of disjoint out-of-order ranges buffered.

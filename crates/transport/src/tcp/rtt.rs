@@ -22,7 +22,17 @@ pub const CLOCK_GRANULARITY: Nanos = MS;
 ///
 /// (The variants carry no doc comments of their own so that the schema is a plain string
 /// enumeration.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)]
 pub enum RtoEstimator {
@@ -63,7 +73,12 @@ impl RttEstimator {
     }
 
     /// An estimator of the given kind with no samples.
-    pub fn with_algorithm(algorithm: RtoEstimator, min_rto: Nanos, initial_rto: Nanos, max_rto: Nanos) -> Self {
+    pub fn with_algorithm(
+        algorithm: RtoEstimator,
+        min_rto: Nanos,
+        initial_rto: Nanos,
+        max_rto: Nanos,
+    ) -> Self {
         Self {
             algorithm,
             srtt: 0,
@@ -224,7 +239,10 @@ mod tests {
         assert_eq!(e.rto(), 1000 * MS);
         e.on_sample(300 * MS);
         // SRTT = 300, RTTVAR = 150, RTO = 300 + 4*150 = 900 ms.
-        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (300 * MS, 150 * MS, 900 * MS));
+        assert_eq!(
+            (e.srtt(), e.rttvar(), e.rto()),
+            (300 * MS, 150 * MS, 900 * MS)
+        );
         e.on_sample(100 * MS);
         // RTTVAR = 3/4*150 + 1/4*|300-100| = 162.5; SRTT = 7/8*300 + 1/8*100 = 275;
         // RTO = 275 + 4*162.5 = 925 ms.
@@ -252,7 +270,8 @@ mod tests {
 
     #[test]
     fn linux_estimator_follows_tcp_rtt_estimator() {
-        let mut e = RttEstimator::with_algorithm(RtoEstimator::Linux, 200 * MS, 1000 * MS, 120_000 * MS);
+        let mut e =
+            RttEstimator::with_algorithm(RtoEstimator::Linux, 200 * MS, 1000 * MS, 120_000 * MS);
         assert_eq!(e.rto(), 1000 * MS);
         // First sample R: SRTT = R, RTTVAR' = max(2R, min RTO) → RTO = 100 + 200 ms.
         e.on_sample_at(100 * MS, 100 * MS, 0, 10);
@@ -260,7 +279,10 @@ mod tests {
         // A smaller sample moves mdev with gain 1/32 (here not at all: |err| < mdev):
         // SRTT = 95, 4·mdev = 200 − 10 = 190 < RTTVAR' = 200, RTO = 295 ms.
         e.on_sample_at(60 * MS, 60 * MS, 5, 20);
-        assert_eq!((e.srtt(), e.rto(), e.min_rtt()), (95 * MS, 295 * MS, 60 * MS));
+        assert_eq!(
+            (e.srtt(), e.rto(), e.min_rtt()),
+            (95 * MS, 295 * MS, 60 * MS)
+        );
         // A larger one in the next round trip (snd_una 11 > rtt_seq 10): err = 205 ms,
         // SRTT = 95 + 25.625, 4·mdev = 190 + (205 − 47.5) = 347.5 ms becomes RTTVAR'.
         e.on_sample_at(300 * MS, 300 * MS, 11, 30);
@@ -276,7 +298,11 @@ mod tests {
         for round in 1..100u64 {
             e.on_sample_at(120_625_000, 120_625_000, 31 + 10 * round, 40 + 10 * round);
         }
-        assert!(rto(&e) >= 120_625_000 + 200 * MS && rto(&e) < 120_625_000 + 200 * MS + 1000, "{}", rto(&e));
+        assert!(
+            rto(&e) >= 120_625_000 + 200 * MS && rto(&e) < 120_625_000 + 200 * MS + 1000,
+            "{}",
+            rto(&e)
+        );
     }
 
     #[test]

@@ -21,7 +21,10 @@ pub struct SendBuffer {
 impl SendBuffer {
     /// A buffer of `initial` bytes (capped at `max`) that may grow to `max`.
     pub fn new(initial: u32, max: u32) -> Self {
-        Self { size: initial.min(max) as u64, max: max as u64 }
+        Self {
+            size: initial.min(max) as u64,
+            max: max as u64,
+        }
     }
 
     /// Auto-tuning after the congestion window became `cwnd` bytes.

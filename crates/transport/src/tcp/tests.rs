@@ -21,7 +21,10 @@ const WND: u32 = DEFAULT_RMEM_INITIAL;
 
 /// The configuration for tests of NewReno specifics (RFC 5681/6582): SACK off.
 fn newreno() -> TcpConfig {
-    TcpConfig { sack: false, ..Default::default() }
+    TcpConfig {
+        sack: false,
+        ..Default::default()
+    }
 }
 
 fn reno_sender(cfg: &TcpConfig) -> TcpSender {
@@ -34,11 +37,23 @@ fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
 }
 
 fn ack(n: u64) -> Ack {
-    Ack { ack: n, rwnd: WND, ts_val: 0, ts_ecr: 0, ..Default::default() }
+    Ack {
+        ack: n,
+        rwnd: WND,
+        ts_val: 0,
+        ts_ecr: 0,
+        ..Default::default()
+    }
 }
 
 fn seg(i: u64) -> Segment {
-    Segment { seq: i * M, len: MSS, ts_val: i as u32, ts_ecr: 0, retransmit: false }
+    Segment {
+        seq: i * M,
+        len: MSS,
+        ts_val: i as u32,
+        ts_ecr: 0,
+        retransmit: false,
+    }
 }
 
 /// What a [`MockCc`] saw.
@@ -69,7 +84,15 @@ struct MockCc {
 impl MockCc {
     fn new(cwnd: u64) -> (Self, Arc<Mutex<Log>>) {
         let log = Arc::new(Mutex::new(Log::default()));
-        (Self { cwnd, ssthresh: u64::MAX, pacing: None, log: log.clone() }, log)
+        (
+            Self {
+                cwnd,
+                ssthresh: u64::MAX,
+                pacing: None,
+                log: log.clone(),
+            },
+            log,
+        )
     }
 }
 
@@ -145,7 +168,10 @@ fn window_limits_sending_and_slow_start_opens_it() {
     // ACK of two segments: cwnd 10 -> 12, flight 8 -> four segments may go.
     s.on_ack(100 * MS, &ack(2 * M));
     let segs = drain(&mut s, 100 * MS);
-    assert_eq!(segs.iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![10, 11, 12, 13]);
+    assert_eq!(
+        segs.iter().map(|g| g.seq / M).collect::<Vec<_>>(),
+        vec![10, 11, 12, 13]
+    );
     assert_eq!(s.cc().cwnd(), 12 * M);
     s.on_ack(101 * MS, &ack(4 * M));
     assert_eq!(drain(&mut s, 101 * MS).len(), 4);
@@ -161,7 +187,11 @@ fn finite_write_is_sent_exactly_and_acked() {
     assert!(!s.all_acked());
     s.on_ack(50 * MS, &ack(3000));
     assert!(s.all_acked());
-    assert_eq!(s.poll_timeout(), None, "RFC 6298 §5.2: timer off when all data is acked");
+    assert_eq!(
+        s.poll_timeout(),
+        None,
+        "RFC 6298 §5.2: timer off when all data is acked"
+    );
     s.write(100);
     let g = drain(&mut s, 60 * MS);
     assert_eq!((g[0].seq, g[0].len), (3000, 100));
@@ -170,30 +200,57 @@ fn finite_write_is_sent_exactly_and_acked() {
 #[test]
 fn stop_writing_keeps_only_what_was_sent() {
     // Without tail loss probes: the RTO repairs the hole.
-    let mut s = reno_sender(&TcpConfig { tlp: false, ..Default::default() });
+    let mut s = reno_sender(&TcpConfig {
+        tlp: false,
+        ..Default::default()
+    });
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.stop_writing();
     s.on_ack(100 * MS, &ack(2 * M));
-    assert!(drain(&mut s, 100 * MS).is_empty(), "nothing beyond what was in flight");
+    assert!(
+        drain(&mut s, 100 * MS).is_empty(),
+        "nothing beyond what was in flight"
+    );
     // A lost segment is still repaired after the application stopped.
     s.on_timeout(1000 * MS);
-    assert_eq!(drain(&mut s, 1000 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![2]);
+    assert_eq!(
+        drain(&mut s, 1000 * MS)
+            .iter()
+            .map(|g| g.seq / M)
+            .collect::<Vec<_>>(),
+        vec![2]
+    );
     s.on_ack(1100 * MS, &ack(10 * M));
     assert!(s.all_acked());
 }
 
 #[test]
 fn receive_window_limits_outstanding_bytes() {
-    let cfg = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 5000 }, ..Default::default() };
+    let cfg = TcpConfig {
+        rwnd: RwndConfig::Fixed { bytes: 5000 },
+        ..Default::default()
+    };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     assert_eq!(drain(&mut s, 0).len(), 3, "4·1448 > 5000");
-    s.on_ack(100 * MS, &Ack { ack: M, rwnd: 5000, ts_val: 0, ts_ecr: 0, ..Default::default() });
+    s.on_ack(
+        100 * MS,
+        &Ack {
+            ack: M,
+            rwnd: 5000,
+            ts_val: 0,
+            ts_ecr: 0,
+            ..Default::default()
+        },
+    );
     assert_eq!(drain(&mut s, 100 * MS).len(), 1);
     assert!(s.snd_max() - s.snd_una() <= 5000);
     // A window below one MSS still lets one partial segment out when nothing is in flight.
-    let cfg = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 1000 }, ..Default::default() };
+    let cfg = TcpConfig {
+        rwnd: RwndConfig::Fixed { bytes: 1000 },
+        ..Default::default()
+    };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     let segs = drain(&mut s, 0);
@@ -223,7 +280,10 @@ fn a_paused_controller_holds_new_data_even_with_an_empty_pipe() {
         let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
         s.write(u64::MAX);
         log.lock().unwrap().paused = true;
-        assert!(drain(&mut s, 0).is_empty(), "not even the one segment an empty pipe allows");
+        assert!(
+            drain(&mut s, 0).is_empty(),
+            "not even the one segment an empty pipe allows"
+        );
         assert_eq!(s.poll_timeout(), None);
         log.lock().unwrap().paused = false;
         assert_eq!(drain(&mut s, MS).len(), 10);
@@ -247,7 +307,12 @@ fn a_paused_controller_still_gets_its_retransmissions_out() {
     }
     // Fast retransmit (RFC 6582: at once, whatever the window) is not new data: it goes.
     let segs = drain(&mut s, 53 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(0, true)]
+    );
 }
 
 #[test]
@@ -283,7 +348,10 @@ fn delayed_ack_every_second_segment_and_40ms_timer() {
     assert_eq!(r.poll_ack(43 * MS).map(|a| a.ack), Some(3 * M));
     assert_eq!((r.stats().acks_sent, r.stats().delayed_acks), (2, 1));
     // Without delayed ACKs every segment is acknowledged.
-    let cfg = TcpConfig { delayed_ack: false, ..Default::default() };
+    let cfg = TcpConfig {
+        delayed_ack: false,
+        ..Default::default()
+    };
     let mut r = TcpReceiver::new(&cfg, 0, 0);
     for i in 0..3 {
         r.on_segment(MS, &seg(i));
@@ -301,16 +369,35 @@ fn out_of_order_gets_immediate_dupacks_and_hole_fill_is_acked_at_once() {
     assert_eq!(a1.ack, M, "out-of-order segment: immediate ACK of rcv_nxt");
     r.on_segment(3 * MS, &seg(3));
     let a2 = r.poll_ack(3 * MS).unwrap();
-    assert_eq!((a2.ack, a2.rwnd), (a1.ack, a1.rwnd), "a duplicate ACK with the same window");
+    assert_eq!(
+        (a2.ack, a2.rwnd),
+        (a1.ack, a1.rwnd),
+        "a duplicate ACK with the same window"
+    );
     assert_eq!(r.ooo_ranges(), 1, "[2, 4) coalesced");
     r.on_segment(4 * MS, &seg(1));
-    assert_eq!(r.poll_ack(4 * MS).map(|a| a.ack), Some(4 * M), "hole filled: immediate ACK");
+    assert_eq!(
+        r.poll_ack(4 * MS).map(|a| a.ack),
+        Some(4 * M),
+        "hole filled: immediate ACK"
+    );
     assert_eq!(r.ooo_ranges(), 0);
     r.on_segment(5 * MS, &seg(0));
-    assert_eq!(r.poll_ack(5 * MS).map(|a| a.ack), Some(4 * M), "duplicate segment: immediate ACK");
+    assert_eq!(
+        r.poll_ack(5 * MS).map(|a| a.ack),
+        Some(4 * M),
+        "duplicate segment: immediate ACK"
+    );
     assert_eq!(r.delivered(), 4 * M);
     let st = r.stats();
-    assert_eq!((st.out_of_order_segments, st.duplicate_segments, st.dup_acks_sent), (2, 1, 2));
+    assert_eq!(
+        (
+            st.out_of_order_segments,
+            st.duplicate_segments,
+            st.dup_acks_sent
+        ),
+        (2, 1, 2)
+    );
 }
 
 #[test]
@@ -334,7 +421,10 @@ fn out_of_order_ranges_coalesce() {
 #[test]
 fn timestamps_follow_rfc7323() {
     let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 5000);
-    let mk = |i: u64, ts: u32| Segment { ts_val: ts, ..seg(i) };
+    let mk = |i: u64, ts: u32| Segment {
+        ts_val: ts,
+        ..seg(i)
+    };
     r.on_segment(10 * MS, &mk(0, 100));
     r.on_segment(11 * MS + 700_000, &mk(1, 101));
     let a = r.poll_ack(11 * MS + 700_000).unwrap();
@@ -342,16 +432,47 @@ fn timestamps_follow_rfc7323() {
     // ACK's TSval is the receiver clock (11 ms + offset).
     assert_eq!((a.ts_ecr, a.ts_val), (100, 5011));
     r.on_segment(12 * MS, &mk(3, 103));
-    assert_eq!(r.poll_ack(12 * MS).unwrap().ts_ecr, 100, "§4.3 (B): out-of-order segments do not update TS.Recent");
+    assert_eq!(
+        r.poll_ack(12 * MS).unwrap().ts_ecr,
+        100,
+        "§4.3 (B): out-of-order segments do not update TS.Recent"
+    );
     r.on_segment(13 * MS, &mk(2, 102));
-    assert_eq!(r.poll_ack(13 * MS).unwrap().ts_ecr, 102, "the hole-filling segment covers Last.ACK.sent");
+    assert_eq!(
+        r.poll_ack(13 * MS).unwrap().ts_ecr,
+        102,
+        "the hole-filling segment covers Last.ACK.sent"
+    );
     // Sender: TSval = own clock + offset, TSecr = newest receiver TSval, never backwards.
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(MockCc::new(20 * M).0), 0, 1000);
+    let mut s = TcpSender::new(
+        &TcpConfig::default(),
+        Box::new(MockCc::new(20 * M).0),
+        0,
+        1000,
+    );
     s.write(u64::MAX);
     let g = drain(&mut s, 3 * MS + 500_000);
     assert_eq!((g[0].ts_val, g[0].ts_ecr), (1003, 0));
-    s.on_ack(50 * MS, &Ack { ack: M, rwnd: WND, ts_val: 7000, ts_ecr: 1003, ..Default::default() });
-    s.on_ack(51 * MS, &Ack { ack: M, rwnd: WND, ts_val: 6999, ts_ecr: 1003, ..Default::default() });
+    s.on_ack(
+        50 * MS,
+        &Ack {
+            ack: M,
+            rwnd: WND,
+            ts_val: 7000,
+            ts_ecr: 1003,
+            ..Default::default()
+        },
+    );
+    s.on_ack(
+        51 * MS,
+        &Ack {
+            ack: M,
+            rwnd: WND,
+            ts_val: 6999,
+            ts_ecr: 1003,
+            ..Default::default()
+        },
+    );
     let g = drain(&mut s, 52 * MS);
     assert_eq!((g[0].ts_val, g[0].ts_ecr), (1052, 7000));
 }
@@ -362,14 +483,35 @@ fn ack_event_carries_timestamps_rates_and_flight() {
     let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
-    s.on_ack(100 * MS, &Ack { ack: 10 * M, rwnd: WND, ts_val: 777, ts_ecr: 0, ..Default::default() });
+    s.on_ack(
+        100 * MS,
+        &Ack {
+            ack: 10 * M,
+            rwnd: WND,
+            ts_val: 777,
+            ts_ecr: 0,
+            ..Default::default()
+        },
+    );
     let ev = log.lock().unwrap().acks[0];
-    assert_eq!((ev.acked_bytes, ev.ack_seq, ev.is_dup), (10 * M, 10 * M, false));
+    assert_eq!(
+        (ev.acked_bytes, ev.ack_seq, ev.is_dup),
+        (10 * M, 10 * M, false)
+    );
     assert_eq!((ev.ts_val, ev.ts_ecr, ev.mss), (777, 0, MSS));
-    assert_eq!((ev.prior_in_flight, ev.bytes_in_flight, ev.delivered), (10 * M, 0, 10 * M));
-    assert_eq!((ev.rtt_sample, ev.srtt, ev.min_rtt), (Some(100 * MS), 100 * MS, 100 * MS));
+    assert_eq!(
+        (ev.prior_in_flight, ev.bytes_in_flight, ev.delivered),
+        (10 * M, 0, 10 * M)
+    );
+    assert_eq!(
+        (ev.rtt_sample, ev.srtt, ev.min_rtt),
+        (Some(100 * MS), 100 * MS, 100 * MS)
+    );
     let rs = ev.rate_sample.unwrap();
-    assert_eq!((rs.delivered, rs.interval, rs.prior_delivered), (10 * M, 100 * MS, 0));
+    assert_eq!(
+        (rs.delivered, rs.interval, rs.prior_delivered),
+        (10 * M, 100 * MS, 0)
+    );
     assert!((rs.delivery_rate - 10.0 * M as f64 / 0.1).abs() < 1e-6);
     assert!(!ev.in_recovery && !rs.is_app_limited);
 }
@@ -397,14 +539,29 @@ fn three_dupacks_fast_retransmit_exactly_the_lost_segment() {
     // Segment 0 lost; segments 1, 2 produce duplicate ACKs. Limited Transmit (RFC 3042)
     // sends one new segment for each of the first two.
     s.on_ack(100 * MS, &ack(0));
-    assert_eq!(drain(&mut s, 100 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![10]);
+    assert_eq!(
+        drain(&mut s, 100 * MS)
+            .iter()
+            .map(|g| g.seq / M)
+            .collect::<Vec<_>>(),
+        vec![10]
+    );
     s.on_ack(101 * MS, &ack(0));
-    assert_eq!(drain(&mut s, 101 * MS).iter().map(|g| g.seq / M).collect::<Vec<_>>(), vec![11]);
+    assert_eq!(
+        drain(&mut s, 101 * MS)
+            .iter()
+            .map(|g| g.seq / M)
+            .collect::<Vec<_>>(),
+        vec![11]
+    );
     assert!(!s.in_recovery());
     s.on_ack(102 * MS, &ack(0));
     let segs = drain(&mut s, 102 * MS);
     assert_eq!(segs.len(), 1);
-    assert_eq!((segs[0].seq, segs[0].len, segs[0].retransmit), (0, MSS, true));
+    assert_eq!(
+        (segs[0].seq, segs[0].len, segs[0].retransmit),
+        (0, MSS, true)
+    );
     assert!(s.in_recovery());
     assert_eq!(s.stats().fast_retransmits, 1);
     // ssthresh = FlightSize/2, Limited-Transmit segments excluded (RFC 5681 §3.2 step 2).
@@ -415,7 +572,10 @@ fn three_dupacks_fast_retransmit_exactly_the_lost_segment() {
 
 #[test]
 fn limited_transmit_can_be_disabled() {
-    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
+    let cfg = TcpConfig {
+        limited_transmit: false,
+        ..newreno()
+    };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -426,7 +586,10 @@ fn limited_transmit_can_be_disabled() {
 
 #[test]
 fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
-    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
+    let cfg = TcpConfig {
+        limited_transmit: false,
+        ..newreno()
+    };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -445,7 +608,12 @@ fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
     // 13 − 5 + 1 = 9 MSS window, 8 in flight → one new segment.
     s.on_ack(200 * MS, &ack(5 * M));
     let segs = drain(&mut s, 200 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(5, true), (13, false)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq / M, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(5, true), (13, false)]
+    );
     assert!(s.in_recovery());
     assert_eq!(s.cwnd(), 9 * M);
     // Full ACK (covers recover = 10 segments): recovery ends with cwnd = ssthresh.
@@ -461,7 +629,10 @@ fn newreno_partial_ack_retransmits_next_hole_and_full_ack_exits() {
 #[test]
 fn full_ack_is_seen_in_recovery_then_recovery_ends() {
     let (cc, log) = MockCc::new(10 * M);
-    let cfg = TcpConfig { limited_transmit: false, ..newreno() };
+    let cfg = TcpConfig {
+        limited_transmit: false,
+        ..newreno()
+    };
     let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -473,22 +644,42 @@ fn full_ack_is_seen_in_recovery_then_recovery_ends() {
     let l = log.lock().unwrap();
     assert_eq!(l.losses.len(), 1);
     assert_eq!(l.losses[0].bytes_in_flight, 10 * M);
-    assert!(l.acks[2].is_dup && l.acks[2].in_recovery, "the 3rd dupack is processed in recovery");
-    assert!(l.acks[3].in_recovery, "the full ACK still belongs to recovery");
-    assert_eq!(l.recovery_ends, vec![4], "on_recovery_end follows on_ack of the full ACK");
-    assert_eq!(l.acks[3].rtt_sample, None, "Karn: segment 0 was retransmitted");
+    assert!(
+        l.acks[2].is_dup && l.acks[2].in_recovery,
+        "the 3rd dupack is processed in recovery"
+    );
+    assert!(
+        l.acks[3].in_recovery,
+        "the full ACK still belongs to recovery"
+    );
+    assert_eq!(
+        l.recovery_ends,
+        vec![4],
+        "on_recovery_end follows on_ack of the full ACK"
+    );
+    assert_eq!(
+        l.acks[3].rtt_sample, None,
+        "Karn: segment 0 was retransmitted"
+    );
 }
 
 #[test]
 fn rto_follows_hand_computed_srtt_and_rttvar() {
     // No probe timer in the way of the RTO deadline.
-    let mut s = reno_sender(&TcpConfig { tlp: false, ..Default::default() });
+    let mut s = reno_sender(&TcpConfig {
+        tlp: false,
+        ..Default::default()
+    });
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &ack(2 * M));
     // First sample R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4·50 = 300 ms.
     assert_eq!(s.rto(), 300 * MS);
-    assert_eq!(s.poll_timeout(), Some(400 * MS), "RFC 6298 §5.3: restarted by the ACK");
+    assert_eq!(
+        s.poll_timeout(),
+        Some(400 * MS),
+        "RFC 6298 §5.3: restarted by the ACK"
+    );
     drain(&mut s, 100 * MS);
     // Second sample R' = 250 ms (segment 3, sent at 0):
     // RTTVAR = 3/4·50 + 1/4·|100 − 250| = 75; SRTT = 7/8·100 + 1/8·250 = 118.75;
@@ -497,12 +688,18 @@ fn rto_follows_hand_computed_srtt_and_rttvar() {
     assert_eq!(s.srtt(), 118_750_000);
     assert_eq!(s.rto(), 418_750_000);
     let st = s.stats();
-    assert_eq!((st.rtt_samples, st.min_rtt, st.latest_rtt), (2, 100 * MS, 250 * MS));
+    assert_eq!(
+        (st.rtt_samples, st.min_rtt, st.latest_rtt),
+        (2, 100 * MS, 250 * MS)
+    );
 }
 
 #[test]
 fn rto_has_a_200ms_floor() {
-    let mut s = reno_sender(&TcpConfig { rto_estimator: RtoEstimator::Rfc6298, ..Default::default() });
+    let mut s = reno_sender(&TcpConfig {
+        rto_estimator: RtoEstimator::Rfc6298,
+        ..Default::default()
+    });
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(10 * MS, &ack(M));
@@ -530,7 +727,12 @@ fn rto_backs_off_and_karn_ignores_retransmitted_segments() {
     assert_eq!(s.rto(), 600 * MS);
     assert_eq!(s.cc().cwnd(), M);
     let segs = drain(&mut s, 400 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq, g.retransmit)).collect::<Vec<_>>(), vec![(M, true)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(M, true)]
+    );
     assert_eq!(s.poll_timeout(), Some(1000 * MS));
     s.on_timeout(1000 * MS);
     assert_eq!(s.rto(), 1200 * MS);
@@ -551,11 +753,21 @@ fn go_back_n_after_timeout() {
     s.on_timeout(1000 * MS);
     assert_eq!(s.cc().ssthresh(), 5 * M);
     let segs = drain(&mut s, 1000 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq / M, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(0, true)]
+    );
     s.on_ack(1100 * MS, &ack(M));
     // Slow start from 1 MSS: two segments, resent from snd_nxt = 1, not new data.
     let segs = drain(&mut s, 1100 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(1, true), (2, true)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq / M, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(1, true), (2, true)]
+    );
     s.on_ack(1200 * MS, &ack(3 * M));
     let seqs: Vec<u64> = drain(&mut s, 1200 * MS).iter().map(|g| g.seq / M).collect();
     assert_eq!(seqs, vec![3, 4, 5, 6]);
@@ -564,6 +776,28 @@ fn go_back_n_after_timeout() {
     let segs = drain(&mut s, 1300 * MS);
     assert!(!segs.is_empty());
     assert_eq!((segs[0].seq, segs[0].retransmit), (10 * M, false));
+}
+
+#[test]
+fn retransmissions_remember_when_their_bytes_were_first_sent() {
+    let mut s = reno_sender(&newreno());
+    s.write(u64::MAX);
+    drain(&mut s, 5 * MS);
+    assert_eq!(s.first_sent_of(0), Some(5 * MS));
+    // Two timeouts resend segment 0; its first transmission stays at 5 ms.
+    s.on_timeout(1005 * MS);
+    assert_eq!(drain(&mut s, 1005 * MS)[0].seq, 0);
+    s.on_timeout(3005 * MS);
+    assert_eq!(drain(&mut s, 3005 * MS)[0].seq, 0);
+    assert_eq!(s.stats().timeouts, 2);
+    assert_eq!(s.first_sent_of(0), Some(5 * MS));
+    assert_eq!(
+        s.first_sent_of(M + 7),
+        Some(5 * MS),
+        "any byte of an outstanding segment"
+    );
+    s.on_ack(3105 * MS, &ack(M));
+    assert_eq!(s.first_sent_of(0), None, "acknowledged bytes are forgotten");
 }
 
 #[test]
@@ -587,8 +821,13 @@ fn dupacks_after_timeout_do_not_start_fast_recovery() {
 
 #[test]
 fn auto_tuning_grows_the_window_up_to_rmem_max() {
-    let cfg =
-        TcpConfig { rwnd: RwndConfig::AutoTuning { rmem_max: 300_000, rmem_initial: 65_536 }, ..Default::default() };
+    let cfg = TcpConfig {
+        rwnd: RwndConfig::AutoTuning {
+            rmem_max: 300_000,
+            rmem_initial: 65_536,
+        },
+        ..Default::default()
+    };
     let mut r = TcpReceiver::new(&cfg, 0, 42);
     let (rtt, per_rtt) = (50 * MS, 100u64);
     let mut seq = 0;
@@ -598,7 +837,16 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
         for i in 0..per_rtt {
             let now = round * rtt + i * rtt / per_rtt;
             let ts_ecr = ts_clock(now - rtt, 42);
-            r.on_segment(now, &Segment { seq, len: MSS, ts_val: 9, ts_ecr, retransmit: false });
+            r.on_segment(
+                now,
+                &Segment {
+                    seq,
+                    len: MSS,
+                    ts_val: 9,
+                    ts_ecr,
+                    retransmit: false,
+                },
+            );
             seq += M;
             if let Some(a) = r.poll_ack(now) {
                 let edge = a.ack + a.rwnd as u64;
@@ -610,7 +858,10 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
     }
     // 144800 bytes per RTT: 2·144800 + 16·MSS > rmem_max, so the window is capped.
     assert_eq!(max_wnd, 300_000);
-    let fixed = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 20_000 }, ..Default::default() };
+    let fixed = TcpConfig {
+        rwnd: RwndConfig::Fixed { bytes: 20_000 },
+        ..Default::default()
+    };
     let mut r = TcpReceiver::new(&fixed, 0, 0);
     r.on_segment(MS, &seg(0));
     r.on_segment(MS, &seg(1));
@@ -632,7 +883,10 @@ impl ReceiveWindowPolicy for Shrinking {
 
 #[test]
 fn receiver_never_shrinks_the_right_edge_and_freezes_it_on_dupacks() {
-    let cfg = TcpConfig { delayed_ack: false, ..Default::default() };
+    let cfg = TcpConfig {
+        delayed_ack: false,
+        ..Default::default()
+    };
     let mut r = TcpReceiver::with_policy(&cfg, Box::new(Shrinking(1 << 20)), 0, 0);
     assert_eq!(r.advertised_window(), 1 << 20);
     r.on_segment(MS, &seg(0));
@@ -652,28 +906,76 @@ fn receiver_never_shrinks_the_right_edge_and_freezes_it_on_dupacks() {
 fn config_defaults_serde_and_validation() {
     use schemars::_serde_json as json;
     let c = TcpConfig::default();
-    assert_eq!((c.mss, c.initial_window, c.min_rto_ms, c.initial_rto_ms, c.max_rto_ms), (1448, 10, 200, 1000, 120_000));
-    assert_eq!((c.delayed_ack, c.delayed_ack_timeout_ms, c.delayed_ack_segments), (true, 40, 2));
+    assert_eq!(
+        (
+            c.mss,
+            c.initial_window,
+            c.min_rto_ms,
+            c.initial_rto_ms,
+            c.max_rto_ms
+        ),
+        (1448, 10, 200, 1000, 120_000)
+    );
+    assert_eq!(
+        (
+            c.delayed_ack,
+            c.delayed_ack_timeout_ms,
+            c.delayed_ack_segments
+        ),
+        (true, 40, 2)
+    );
     assert_eq!((c.sack, c.prr), (true, true), "Linux: tcp_sack = 1, PRR");
     let parsed: TcpConfig = json::from_str(r#"{"sack": false}"#).unwrap();
     assert_eq!((parsed.sack, parsed.prr), (false, true));
-    assert_eq!(c.rwnd, RwndConfig::AutoTuning { rmem_max: 6_291_456, rmem_initial: 131_072 });
+    assert_eq!(
+        c.rwnd,
+        RwndConfig::AutoTuning {
+            rmem_max: 6_291_456,
+            rmem_initial: 131_072
+        }
+    );
     assert!(c.validate().is_ok());
-    let parsed: TcpConfig = json::from_str(r#"{"mss": 1000, "rwnd": {"kind": "fixed", "bytes": 65535}}"#).unwrap();
+    let parsed: TcpConfig =
+        json::from_str(r#"{"mss": 1000, "rwnd": {"kind": "fixed", "bytes": 65535}}"#).unwrap();
     assert_eq!(parsed.mss, 1000);
     assert_eq!(parsed.initial_window, 10);
     assert_eq!(parsed.rwnd, RwndConfig::Fixed { bytes: 65_535 });
-    let parsed: TcpConfig = json::from_str(r#"{"rwnd": {"kind": "auto_tuning", "rmem_max": 1000000}}"#).unwrap();
-    assert_eq!(parsed.rwnd, RwndConfig::AutoTuning { rmem_max: 1_000_000, rmem_initial: 131_072 });
+    let parsed: TcpConfig =
+        json::from_str(r#"{"rwnd": {"kind": "auto_tuning", "rmem_max": 1000000}}"#).unwrap();
+    assert_eq!(
+        parsed.rwnd,
+        RwndConfig::AutoTuning {
+            rmem_max: 1_000_000,
+            rmem_initial: 131_072
+        }
+    );
     assert!(json::from_str::<TcpConfig>(r#"{"msss": 1}"#).is_err());
-    assert!(json::from_str::<TcpConfig>(r#"{"rwnd": {"kind": "fixed", "bytes": 1, "x": 2}}"#).is_err());
+    assert!(
+        json::from_str::<TcpConfig>(r#"{"rwnd": {"kind": "fixed", "bytes": 1, "x": 2}}"#).is_err()
+    );
     let back: TcpConfig = json::from_str(&json::to_string(&c).unwrap()).unwrap();
     assert_eq!(back, c);
-    let e = TcpConfig { min_rto_ms: 500, initial_rto_ms: 300, ..Default::default() }.validate().unwrap_err();
+    let e = TcpConfig {
+        min_rto_ms: 500,
+        initial_rto_ms: 300,
+        ..Default::default()
+    }
+    .validate()
+    .unwrap_err();
     assert!(e.contains("initial_rto_ms"), "{e}");
-    let e = TcpConfig { rwnd: RwndConfig::Fixed { bytes: 0 }, ..Default::default() }.validate().unwrap_err();
+    let e = TcpConfig {
+        rwnd: RwndConfig::Fixed { bytes: 0 },
+        ..Default::default()
+    }
+    .validate()
+    .unwrap_err();
     assert!(e.contains("rwnd") && e.contains("bytes"), "{e}");
-    let e = TcpConfig { mss: 0, ..Default::default() }.validate().unwrap_err();
+    let e = TcpConfig {
+        mss: 0,
+        ..Default::default()
+    }
+    .validate()
+    .unwrap_err();
     assert!(e.contains("mss"), "{e}");
     let schema = json::to_string(&schemars::schema_for!(TcpConfig)).unwrap();
     assert!(schema.contains("auto_tuning") && schema.contains("delayed_ack_timeout_ms"));
@@ -694,7 +996,13 @@ struct Link {
 
 impl Link {
     fn new(rate_bps: u64, delay: Nanos, capacity: usize) -> Self {
-        Self { rate_bps, delay, capacity, busy_until: 0, queue: VecDeque::new() }
+        Self {
+            rate_bps,
+            delay,
+            capacity,
+            busy_until: 0,
+            queue: VecDeque::new(),
+        }
     }
 
     /// Arrival time at the far end, or `None` if the queue is full.
@@ -705,7 +1013,8 @@ impl Link {
         if self.queue.len() >= self.capacity {
             return None;
         }
-        let departure = self.busy_until.max(now) + serialization_time(wire_bytes as u64, self.rate_bps);
+        let departure =
+            self.busy_until.max(now) + serialization_time(wire_bytes as u64, self.rate_bps);
         self.busy_until = departure;
         self.queue.push_back(departure);
         Some(departure + self.delay)
@@ -725,7 +1034,12 @@ struct Outcome {
 
 /// Transfers `size` bytes over `link` (data direction) and a fixed-delay ACK path; `drop`
 /// decides which transmissions are lost before the link.
-fn transfer(cc: Box<dyn CongestionControl>, size: u64, link: Link, drop: impl FnMut(&Segment) -> bool) -> Outcome {
+fn transfer(
+    cc: Box<dyn CongestionControl>,
+    size: u64,
+    link: Link,
+    drop: impl FnMut(&Segment) -> bool,
+) -> Outcome {
     transfer_cfg(&TcpConfig::default(), cc, size, link, drop)
 }
 
@@ -762,14 +1076,25 @@ fn transfer_cfg(
             }
         }
         if sender.all_acked() {
-            return Outcome { sender, receiver, finish: now, link_drops, retx, recoveries };
+            return Outcome {
+                sender,
+                receiver,
+                finish: now,
+                link_drops,
+                retx,
+                recoveries,
+            };
         }
-        let next =
-            [to_rx.front().map(|x| x.0), to_tx.front().map(|x| x.0), sender.poll_timeout(), receiver.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min()
-                .expect("a stalled connection");
+        let next = [
+            to_rx.front().map(|x| x.0),
+            to_tx.front().map(|x| x.0),
+            sender.poll_timeout(),
+            receiver.poll_timeout(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .expect("a stalled connection");
         assert!(next >= now, "time went backwards");
         now = next;
         while to_rx.front().is_some_and(|x| x.0 <= now) {
@@ -813,7 +1138,9 @@ const MB: u64 = 1_000_000;
 #[test]
 fn loopback_transfers_one_megabyte_exactly() {
     // 20 Mbit/s, 20 ms each way, a queue deep enough for slow start's overshoot.
-    let out = transfer(reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |_| false);
+    let out = transfer(reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |_| {
+        false
+    });
     assert_eq!(out.receiver.delivered(), MB);
     assert!(out.sender.all_acked());
     let st = out.sender.stats();
@@ -821,8 +1148,16 @@ fn loopback_transfers_one_megabyte_exactly() {
     assert_eq!(st.bytes_sent, MB);
     assert_eq!(out.receiver.stats().bytes_received, MB);
     // Serialization alone takes 8·(1e6 + 691·52)/20e6 ≈ 0.414 s; plus a few RTTs of slow start.
-    assert!(out.finish > 414 * MS && out.finish < 1200 * MS, "finish {} ms", out.finish / MS);
-    assert!(st.min_rtt >= 40 * MS && st.min_rtt < 45 * MS, "min_rtt {}", st.min_rtt);
+    assert!(
+        out.finish > 414 * MS && out.finish < 1200 * MS,
+        "finish {} ms",
+        out.finish / MS
+    );
+    assert!(
+        st.min_rtt >= 40 * MS && st.min_rtt < 45 * MS,
+        "min_rtt {}",
+        st.min_rtt
+    );
 }
 
 #[test]
@@ -836,13 +1171,19 @@ fn loopback_single_loss_recovers_by_fast_retransmit() {
     assert!(dropped);
     assert_eq!(out.receiver.delivered(), MB);
     let st = out.sender.stats();
-    assert_eq!((st.fast_retransmits, st.timeouts, st.retransmits), (1, 0, 1));
+    assert_eq!(
+        (st.fast_retransmits, st.timeouts, st.retransmits),
+        (1, 0, 1)
+    );
     assert_eq!(out.receiver.stats().duplicate_segments, 0);
 }
 
 #[test]
 fn loopback_survives_drop_tail_overflow() {
-    for cc in [reno_cc(), Box::new(Cubic::new(&CubicConfig::default(), MSS, 10 * M)) as Box<dyn CongestionControl>] {
+    for cc in [
+        reno_cc(),
+        Box::new(Cubic::new(&CubicConfig::default(), MSS, 10 * M)) as Box<dyn CongestionControl>,
+    ] {
         let name = cc.name();
         let out = transfer(cc, 2 * MB, Link::new(10_000_000, 10 * MS, 20), |_| false);
         assert_eq!(out.receiver.delivered(), 2 * MB, "{name}");
@@ -855,11 +1196,17 @@ fn loopback_survives_drop_tail_overflow() {
 fn loopback_recovers_from_a_lost_retransmission_by_timeout() {
     // Segment 50 and its first retransmission are lost: NewReno needs the RTO.
     let mut drops = 0;
-    let out = transfer_cfg(&newreno(), reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
-        let hit = g.seq == 50 * M && drops < 2;
-        drops += hit as u32;
-        hit
-    });
+    let out = transfer_cfg(
+        &newreno(),
+        reno_cc(),
+        MB / 2,
+        Link::new(20_000_000, 20 * MS, 1000),
+        |g| {
+            let hit = g.seq == 50 * M && drops < 2;
+            drops += hit as u32;
+            hit
+        },
+    );
     assert_eq!(out.receiver.delivered(), MB / 2);
     let st = out.sender.stats();
     assert_eq!((st.fast_retransmits, st.timeouts), (1, 1));
@@ -870,15 +1217,26 @@ fn loopback_sack_detects_a_lost_retransmission_without_timeout() {
     // As above with SACK: new data sent after the first retransmission of segment 50 is
     // SACKed, so that retransmission is known lost and resent at once, without the RTO.
     let mut drops = 0;
-    let out = transfer(reno_cc(), MB / 2, Link::new(20_000_000, 20 * MS, 1000), |g| {
-        let hit = g.seq == 50 * M && drops < 2;
-        drops += hit as u32;
-        hit
-    });
+    let out = transfer(
+        reno_cc(),
+        MB / 2,
+        Link::new(20_000_000, 20 * MS, 1000),
+        |g| {
+            let hit = g.seq == 50 * M && drops < 2;
+            drops += hit as u32;
+            hit
+        },
+    );
     assert_eq!(out.receiver.delivered(), MB / 2);
     let st = out.sender.stats();
-    assert_eq!((st.fast_retransmits, st.timeouts, st.lost_retransmits), (1, 0, 1));
-    assert_eq!(out.retx.iter().map(|r| r.1 / M).collect::<Vec<_>>(), vec![50, 50]);
+    assert_eq!(
+        (st.fast_retransmits, st.timeouts, st.lost_retransmits),
+        (1, 0, 1)
+    );
+    assert_eq!(
+        out.retx.iter().map(|r| r.1 / M).collect::<Vec<_>>(),
+        vec![50, 50]
+    );
     assert_eq!(out.receiver.stats().duplicate_segments, 0);
 }
 
@@ -900,7 +1258,10 @@ fn seqs(segs: &[Segment]) -> Vec<u64> {
 
 /// SACK blocks in segments.
 fn blocks(a: &Ack) -> Vec<(u64, u64)> {
-    a.sack_blocks().iter().map(|&(s, e)| (s / M, e / M)).collect()
+    a.sack_blocks()
+        .iter()
+        .map(|&(s, e)| (s / M, e / M))
+        .collect()
 }
 
 #[test]
@@ -911,9 +1272,16 @@ fn ack_sack_option_is_fixed_size() {
         assert!(a.push_sack(i * 10, i * 10 + 5));
         assert_eq!(a.sack_option_bytes(), bytes);
     }
-    assert!(!a.push_sack(100, 200), "three blocks fill the options next to timestamps");
+    assert!(
+        !a.push_sack(100, 200),
+        "three blocks fill the options next to timestamps"
+    );
     assert_eq!(a.sack_blocks(), &[(0, 5), (10, 15), (20, 25)]);
-    assert_eq!(TCP_HEADER_BYTES + a.sack_option_bytes(), 80, "20 IP + 20 TCP + 40 option bytes");
+    assert_eq!(
+        TCP_HEADER_BYTES + a.sack_option_bytes(),
+        80,
+        "20 IP + 20 TCP + 40 option bytes"
+    );
 }
 
 #[test]
@@ -922,21 +1290,40 @@ fn receiver_reports_sack_blocks_most_recent_first() {
         r.on_segment(MS, &seg(i));
         r.poll_ack(MS)
     }
-    let mut r = TcpReceiver::new(&TcpConfig { dsack: false, ..Default::default() }, 0, 0);
+    let mut r = TcpReceiver::new(
+        &TcpConfig {
+            dsack: false,
+            ..Default::default()
+        },
+        0,
+        0,
+    );
     assert_eq!(rx(&mut r, 0), None, "in order: delayed, nothing to SACK");
     let a = rx(&mut r, 2).unwrap();
     assert_eq!((a.ack, blocks(&a)), (M, vec![(2, 3)]));
     assert_eq!(blocks(&rx(&mut r, 4).unwrap()), vec![(4, 5), (2, 3)]);
-    assert_eq!(blocks(&rx(&mut r, 6).unwrap()), vec![(6, 7), (4, 5), (2, 3)]);
+    assert_eq!(
+        blocks(&rx(&mut r, 6).unwrap()),
+        vec![(6, 7), (4, 5), (2, 3)]
+    );
     // At most three blocks: the least recently reported one drops out.
-    assert_eq!(blocks(&rx(&mut r, 8).unwrap()), vec![(8, 9), (6, 7), (4, 5)]);
+    assert_eq!(
+        blocks(&rx(&mut r, 8).unwrap()),
+        vec![(8, 9), (6, 7), (4, 5)]
+    );
     // A segment joining two blocks: the coalesced block comes first, the blocks it absorbed
     // go, and the free slot is refilled from the buffered ranges.
-    assert_eq!(blocks(&rx(&mut r, 7).unwrap()), vec![(6, 9), (4, 5), (2, 3)]);
+    assert_eq!(
+        blocks(&rx(&mut r, 7).unwrap()),
+        vec![(6, 9), (4, 5), (2, 3)]
+    );
     assert_eq!(blocks(&rx(&mut r, 3).unwrap()), vec![(2, 5), (6, 9)]);
     // A duplicate of buffered data moves its block to the front (no D-SACK).
     assert_eq!(blocks(&rx(&mut r, 8).unwrap()), vec![(6, 9), (2, 5)]);
-    assert_eq!(blocks(&rx(&mut r, 10).unwrap()), vec![(10, 11), (6, 9), (2, 5)]);
+    assert_eq!(
+        blocks(&rx(&mut r, 10).unwrap()),
+        vec![(10, 11), (6, 9), (2, 5)]
+    );
     // Hole-filling segments: blocks below the cumulative ACK are no longer reported.
     let a = rx(&mut r, 1).unwrap();
     assert_eq!((a.ack, blocks(&a)), (5 * M, vec![(10, 11), (6, 9)]));
@@ -963,17 +1350,28 @@ fn sacked_bytes_count_as_delivered_and_leave_the_pipe() {
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 2)]));
     let ev = log.lock().unwrap().acks[0];
     assert_eq!((ev.acked_bytes, ev.is_dup, ev.delivered), (0, true, M));
-    assert_eq!((ev.prior_in_flight, ev.bytes_in_flight), (10 * M, 9 * M), "pipe excludes SACKed bytes");
+    assert_eq!(
+        (ev.prior_in_flight, ev.bytes_in_flight),
+        (10 * M, 9 * M),
+        "pipe excludes SACKed bytes"
+    );
     let rs = ev.rate_sample.unwrap();
     assert_eq!((rs.delivered, rs.interval), (M, 100 * MS));
-    assert_eq!(ev.rtt_sample, Some(100 * MS), "a SACKed, never retransmitted segment is an RTT sample");
+    assert_eq!(
+        ev.rtt_sample,
+        Some(100 * MS),
+        "a SACKed, never retransmitted segment is an RTT sample"
+    );
     // Limited Transmit through pipe (RFC 6675 §5 step 1): one new segment.
     assert_eq!(seqs(&drain(&mut s, 100 * MS)), vec![10]);
     // Segment 0 arrives (reordering): the cumulative ACK of ten segments delivers nine new
     // ones; the SACKed one is not counted twice.
     s.on_ack(110 * MS, &ack(10 * M));
     let ev = log.lock().unwrap().acks[1];
-    assert_eq!((ev.acked_bytes, ev.delivered, ev.bytes_in_flight), (10 * M, 10 * M, M));
+    assert_eq!(
+        (ev.acked_bytes, ev.delivered, ev.bytes_in_flight),
+        (10 * M, 10 * M, M)
+    );
     assert_eq!(s.delivered(), 10 * M);
     assert_eq!(s.stats().bytes_sacked, M);
     assert_eq!((s.stats().fast_retransmits, s.stats().retransmits), (0, 0));
@@ -989,18 +1387,38 @@ fn sack_recovery_starts_when_three_segments_are_sacked_above_the_hole() {
     drain(&mut s, 0);
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 4)]));
     assert!(s.in_recovery());
-    assert_eq!((s.stats().fast_retransmits, s.stats().sack_recoveries, s.stats().dup_acks), (1, 1, 1));
-    assert_eq!(log.lock().unwrap().losses[0].bytes_in_flight, 10 * M, "pipe before the ACK");
+    assert_eq!(
+        (
+            s.stats().fast_retransmits,
+            s.stats().sack_recoveries,
+            s.stats().dup_acks
+        ),
+        (1, 1, 1)
+    );
+    assert_eq!(
+        log.lock().unwrap().losses[0].bytes_in_flight,
+        10 * M,
+        "pipe before the ACK"
+    );
     // PRR: cwnd = ssthresh = 5 segments, pipe = 10 − 3 SACKed − 1 lost: only the hole goes.
     let segs = drain(&mut s, 100 * MS);
-    assert_eq!(segs.iter().map(|g| (g.seq / M, g.retransmit)).collect::<Vec<_>>(), vec![(0, true)]);
+    assert_eq!(
+        segs.iter()
+            .map(|g| (g.seq / M, g.retransmit))
+            .collect::<Vec<_>>(),
+        vec![(0, true)]
+    );
     // Two SACKed segments are not enough (DupThresh = 3).
     let mut s = TcpSender::new(&TcpConfig::default(), Box::new(MockCc::new(10 * M).0), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 3)]));
     assert!(!s.in_recovery());
-    assert_eq!(seqs(&drain(&mut s, 100 * MS)), vec![10, 11], "Limited Transmit: pipe fell by two");
+    assert_eq!(
+        seqs(&drain(&mut s, 100 * MS)),
+        vec![10, 11],
+        "Limited Transmit: pipe fell by two"
+    );
 }
 
 #[test]
@@ -1008,7 +1426,10 @@ fn prr_spreads_sending_over_recovery_and_plain_rule_waits_for_half_a_window() {
     // 20 segments out, segment 0 lost; SACKs for 1..19 arrive one by one.
     let run = |prr: bool| {
         let (cc, _log) = MockCc::new(20 * M);
-        let cfg = TcpConfig { prr, ..Default::default() };
+        let cfg = TcpConfig {
+            prr,
+            ..Default::default()
+        };
         let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
         s.write(u64::MAX);
         drain(&mut s, 0);
@@ -1047,7 +1468,11 @@ fn prr_spreads_sending_over_recovery_and_plain_rule_waits_for_half_a_window() {
     ];
     assert_eq!(per_ack, want);
     assert_eq!((s.cc().cwnd(), s.cc().ssthresh()), (10 * M, 10 * M));
-    assert_eq!(s.cwnd(), s.bytes_in_flight(), "PRR's window is pipe + the unused quota");
+    assert_eq!(
+        s.cwnd(),
+        s.bytes_in_flight(),
+        "PRR's window is pipe + the unused quota"
+    );
     // RFC 6675's plain rule: silence until pipe has fallen below cwnd (half a window of
     // ACKs), then one segment per ACK.
     let (_, per_ack) = run(false);
@@ -1062,7 +1487,10 @@ fn after_a_timeout_sacked_segments_are_not_resent() {
     // Ten segments: only 2 and 5 arrive (two duplicate ACKs, no fast retransmit), then the
     // RTO. Afterwards every transmission arrives and is acknowledged at once.
     let run = |cfg: &TcpConfig| {
-        let cfg = TcpConfig { delayed_ack: false, ..cfg.clone() };
+        let cfg = TcpConfig {
+            delayed_ack: false,
+            ..cfg.clone()
+        };
         let mut s = reno_sender(&cfg);
         let mut r = TcpReceiver::new(&cfg, 0, 0);
         s.write(10 * M);
@@ -1104,38 +1532,76 @@ fn sack_repairs_three_holes_within_one_rtt_newreno_needs_three() {
     let drops = [100 * M, 105 * M, 110 * M];
     let run = |cfg: &TcpConfig| {
         let mut done = Vec::new();
-        transfer_cfg(cfg, reno_cc(), MB, Link::new(20_000_000, 20 * MS, 1000), |g| {
-            let hit = drops.contains(&g.seq) && !done.contains(&g.seq);
-            if hit {
-                done.push(g.seq);
-            }
-            hit
-        })
+        transfer_cfg(
+            cfg,
+            reno_cc(),
+            MB,
+            Link::new(20_000_000, 20 * MS, 1000),
+            |g| {
+                let hit = drops.contains(&g.seq) && !done.contains(&g.seq);
+                if hit {
+                    done.push(g.seq);
+                }
+                hit
+            },
+        )
     };
-    for cfg in [TcpConfig::default(), TcpConfig { prr: false, ..Default::default() }] {
+    for cfg in [
+        TcpConfig::default(),
+        TcpConfig {
+            prr: false,
+            ..Default::default()
+        },
+    ] {
         let out = run(&cfg);
         let st = out.sender.stats();
         let rtt = st.min_rtt;
         assert_eq!(out.receiver.delivered(), MB);
-        assert_eq!((st.fast_retransmits, st.sack_recoveries, st.timeouts), (1, 1, 0), "prr {}", cfg.prr);
+        assert_eq!(
+            (st.fast_retransmits, st.sack_recoveries, st.timeouts),
+            (1, 1, 0),
+            "prr {}",
+            cfg.prr
+        );
         let retx: Vec<u64> = out.retx.iter().map(|r| r.1).collect();
         assert_eq!(retx, drops, "exactly the three holes, once each");
-        assert_eq!(out.receiver.stats().duplicate_segments, 0, "no SACKed data resent");
+        assert_eq!(
+            out.receiver.stats().duplicate_segments,
+            0,
+            "no SACKed data resent"
+        );
         let (first, last) = (out.retx[0].0, out.retx[2].0);
         let (start, end) = out.recoveries[0];
         assert_eq!(start, first, "the first hole goes at recovery entry");
-        assert!(last - first < rtt, "prr {}: all holes within one RTT: {} ms", cfg.prr, (last - first) / MS);
-        assert!(end - start < 2 * rtt, "prr {}: recovery took {} ms", cfg.prr, (end - start) / MS);
+        assert!(
+            last - first < rtt,
+            "prr {}: all holes within one RTT: {} ms",
+            cfg.prr,
+            (last - first) / MS
+        );
+        assert!(
+            end - start < 2 * rtt,
+            "prr {}: recovery took {} ms",
+            cfg.prr,
+            (end - start) / MS
+        );
     }
     // NewReno learns of one hole per partial ACK: one RTT per hole.
     let out = run(&newreno());
     let st = out.sender.stats();
     let rtt = st.min_rtt;
-    assert_eq!((st.fast_retransmits, st.sack_recoveries, st.timeouts), (1, 0, 0));
+    assert_eq!(
+        (st.fast_retransmits, st.sack_recoveries, st.timeouts),
+        (1, 0, 0)
+    );
     assert_eq!(out.retx.iter().map(|r| r.1).collect::<Vec<_>>(), drops);
     assert!(out.retx[2].0 - out.retx[0].0 >= 2 * rtt);
     let (start, end) = out.recoveries[0];
-    assert!(end - start >= 3 * rtt, "NewReno recovery took {} ms", (end - start) / MS);
+    assert!(
+        end - start >= 3 * rtt,
+        "NewReno recovery took {} ms",
+        (end - start) / MS
+    );
 }
 
 #[test]
@@ -1145,7 +1611,14 @@ fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() 
     for cubic in [false, true] {
         let cc = || -> Box<dyn CongestionControl> {
             if cubic {
-                Box::new(Cubic::new(&CubicConfig { hystart: false, ..Default::default() }, MSS, 10 * M))
+                Box::new(Cubic::new(
+                    &CubicConfig {
+                        hystart: false,
+                        ..Default::default()
+                    },
+                    MSS,
+                    10 * M,
+                ))
             } else {
                 reno_cc()
             }
@@ -1154,7 +1627,13 @@ fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() 
         let name = if cubic { "cubic" } else { "reno" };
         let slow = transfer_cfg(&newreno(), cc(), MB, link(), |_| false);
         assert_eq!(slow.receiver.delivered(), MB, "{name}");
-        for cfg in [TcpConfig::default(), TcpConfig { prr: false, ..Default::default() }] {
+        for cfg in [
+            TcpConfig::default(),
+            TcpConfig {
+                prr: false,
+                ..Default::default()
+            },
+        ] {
             let out = transfer_cfg(&cfg, cc(), MB, link(), |_| false);
             let st = out.sender.stats();
             let tag = format!("{name}, prr {}", cfg.prr);

@@ -43,7 +43,17 @@ impl AutoTuning {
         let window = rmem_initial.min(rmem_max);
         // tcp_init_buffer_space: space = min(rcv_wnd, TCP_INIT_CWND · advmss).
         let space = (window as u64).min(10 * mss as u64).max(1);
-        Self { mss, rmem_max, ts_offset_ms, window, rtt: None, last_tsecr: None, space, space_seq: 0, space_time: None }
+        Self {
+            mss,
+            rmem_max,
+            ts_offset_ms,
+            window,
+            rtt: None,
+            last_tsecr: None,
+            space,
+            space_seq: 0,
+            space_time: None,
+        }
     }
 
     /// The receiver's smoothed RTT estimate, once it has one.
@@ -52,7 +62,10 @@ impl AutoTuning {
     }
 
     fn measure_rtt(&mut self, now: Nanos, seg: &Segment) {
-        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr) else { return };
+        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr)
+        else {
+            return;
+        };
         self.rtt = Some(match self.rtt {
             None => sample,
             Some(r) => r - r / 8 + sample / 8,
@@ -106,7 +119,13 @@ mod tests {
             for i in 0..n {
                 let now = (r + 1) * rtt_ms * MS + i * rtt_ms * MS / n;
                 let ts_ecr = ts_clock(now - rtt_ms * MS, 0);
-                let seg = Segment { seq, len: MSS, ts_val: 7, ts_ecr, retransmit: false };
+                let seg = Segment {
+                    seq,
+                    len: MSS,
+                    ts_val: 7,
+                    ts_ecr,
+                    retransmit: false,
+                };
                 seq += MSS as u64;
                 p.on_segment(now, &seg, seq);
             }
@@ -127,7 +146,10 @@ mod tests {
         // 200 segments per 50 ms RTT (~46 Mbit/s): 289600 bytes per RTT.
         let w = drive(&mut p, 50, |_| 200, 6);
         let per_rtt = 200 * MSS as u64;
-        assert!(w as u64 >= 2 * per_rtt, "window {w} should reach 2x the per-RTT bytes");
+        assert!(
+            w as u64 >= 2 * per_rtt,
+            "window {w} should reach 2x the per-RTT bytes"
+        );
         let mut capped = AutoTuning::new(MSS, 131_072, 400_000, 0);
         let w = drive(&mut capped, 50, |_| 200, 6);
         assert_eq!(w, 400_000);
@@ -141,7 +163,9 @@ mod tests {
         let w5 = drive(&mut a, 20, |_| 40, 5);
         let w12 = drive(&mut b, 20, |_| 40, 12);
         assert!(w5 as u64 >= 2 * 40 * MSS as u64, "window {w5}");
-        assert_eq!(w12, w5, "a constant rate must not keep inflating the window");
+        assert_eq!(
+            w12, w5,
+            "a constant rate must not keep inflating the window"
+        );
     }
-
 }

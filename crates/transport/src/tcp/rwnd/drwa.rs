@@ -51,7 +51,11 @@ impl ReceiveWindowPolicy for Drwa {
         if !self.est.on_segment(now, seg, rcv_nxt) {
             return;
         }
-        let (Some(rtt), Some(min), Some(w)) = (self.est.rtt(), self.est.rtt_min(), self.est.window_packets()) else {
+        let (Some(rtt), Some(min), Some(w)) = (
+            self.est.rtt(),
+            self.est.rtt_min(),
+            self.est.window_packets(),
+        ) else {
             return;
         };
         let bytes = drwa_window(self.lambda, min, rtt, w) * self.mss as f64;
@@ -88,7 +92,13 @@ mod tests {
             for i in 0..30u64 {
                 let now = (r + 1) * 40 * MS + i * 40 * MS / 30;
                 let ecr = crate::tcp::ts_clock(now - 40 * MS, 0);
-                let seg = Segment { seq, len: mss, ts_val: 1, ts_ecr: ecr, retransmit: false };
+                let seg = Segment {
+                    seq,
+                    len: mss,
+                    ts_val: 1,
+                    ts_ecr: ecr,
+                    retransmit: false,
+                };
                 seq += mss as u64;
                 d.on_segment(now, &seg, seq);
             }

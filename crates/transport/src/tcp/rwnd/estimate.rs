@@ -90,7 +90,10 @@ impl ReceiverEstimator {
     }
 
     fn measure_rtt(&mut self, now: Nanos, seg: &Segment) {
-        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr) else { return };
+        let Some(sample) = rtt_sample(now, seg, self.mss, self.ts_offset_ms, &mut self.last_tsecr)
+        else {
+            return;
+        };
         self.rtt_min = Some(self.rtt_min.map_or(sample, |m| m.min(sample)));
         self.rtt = Some(match self.rtt {
             None => sample,
@@ -133,7 +136,13 @@ mod tests {
         for r in 0..rounds {
             for i in 0..n {
                 let now = (r + 1) * rtt_ms * MS + i * rtt_ms * MS / n;
-                let seg = Segment { seq, len: MSS, ts_val: 1, ts_ecr: ts_clock(now - rtt_ms * MS, 0), retransmit: false };
+                let seg = Segment {
+                    seq,
+                    len: MSS,
+                    ts_val: 1,
+                    ts_ecr: ts_clock(now - rtt_ms * MS, 0),
+                    retransmit: false,
+                };
                 seq += MSS as u64;
                 e.on_segment(now, &seg, seq);
             }
@@ -153,10 +162,16 @@ mod tests {
     #[test]
     fn rtt_is_smoothed_with_beta() {
         let mut e = ReceiverEstimator::new(MSS, 0, 0.125, 0.125);
-        let seg = |ecr| Segment { seq: 0, len: MSS, ts_val: 1, ts_ecr: ecr, retransmit: false };
+        let seg = |ecr| Segment {
+            seq: 0,
+            len: MSS,
+            ts_val: 1,
+            ts_ecr: ecr,
+            retransmit: false,
+        };
         e.on_segment(100 * MS, &seg(60), MSS as u64); // sample 40 ms
         e.on_segment(200 * MS, &seg(120), 2 * MSS as u64); // sample 80 ms
-        // 7/8 · 40 + 1/8 · 80 = 45 ms.
+                                                           // 7/8 · 40 + 1/8 · 80 = 45 ms.
         assert_eq!(e.rtt(), Some(45 * MS));
         assert_eq!(e.rtt_min(), Some(40 * MS));
     }

@@ -32,7 +32,13 @@ use crate::wire::Segment;
 /// new TSecr (`last_tsecr` remembers the last one used) and only from full-sized segments
 /// (a short segment may have waited in the sender for more data). TSecr 0 means "no echo
 /// yet". At least 1 ms (the timestamp clock's resolution).
-pub(crate) fn rtt_sample(now: Nanos, seg: &Segment, mss: u32, ts_offset_ms: u32, last_tsecr: &mut Option<u32>) -> Option<Nanos> {
+pub(crate) fn rtt_sample(
+    now: Nanos,
+    seg: &Segment,
+    mss: u32,
+    ts_offset_ms: u32,
+    last_tsecr: &mut Option<u32>,
+) -> Option<Nanos> {
     if seg.ts_ecr == 0 || *last_tsecr == Some(seg.ts_ecr) {
         return None;
     }
@@ -61,14 +67,26 @@ impl RwndConfig {
     /// size `mss` whose timestamp clock runs `ts_offset_ms` ahead of `now / MS`.
     pub fn build(&self, mss: u32, ts_offset_ms: u32) -> Box<dyn ReceiveWindowPolicy> {
         match *self {
-            RwndConfig::AutoTuning { rmem_max, rmem_initial } => {
-                Box::new(AutoTuning::new(mss, rmem_initial, rmem_max, ts_offset_ms))
-            }
+            RwndConfig::AutoTuning {
+                rmem_max,
+                rmem_initial,
+            } => Box::new(AutoTuning::new(mss, rmem_initial, rmem_max, ts_offset_ms)),
             RwndConfig::Fixed { bytes } => Box::new(FixedWindow::new(bytes)),
-            RwndConfig::Drwa { rmem_max, rmem_initial, lambda } => {
-                Box::new(Drwa::new(mss, rmem_initial, rmem_max, lambda, ts_offset_ms))
-            }
-            RwndConfig::Rtac { rmem_max, rmem_initial, alpha, beta, k, theta, capacity_mbps, delta_ms } => {
+            RwndConfig::Drwa {
+                rmem_max,
+                rmem_initial,
+                lambda,
+            } => Box::new(Drwa::new(mss, rmem_initial, rmem_max, lambda, ts_offset_ms)),
+            RwndConfig::Rtac {
+                rmem_max,
+                rmem_initial,
+                alpha,
+                beta,
+                k,
+                theta,
+                capacity_mbps,
+                delta_ms,
+            } => {
                 let p = RtacParams {
                     alpha,
                     beta,

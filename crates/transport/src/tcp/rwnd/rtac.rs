@@ -91,7 +91,8 @@ impl Rtac {
     pub fn window_for(&self, rtt: Nanos, rtt_min: Nanos, window_packets: f64) -> (f64, u32) {
         let rtt_m = (rtt_min + self.p.delta) as f64;
         let k = self.p.k.unwrap_or_else(|| {
-            let bdp = self.p.capacity_bps as f64 * (rtt_m / (1000.0 * MS as f64)) / 8.0 / self.mss as f64;
+            let bdp =
+                self.p.capacity_bps as f64 * (rtt_m / (1000.0 * MS as f64)) / 8.0 / self.mss as f64;
             k_from_theta(RENO_A, self.p.theta, bdp.max(1.0))
         });
         let pkts = rtac_window(RENO_A, k, rtt as f64, rtt_m, window_packets);
@@ -105,7 +106,11 @@ impl ReceiveWindowPolicy for Rtac {
         if !self.est.on_segment(now, seg, rcv_nxt) {
             return;
         }
-        let (Some(rtt), Some(min), Some(w)) = (self.est.rtt(), self.est.rtt_min(), self.est.window_packets()) else {
+        let (Some(rtt), Some(min), Some(w)) = (
+            self.est.rtt(),
+            self.est.rtt_min(),
+            self.est.window_packets(),
+        ) else {
             return;
         };
         let (k, bytes) = self.window_for(rtt, min, w);
@@ -123,7 +128,15 @@ mod tests {
     use super::*;
 
     fn params(k: Option<f64>) -> RtacParams {
-        RtacParams { alpha: 0.125, beta: 0.125, k, theta: 1.38, capacity_bps: 55_000_000, delta: 0, rmem_max: 2_560_000 }
+        RtacParams {
+            alpha: 0.125,
+            beta: 0.125,
+            k,
+            theta: 1.38,
+            capacity_bps: 55_000_000,
+            delta: 0,
+            rmem_max: 2_560_000,
+        }
     }
 
     #[test]
@@ -158,7 +171,15 @@ mod tests {
 
     #[test]
     fn window_in_bytes_uses_delta_and_bounds() {
-        let r = Rtac::new(1448, 131_072, RtacParams { delta: 10 * MS, ..params(Some(3e-7)) }, 0);
+        let r = Rtac::new(
+            1448,
+            131_072,
+            RtacParams {
+                delta: 10 * MS,
+                ..params(Some(3e-7))
+            },
+            0,
+        );
         // RTTm 40 + Δ 10 = 50 ms, RTT 100 ms, ŵ 200: 444.994 packets · 1448 bytes.
         let (_, b) = r.window_for(100 * MS, 40 * MS, 200.0);
         assert!((b as f64 / 1448.0 - 444.994).abs() < 0.01);
@@ -166,7 +187,15 @@ mod tests {
         let (_, b) = r.window_for(50 * MS, 40 * MS, 200.0);
         assert_eq!(b, 2_560_000);
         // K from θ: capacity 55 Mbit/s · 50 ms = 237.4 packets.
-        let r = Rtac::new(1448, 131_072, RtacParams { delta: 10 * MS, ..params(None) }, 0);
+        let r = Rtac::new(
+            1448,
+            131_072,
+            RtacParams {
+                delta: 10 * MS,
+                ..params(None)
+            },
+            0,
+        );
         let (k, _) = r.window_for(100 * MS, 40 * MS, 200.0);
         let bdp = 55e6 * 0.05 / 8.0 / 1448.0;
         assert!((k - 1.5 / 0.38 / (bdp * bdp * bdp)).abs() < 1e-12, "{k}");

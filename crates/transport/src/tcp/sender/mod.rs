@@ -54,7 +54,6 @@ mod rack;
 mod tlp;
 mod undo;
 
-
 use std::collections::VecDeque;
 
 use cellshare_core::{Nanos, SEC};
@@ -130,6 +129,9 @@ struct SentSegment {
     sent_at: Nanos,
     /// Ordinal of the latest transmission (RACK's "sent after", see [`rack::sent_after`]).
     order: u64,
+    /// Time of the first transmission (bookkeeping for the simulator's one-way delay,
+    /// which counts a retransmitted segment from its first transmission).
+    first_sent_at: Nanos,
     /// Whether it was ever retransmitted (Karn's rule; Linux `TCPCB_EVER_RETRANS`).
     retransmitted: bool,
     /// Delivery state at the latest transmission.
@@ -234,8 +236,14 @@ impl Delivery {
             self.cum_retx |= s.retransmitted;
         }
         if !s.retransmitted {
-            let t = if cum { &mut self.cum_times } else { &mut self.sack_times };
-            *t = Some(t.map_or((s.sent_at, s.sent_at), |(a, b)| (a.min(s.sent_at), b.max(s.sent_at))));
+            let t = if cum {
+                &mut self.cum_times
+            } else {
+                &mut self.sack_times
+            };
+            *t = Some(t.map_or((s.sent_at, s.sent_at), |(a, b)| {
+                (a.min(s.sent_at), b.max(s.sent_at))
+            }));
         }
         self.karn_ok &= !s.retransmitted;
         self.newest = Some(self.newest.map_or(s.sent_at, |t| t.max(s.sent_at)));
@@ -246,7 +254,8 @@ impl Delivery {
             // RFC 8985 §6.2 step 2 (Linux `tcp_rack_advance`, `tcp_skb_spurious_retrans`):
             // the delivery may be the original's. Not a RACK sample when the ACK echoes a
             // timestamp older than the retransmission, or the RTT is below the minimum.
-            let echo_older = c.ts_ecr != 0 && !ts_newer_or_equal(c.ts_ecr, ts_clock(s.sent_at, c.ts_offset_ms));
+            let echo_older =
+                c.ts_ecr != 0 && !ts_newer_or_equal(c.ts_ecr, ts_clock(s.sent_at, c.ts_offset_ms));
             if echo_older || c.min_rtt == 0 || rtt < c.min_rtt {
                 return;
             }
@@ -268,7 +277,9 @@ impl Delivery {
     /// `FLAG_RETRANS_DATA_ACKED`). Previously SACKed segments are not "newly delivered",
     /// so a cumulative ACK after SACKs does not yield an inflated sample.
     fn rtt(&self, now: Nanos) -> Option<Nanos> {
-        self.newest.filter(|_| self.karn_ok).map(|t| now.saturating_sub(t))
+        self.newest
+            .filter(|_| self.karn_ok)
+            .map(|t| now.saturating_sub(t))
     }
 
     /// Linux `tcp_clean_rtx_queue` + `tcp_ack_update_rtt`: `(ca_rtt, seq_rtt)` — the sample
@@ -276,9 +287,18 @@ impl Delivery {
     /// (oldest segment): from cumulatively acknowledged data unless any of it was
     /// retransmitted, else from newly SACKed data, else, when the ACK acknowledged data,
     /// from the timestamp echo (RFC 7323 §4, at least one clock tick).
-    fn linux_rtt(&self, now: Nanos, acked: bool, ts_ecr: u32, ts_offset_ms: u32) -> Option<(Nanos, Nanos)> {
+    fn linux_rtt(
+        &self,
+        now: Nanos,
+        acked: bool,
+        ts_ecr: u32,
+        ts_offset_ms: u32,
+    ) -> Option<(Nanos, Nanos)> {
         let age = |t: Nanos| now.saturating_sub(t);
-        let mut out = self.cum_times.filter(|_| !self.cum_retx).map(|(first, last)| (age(last), age(first)));
+        let mut out = self
+            .cum_times
+            .filter(|_| !self.cum_retx)
+            .map(|(first, last)| (age(last), age(first)));
         if let Some((first, last)) = self.sack_times {
             out = Some((age(last), out.map_or(age(first), |(_, seq)| seq)));
         }
@@ -406,7 +426,12 @@ impl TcpSender {
     /// [`TcpConfig::initial_window_bytes`] as its initial window) whose timestamp clock runs
     /// `ts_offset_ms` ahead of `now / MS`. Until the first ACK, the peer window is
     /// `cfg.rwnd.initial_window()` (what the handshake would have announced).
-    pub fn new(cfg: &TcpConfig, cc: Box<dyn CongestionControl>, now: Nanos, ts_offset_ms: u32) -> Self {
+    pub fn new(
+        cfg: &TcpConfig,
+        cc: Box<dyn CongestionControl>,
+        now: Nanos,
+        ts_offset_ms: u32,
+    ) -> Self {
         Self {
             mss: cfg.mss,
             dupack_threshold: cfg.dupack_threshold.max(1),
@@ -422,7 +447,12 @@ impl TcpSender {
             min_rto: cfg.min_rto(),
             ts_offset_ms,
             cc,
-            rtt: RttEstimator::with_algorithm(cfg.rto_estimator, cfg.min_rto(), cfg.initial_rto(), cfg.max_rto()),
+            rtt: RttEstimator::with_algorithm(
+                cfg.rto_estimator,
+                cfg.min_rto(),
+                cfg.initial_rto(),
+                cfg.max_rto(),
+            ),
             rate: RateEstimator::new(now),
             snd_una: 0,
             snd_nxt: 0,
@@ -506,7 +536,8 @@ impl TcpSender {
 
     /// RFC 6675 `pipe` from the scoreboard totals.
     fn pipe(&self) -> u64 {
-        (self.snd_max - self.snd_una).saturating_sub(self.sacked_bytes + self.lost_bytes) + self.retx_bytes
+        (self.snd_max - self.snd_una).saturating_sub(self.sacked_bytes + self.lost_bytes)
+            + self.retx_bytes
     }
 
     /// Window the sender currently honours. Without SACK: `cc.cwnd()` plus fast-recovery
@@ -515,7 +546,11 @@ impl TcpSender {
     /// `snd_cwnd = in_flight + sndcnt`).
     pub fn cwnd(&self) -> u64 {
         if self.sack_active() {
-            return if self.in_recovery && self.prr_enabled { self.pipe() + self.prr_quota } else { self.cc.cwnd() };
+            return if self.in_recovery && self.prr_enabled {
+                self.pipe() + self.prr_quota
+            } else {
+                self.cc.cwnd()
+            };
         }
         let base = self.cc.cwnd().min(i64::MAX as u64) as i64;
         let extra = if self.in_recovery {
@@ -601,11 +636,19 @@ impl TcpSender {
         let cwnd = self.cc.cwnd();
         // Before recovery, sending against `pipe` is RFC 6675's Limited Transmit (§5 step
         // 1); without Limited Transmit the whole outstanding data counts until a loss.
-        let flight =
-            if !self.limited_transmit && !self.in_recovery && self.lost_bytes == 0 { outstanding } else { pipe };
+        let flight = if !self.limited_transmit && !self.in_recovery && self.lost_bytes == 0 {
+            outstanding
+        } else {
+            pipe
+        };
         let fits = |len: u64| {
             // At least one segment may always be in flight, whatever the controller says.
-            pipe == 0 || if self.in_recovery && self.prr_enabled { len <= self.prr_quota } else { flight + len <= cwnd }
+            pipe == 0
+                || if self.in_recovery && self.prr_enabled {
+                    len <= self.prr_quota
+                } else {
+                    flight + len <= cwnd
+                }
         };
         // NextSeg's candidate (rules 1 and 3) only matters with a lost segment, or for rule 3
         // in RFC 6675 recovery: no search otherwise.
@@ -661,7 +704,11 @@ impl TcpSender {
     fn advance_retx_next(&mut self) {
         self.retx_next = self.retx_next.max(self.snd_una);
         // The ring starts at snd_una: no search for the usual case.
-        let mut i = if self.retx_next == self.snd_una { 0 } else { self.index_of(self.retx_next) };
+        let mut i = if self.retx_next == self.snd_una {
+            0
+        } else {
+            self.index_of(self.retx_next)
+        };
         while i < self.segments.len() && (self.segments[i].sacked || self.segments[i].retx_out) {
             i += 1;
         }
@@ -696,7 +743,8 @@ impl TcpSender {
         if self.pacing_rate().is_some() && now < self.next_release {
             return None;
         }
-        if self.idle_restart_enabled && self.snd_una == self.snd_max && self.app_end > self.snd_nxt {
+        if self.idle_restart_enabled && self.snd_una == self.snd_max && self.app_end > self.snd_nxt
+        {
             self.check_idle_restart(now);
         }
         let Some(next) = self.next() else {
@@ -710,7 +758,10 @@ impl TcpSender {
             self.undo.frto = false;
         }
         let seg = self.transmit(now, next);
-        if matches!(next, Next::New(_)) && self.tlp_enabled && !(self.tlp.armed_at == Some(now) && self.segments.len() > 2) {
+        if matches!(next, Next::New(_))
+            && self.tlp_enabled
+            && !(self.tlp.armed_at == Some(now) && self.segments.len() > 2)
+        {
             // RFC 8985 §7.2: re-arm the probe timer after new data (once per burst: the
             // rest of a burst sent at the same instant would arm the same deadline).
             self.schedule_tlp(now, false);
@@ -725,7 +776,13 @@ impl TcpSender {
         let idle = now.saturating_sub(last);
         let rto = self.rtt.rto();
         if idle > rto {
-            self.cc.on_idle_restart(&IdleRestart { now, idle, rto, initial_window: self.initial_window, mss: self.mss });
+            self.cc.on_idle_restart(&IdleRestart {
+                now,
+                idle,
+                rto,
+                initial_window: self.initial_window,
+                mss: self.mss,
+            });
             self.stats.idle_restarts += 1;
             // Once per idle period, even if the segment does not go at once.
             self.last_send = Some(now);
@@ -785,7 +842,10 @@ impl TcpSender {
                 let seq = self.snd_nxt;
                 // Limited Transmit data (sent beyond cwnd on duplicate ACKs) is excluded
                 // from the FlightSize that sets ssthresh (RFC 3042 §2, RFC 5681 §3.2).
-                if !self.in_recovery && self.dupacks > 0 && self.snd_max - self.snd_una + len as u64 > self.cc.cwnd() {
+                if !self.in_recovery
+                    && self.dupacks > 0
+                    && self.snd_max - self.snd_una + len as u64 > self.cc.cwnd()
+                {
                     self.limited_bytes += len as u64;
                 }
                 self.segments.push_back(SentSegment {
@@ -793,6 +853,7 @@ impl TcpSender {
                     len,
                     sent_at: now,
                     order,
+                    first_sent_at: now,
                     retransmitted: false,
                     rate: snapshot,
                     sacked: false,
@@ -825,7 +886,11 @@ impl TcpSender {
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when sending data and it is not running.
             self.rto_deadline = Some(now + self.rtt.rto());
-        } else if retransmit && seq == self.snd_una && self.sack_active() && self.rtt.algorithm() == RtoEstimator::Linux {
+        } else if retransmit
+            && seq == self.snd_una
+            && self.sack_active()
+            && self.rtt.algorithm() == RtoEstimator::Linux
+        {
             // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the timer, so
             // the RTO counts from the head's latest transmission.
             self.rto_deadline = Some(now + self.rtt.rto());
@@ -833,11 +898,34 @@ impl TcpSender {
         self.cc.on_sent(now, len, self.bytes_in_flight());
         #[cfg(test)]
         self.check_scoreboard();
-        Segment { seq, len, ts_val: ts_clock(now, self.ts_offset_ms), ts_ecr: self.ts_recent.unwrap_or(0), retransmit }
+        Segment {
+            seq,
+            len,
+            ts_val: ts_clock(now, self.ts_offset_ms),
+            ts_ecr: self.ts_recent.unwrap_or(0),
+            retransmit,
+        }
+    }
+
+    /// When the bytes at `seq` were first transmitted, while they are outstanding (for a
+    /// retransmission just returned by [`TcpSender::poll_transmit`]: the time its first copy
+    /// left).
+    pub fn first_sent_of(&self, seq: u64) -> Option<Nanos> {
+        let i = self.index_of(seq);
+        self.segments
+            .get(i)
+            .filter(|s| s.seq <= seq)
+            .map(|s| s.first_sent_at)
     }
 
     /// Resends the whole segment at ring index `i`; returns `(seq, len, true)`.
-    fn retransmit(&mut self, i: usize, now: Nanos, order: u64, snapshot: PacketRateState) -> (u64, u32, bool) {
+    fn retransmit(
+        &mut self,
+        i: usize,
+        now: Nanos,
+        order: u64,
+        snapshot: PacketRateState,
+    ) -> (u64, u32, bool) {
         let sack = self.sack_active();
         let s = &mut self.segments[i];
         s.sent_at = now;
@@ -862,8 +950,9 @@ impl TcpSender {
     /// being repaired → mark the delivery-rate samples that follow as application-limited.
     fn check_app_limited(&mut self) {
         let flight = self.bytes_in_flight();
-        let lost_pending =
-            self.sack_active() && self.lost_bytes > 0 && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
+        let lost_pending = self.sack_active()
+            && self.lost_bytes > 0
+            && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
         if self.snd_nxt == self.app_end
             && self.snd_nxt == self.snd_max
             && !self.hole_pending
@@ -900,14 +989,22 @@ impl TcpSender {
         let is_dup = acked == 0 && outstanding > 0 && !window_changed;
         self.snd_wnd = rwnd;
         // RFC 2883 §4: a duplicate reported in the first SACK block.
-        let dsack = if sack { self.check_dsack(ack, prior_snd_una) } else { None };
+        let dsack = if sack {
+            self.check_dsack(ack, prior_snd_una)
+        } else {
+            None
+        };
 
         let ctx = AckCtx {
             now,
             min_rtt: self.rtt.min_rtt(),
             ts_ecr: ack.ts_ecr,
             ts_offset_ms: self.ts_offset_ms,
-            prior_fack: if self.sacked_segs > 0 { self.high_sacked } else { self.snd_una },
+            prior_fack: if self.sacked_segs > 0 {
+                self.high_sacked
+            } else {
+                self.snd_una
+            },
             high_seq: self.recover,
         };
         let mut dl = Delivery::new(ctx);
@@ -925,13 +1022,16 @@ impl TcpSender {
                 let r = dl.rtt(now);
                 (r, r)
             }
-            RtoEstimator::Linux => match dl.linux_rtt(now, acked > 0, ack.ts_ecr, self.ts_offset_ms) {
-                Some((ca, seq)) => (Some(ca), Some(seq)),
-                None => (None, None),
-            },
+            RtoEstimator::Linux => {
+                match dl.linux_rtt(now, acked > 0, ack.ts_ecr, self.ts_offset_ms) {
+                    Some((ca, seq)) => (Some(ca), Some(seq)),
+                    None => (None, None),
+                }
+            }
         };
         if let Some(r) = srtt_sample {
-            self.rtt.on_sample_at(r, rtt_sample.unwrap_or(r), self.snd_una, self.snd_max);
+            self.rtt
+                .on_sample_at(r, rtt_sample.unwrap_or(r), self.snd_una, self.snd_max);
             self.stats.rtt_samples += 1;
             self.stats.srtt = self.rtt.srtt();
             self.stats.min_rtt = self.rtt.min_rtt();
@@ -953,10 +1053,14 @@ impl TcpSender {
             if let Some((o, r)) = dl.rack {
                 self.rack.advance(o, r);
             }
-            if let Some(low) = dl.reord_low.filter(|_| !self.in_loss || self.undo.marker.is_some()) {
+            if let Some(low) = dl
+                .reord_low
+                .filter(|_| !self.in_loss || self.undo.marker.is_some())
+            {
                 self.rack_check_reordering(low);
             }
-            self.rack.update_reo_wnd(dl.rs.prior_delivered(), self.rate.delivered());
+            self.rack
+                .update_reo_wnd(dl.rs.prior_delivered(), self.rate.delivered());
         }
 
         let mut ends_recovery = false;
@@ -978,7 +1082,11 @@ impl TcpSender {
                     // amount acknowledged, add back one SMSS if at least one SMSS was
                     // acknowledged; reset the timer on the first partial ACK only.
                     self.hole_pending = true;
-                    let add_back = if acked >= self.mss as u64 { self.mss as i64 } else { 0 };
+                    let add_back = if acked >= self.mss as u64 {
+                        self.mss as i64
+                    } else {
+                        0
+                    };
                     self.inflation = self.inflation - acked.min(i64::MAX as u64) as i64 + add_back;
                     restart_timer = !self.partial_ack_seen;
                     self.partial_ack_seen = true;
@@ -996,7 +1104,8 @@ impl TcpSender {
                 // RFC 6298 §5.3: new data acknowledged, restart the timer.
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
-        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some() {
+        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some()
+        {
             // Linux `tcp_clean_rtx_queue` (`FLAG_SET_XMIT_TIMER` without new data
             // acknowledged): a SACK of data sent before the head's latest transmission
             // restarts the timer; the head may still be on its way behind that data.
@@ -1017,10 +1126,24 @@ impl TcpSender {
             }
             if self.tlp.high_seq.is_some() {
                 let progress = acked > 0 || window_changed || dl.sacked > 0;
-                self.process_tlp_ack(now, ack.ack, dsack.is_some_and(|d| d.tlp), progress, prior_in_flight);
+                self.process_tlp_ack(
+                    now,
+                    ack.ack,
+                    dsack.is_some_and(|d| d.tlp),
+                    progress,
+                    prior_in_flight,
+                );
             }
             let dupack = is_dup && dsack.is_none();
-            ends_recovery = self.sack_recovery_step(now, ack, &dl, prior_snd_una, prior_in_flight, dupack, &mut reenter);
+            ends_recovery = self.sack_recovery_step(
+                now,
+                ack,
+                &dl,
+                prior_snd_una,
+                prior_in_flight,
+                dupack,
+                &mut reenter,
+            );
             if self.in_recovery && self.prr_enabled {
                 self.prr_on_ack(dl.cum_unsacked + dl.sacked);
             }
@@ -1165,7 +1288,8 @@ impl TcpSender {
         if self.rack_enabled {
             return self.lost_bytes > 0;
         }
-        ack >= self.recover && (self.dupacks >= self.dupack_threshold || self.lost_high > self.snd_una)
+        ack >= self.recover
+            && (self.dupacks >= self.dupack_threshold || self.lost_high > self.snd_una)
     }
 
     /// Removes the segments a cumulative ACK up to `ack` covers (trimming one only partly
@@ -1384,7 +1508,11 @@ impl TcpSender {
         // flight is this episode's (`tcp_init_cwnd_reduction` clears `tlp_high_seq`).
         self.init_undo();
         self.tlp = Tlp::default();
-        self.cc.on_congestion_event(&LossEvent { now, bytes_in_flight: flight, mss: self.mss });
+        self.cc.on_congestion_event(&LossEvent {
+            now,
+            bytes_in_flight: flight,
+            mss: self.mss,
+        });
         let head_end = self.segments.front().map_or(self.snd_una, |s| s.end());
         if !self.rack_enabled {
             // RFC 6675 §5 (4.3): the segment at snd_una is lost; with RACK, RACK said so.
@@ -1420,7 +1548,11 @@ impl TcpSender {
         } else {
             // Slow-start reduction bound: grow back towards the target, at most one MSS
             // beyond what was delivered.
-            let limit = self.prr_delivered.saturating_sub(self.prr_out).max(delivered) + self.mss as u64;
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + self.mss as u64;
             (target - pipe).min(limit)
         };
     }
@@ -1434,7 +1566,11 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.in_recovery = true;
         self.partial_ack_seen = false;
-        self.cc.on_congestion_event(&LossEvent { now, bytes_in_flight: flight, mss: self.mss });
+        self.cc.on_congestion_event(&LossEvent {
+            now,
+            bytes_in_flight: flight,
+            mss: self.mss,
+        });
         // RFC 5681 §3.2 step 3: cwnd = ssthresh + 3·SMSS (the controller set ssthresh/cwnd).
         self.inflation = self.dupack_threshold as i64 * self.mss as i64;
         self.hole_pending = true;
@@ -1445,11 +1581,18 @@ impl TcpSender {
     /// reordering and controller timers) or another [`TcpSender::poll_transmit`] (pacer
     /// release).
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        let pacer = (self.pacing_rate().is_some() && self.next().is_some()).then_some(self.next_release);
-        [self.rto_deadline, self.tlp.deadline, self.reo_deadline, self.cc.poll_timeout(), pacer]
-            .into_iter()
-            .flatten()
-            .min()
+        let pacer =
+            (self.pacing_rate().is_some() && self.next().is_some()).then_some(self.next_release);
+        [
+            self.rto_deadline,
+            self.tlp.deadline,
+            self.reo_deadline,
+            self.cc.poll_timeout(),
+            pacer,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Handles whatever timers are due at `now`; does nothing if none is. Call
@@ -1489,7 +1632,8 @@ impl TcpSender {
         // F-RTO runs for a new episode or a repeated timeout on the same snd_una (RFC 5682
         // §3.1 step 1, §3.2).
         let new_recovery = !self.in_recovery && !self.in_loss;
-        let new_episode = new_recovery || self.recover <= self.snd_una || (self.in_loss && self.rto_repeats == 0);
+        let new_episode =
+            new_recovery || self.recover <= self.snd_una || (self.in_loss && self.rto_repeats == 0);
         let frto = self.frto_enabled && sack && (new_recovery || self.rto_repeats > 0);
         if sack {
             if self.rack_enabled {
@@ -1583,15 +1727,25 @@ impl TcpSender {
                 lost += if s.lost { s.len as u64 } else { 0 };
                 retx += if s.retx_out { s.len as u64 } else { 0 };
                 if self.sack_active() {
-                    assert_eq!(s.lost, s.end() <= self.lost_high, "lost marks form a prefix: {s:?}");
+                    assert_eq!(
+                        s.lost,
+                        s.end() <= self.lost_high,
+                        "lost marks form a prefix: {s:?}"
+                    );
                     if s.seq < self.retx_next {
-                        assert!(s.retx_out, "below retx_next every unSACKed segment was resent: {s:?}");
+                        assert!(
+                            s.retx_out,
+                            "below retx_next every unSACKed segment was resent: {s:?}"
+                        );
                     }
                 }
             }
         }
         assert_eq!(expect, self.snd_max);
-        assert_eq!((sacked, lost, retx), (self.sacked_bytes, self.lost_bytes, self.retx_bytes));
+        assert_eq!(
+            (sacked, lost, retx),
+            (self.sacked_bytes, self.lost_bytes, self.retx_bytes)
+        );
         assert_eq!(sacked_segs, self.sacked_segs);
         if self.sack_active() {
             assert_eq!(self.snd_nxt, self.snd_max);

@@ -115,7 +115,9 @@ impl Rack {
     /// D-SACK grows the window by one step and makes it persist for 16 recoveries.
     /// `prior_delivered`: bytes delivered when the newest delivered segment was sent.
     pub fn update_reo_wnd(&mut self, prior_delivered: Option<u64>, delivered: u64) {
-        let Some(prior) = prior_delivered.filter(|&p| p > 0) else { return };
+        let Some(prior) = prior_delivered.filter(|&p| p > 0) else {
+            return;
+        };
         if prior < self.last_delivered {
             // A round trip has not passed since the last adjustment.
             self.dsack_seen = false;
@@ -150,13 +152,19 @@ impl TcpSender {
             return 0;
         }
         let min_rtt = self.rtt.min_rtt();
-        (min_rtt / 4).saturating_mul(self.rack.steps as u64).min(self.rtt.srtt())
+        (min_rtt / 4)
+            .saturating_mul(self.rack.steps as u64)
+            .min(self.rtt.srtt())
     }
 
     /// Linux `tcp_check_sack_reordering`: a never-retransmitted segment starting at `low`
     /// was delivered below the highest SACKed sequence.
     pub(super) fn rack_check_reordering(&mut self, low: u64) {
-        let fack = if self.sacked_segs > 0 { self.high_sacked } else { self.snd_una };
+        let fack = if self.sacked_segs > 0 {
+            self.high_sacked
+        } else {
+            self.snd_una
+        };
         if low >= fack {
             return;
         }
@@ -176,7 +184,9 @@ impl TcpSender {
     pub(super) fn rack_detect_loss(&mut self, now: Nanos) -> bool {
         self.rack.advanced = false;
         self.reo_deadline = None;
-        let Some(reference) = self.rack.reference else { return false };
+        let Some(reference) = self.rack.reference else {
+            return false;
+        };
         if self.sacked_segs == 0 && self.retx_bytes == 0 {
             // Nothing SACKed and no retransmission in flight: every delivered segment lies
             // below snd_una, and every unacknowledged one still counted in flight was sent

@@ -113,7 +113,14 @@ impl TcpSender {
     /// `dsack_tlp`: this ACK D-SACKs the probe (original and probe both arrived);
     /// `progress`: the ACK acknowledged data, SACKed data or changed the window (a pure
     /// duplicate ACK otherwise).
-    pub(super) fn process_tlp_ack(&mut self, now: Nanos, ack: u64, dsack_tlp: bool, progress: bool, prior_pipe: u64) {
+    pub(super) fn process_tlp_ack(
+        &mut self,
+        now: Nanos,
+        ack: u64,
+        dsack_tlp: bool,
+        progress: bool,
+        prior_pipe: u64,
+    ) {
         let Some(end) = self.tlp.high_seq else { return };
         if ack < end {
             return;
@@ -125,7 +132,11 @@ impl TcpSender {
             // The probe's retransmission filled the hole: a loss, repaired; reduce the window
             // once (Linux enters CWR and ends it at once: cwnd = ssthresh).
             self.tlp.high_seq = None;
-            self.cc.on_congestion_event(&LossEvent { now, bytes_in_flight: prior_pipe, mss: self.mss });
+            self.cc.on_congestion_event(&LossEvent {
+                now,
+                bytes_in_flight: prior_pipe,
+                mss: self.mss,
+            });
             self.cc.on_recovery_end(now);
             self.undo.marker = None;
             self.stats.loss_probe_recoveries += 1;

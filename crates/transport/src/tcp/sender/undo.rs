@@ -68,7 +68,14 @@ pub(super) struct Undo {
 
 impl Default for Undo {
     fn default() -> Self {
-        Self { marker: None, retrans: -1, retrans_stamp: None, prior: None, frto: false, frto_new_data: false }
+        Self {
+            marker: None,
+            retrans: -1,
+            retrans_stamp: None,
+            prior: None,
+            frto: false,
+            frto_new_data: false,
+        }
     }
 }
 
@@ -89,7 +96,8 @@ impl TcpSender {
     pub(super) fn check_dsack(&mut self, ack: &Ack, prior_snd_una: u64) -> Option<Dsack> {
         let blocks = ack.sack_blocks();
         let &(start, end) = blocks.first()?;
-        let is_dsack = start < ack.ack || (blocks.len() > 1 && blocks[1].0 <= start && end <= blocks[1].1);
+        let is_dsack =
+            start < ack.ack || (blocks.len() > 1 && blocks[1].0 <= start && end <= blocks[1].1);
         if !is_dsack || end <= start {
             return None;
         }
@@ -115,7 +123,9 @@ impl TcpSender {
     /// A D-SACK above `snd_una` (Linux `tcp_sacktag_one` with `dup_sack`): each
     /// retransmitted segment it covers was received twice.
     pub(super) fn dsack_above_una(&mut self, d: Dsack) {
-        let Some(marker) = self.undo.marker else { return };
+        let Some(marker) = self.undo.marker else {
+            return;
+        };
         if d.end <= self.snd_una {
             return;
         }
@@ -124,7 +134,12 @@ impl TcpSender {
             if s.seq >= d.end {
                 break;
             }
-            if s.retransmitted && s.seq >= d.start && s.end() <= d.end && self.undo.retrans > 0 && s.end() > marker {
+            if s.retransmitted
+                && s.seq >= d.start
+                && s.end() <= d.end
+                && self.undo.retrans > 0
+                && s.end() > marker
+            {
                 self.undo.retrans -= 1;
             }
             i += 1;
@@ -151,7 +166,10 @@ impl TcpSender {
         if self.retx_bytes == 0 {
             return 0;
         }
-        self.segments.iter().filter(|s| s.retx_out && !s.sacked).count() as u64
+        self.segments
+            .iter()
+            .filter(|s| s.retx_out && !s.sacked)
+            .count() as u64
     }
 
     /// Bookkeeping of one retransmission (Linux `tcp_retransmit_skb`).
@@ -168,12 +186,16 @@ impl TcpSender {
     /// RFC 3522 (Linux `tcp_packet_delayed`): the ACK echoes a timestamp older than the
     /// first retransmission, so an original transmission triggered it.
     pub(super) fn packet_delayed(&self, ack: &Ack) -> bool {
-        self.undo.retrans_stamp.is_some_and(|t| ack.ts_ecr != 0 && !ts_newer_or_equal(ack.ts_ecr, t))
+        self.undo
+            .retrans_stamp
+            .is_some_and(|t| ack.ts_ecr != 0 && !ts_newer_or_equal(ack.ts_ecr, t))
     }
 
     /// Linux `tcp_may_undo`.
     pub(super) fn may_undo(&self, ack: &Ack) -> bool {
-        self.undo_enabled && self.undo.marker.is_some() && (self.undo.retrans == 0 || self.packet_delayed(ack))
+        self.undo_enabled
+            && self.undo.marker.is_some()
+            && (self.undo.retrans == 0 || self.packet_delayed(ack))
     }
 
     /// Linux `tcp_undo_cwnd_reduction`: the controller restores its window; with
@@ -190,7 +212,12 @@ impl TcpSender {
             self.advance_retx_next();
         }
         if let Some((prior_cwnd, prior_ssthresh)) = self.undo.prior.take() {
-            self.cc.undo_cwnd(&UndoEvent { now, prior_cwnd, prior_ssthresh, mss: self.mss });
+            self.cc.undo_cwnd(&UndoEvent {
+                now,
+                prior_cwnd,
+                prior_ssthresh,
+                mss: self.mss,
+            });
         }
         self.undo.marker = None;
         self.rack.advanced = true;
@@ -259,7 +286,15 @@ impl TcpSender {
     /// Linux `tcp_process_loss`: an ACK after a timeout. `orig_acked`: it delivered data
     /// never retransmitted and sent before the timeout; `sacked`: it SACKed new data;
     /// `dupack`: a duplicate ACK.
-    pub(super) fn process_loss(&mut self, now: Nanos, ack: &Ack, advanced: bool, orig_acked: bool, sacked: bool, dupack: bool) {
+    pub(super) fn process_loss(
+        &mut self,
+        now: Nanos,
+        ack: &Ack,
+        advanced: bool,
+        orig_acked: bool,
+        sacked: bool,
+        dupack: bool,
+    ) {
         let recovered = self.snd_una >= self.recover;
         if advanced && self.try_undo_loss(now, ack, false) {
             return;

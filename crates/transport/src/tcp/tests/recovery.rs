@@ -17,7 +17,10 @@ fn sender(cfg: &TcpConfig, cwnd_segs: u64) -> (TcpSender, Arc<Mutex<Log>>) {
 
 /// `(segment, retransmit)` of what `s` sends at `now`.
 fn sent(s: &mut TcpSender, now: Nanos) -> Vec<(u64, bool)> {
-    drain(s, now).iter().map(|g| (g.seq / M, g.retransmit)).collect()
+    drain(s, now)
+        .iter()
+        .map(|g| (g.seq / M, g.retransmit))
+        .collect()
 }
 
 /// Segment numbers of the retransmissions among `segs`.
@@ -67,7 +70,13 @@ fn rack_tolerates_reordering_within_its_window_and_rfc6675_does_not() {
     let (_, r, losses) = run(&TcpConfig::default(), false);
     assert_eq!((r, losses), (vec![4], 1));
     // RFC 6675 counts SACKed segments only: the three SACKs mark segment 4 lost.
-    let (s, r, losses) = run(&TcpConfig { rack: false, ..Default::default() }, true);
+    let (s, r, losses) = run(
+        &TcpConfig {
+            rack: false,
+            ..Default::default()
+        },
+        true,
+    );
     assert_eq!((r, losses, s.stats().fast_retransmits), (vec![4], 1, 1));
 }
 
@@ -76,7 +85,13 @@ fn rack_times_a_lone_sack_out_with_the_reordering_timer() {
     // Segment 0 lost, only segment 1 SACKed (an application-limited tail of two): fewer
     // than DupThresh SACKs, so RACK waits RACK.rtt + min_rtt/4 and its timer (+2 ms, Linux
     // `TCP_TIMEOUT_MIN_US`) starts recovery, long before the RTO.
-    let (mut s, log) = sender(&TcpConfig { tlp: false, ..Default::default() }, 10);
+    let (mut s, log) = sender(
+        &TcpConfig {
+            tlp: false,
+            ..Default::default()
+        },
+        10,
+    );
     s.write(4 * M);
     sent(&mut s, 0);
     s.on_ack(100 * MS, &ack(2 * M)); // RTT 100 ms
@@ -89,7 +104,10 @@ fn rack_times_a_lone_sack_out_with_the_reordering_timer() {
     s.on_timeout(227 * MS);
     assert!(s.in_recovery());
     assert_eq!(sent(&mut s, 227 * MS), vec![(2, true)]);
-    assert_eq!((log.lock().unwrap().losses.len(), s.stats().timeouts), (1, 0));
+    assert_eq!(
+        (log.lock().unwrap().losses.len(), s.stats().timeouts),
+        (1, 0)
+    );
 }
 
 #[test]
@@ -99,7 +117,13 @@ fn rack_resends_a_lost_retransmission_without_a_timeout() {
     // later the retransmission of 0 is deemed lost too (RFC 8985 §6.2). RFC 6675's rule
     // needs new data sent after the retransmission, and there is none: it waits for the RTO.
     let run = |cfg: &TcpConfig| {
-        let (mut s, _log) = sender(&TcpConfig { tlp: false, ..cfg.clone() }, 20);
+        let (mut s, _log) = sender(
+            &TcpConfig {
+                tlp: false,
+                ..cfg.clone()
+            },
+            20,
+        );
         s.write(20 * M);
         let mut out = sent(&mut s, 0);
         s.on_ack(100 * MS, &sack_ack(0, &[(1, 5)]));
@@ -120,8 +144,14 @@ fn rack_resends_a_lost_retransmission_without_a_timeout() {
     };
     let (r, st) = run(&TcpConfig::default());
     assert_eq!(r, vec![0, 5, 0]);
-    assert_eq!((st.timeouts, st.lost_retransmits, st.sack_recoveries), (0, 1, 1));
-    let (r, st) = run(&TcpConfig { rack: false, ..Default::default() });
+    assert_eq!(
+        (st.timeouts, st.lost_retransmits, st.sack_recoveries),
+        (0, 1, 1)
+    );
+    let (r, st) = run(&TcpConfig {
+        rack: false,
+        ..Default::default()
+    });
     assert_eq!(r[..2], [0, 5]);
     assert_eq!((st.timeouts, st.lost_retransmits), (1, 0));
 }
@@ -146,9 +176,19 @@ fn tail_loss_probe_repairs_a_lost_tail_before_the_rto() {
     s.on_ack(502 * MS, &ack(10 * M));
     assert!(s.all_acked());
     assert_eq!((s.stats().timeouts, s.stats().sack_recoveries), (0, 1));
-    assert_eq!(log.lock().unwrap().losses.len(), 1, "one reduction, by the recovery RACK started");
+    assert_eq!(
+        log.lock().unwrap().losses.len(),
+        1,
+        "one reduction, by the recovery RACK started"
+    );
     // Without probes the RTO (SRTT + 200 ms after the last ACK) resends the tail.
-    let (mut s, _) = sender(&TcpConfig { tlp: false, ..Default::default() }, 10);
+    let (mut s, _) = sender(
+        &TcpConfig {
+            tlp: false,
+            ..Default::default()
+        },
+        10,
+    );
     s.write(10 * M);
     sent(&mut s, 0);
     s.on_ack(100 * MS, &ack(7 * M));
@@ -177,12 +217,19 @@ fn tail_loss_probe_sends_new_data_first_and_reduces_once_it_repaired_a_loss() {
     s.write(10 * M);
     sent(&mut s, 0);
     s.on_ack(100 * MS, &ack(9 * M));
-    assert_eq!(s.poll_timeout(), Some(400 * MS), "min(2·100 + 200, RTO 300) ms");
+    assert_eq!(
+        s.poll_timeout(),
+        Some(400 * MS),
+        "min(2·100 + 200, RTO 300) ms"
+    );
     s.on_timeout(400 * MS);
     assert_eq!(sent(&mut s, 400 * MS), vec![(9, true)]);
     assert_eq!(s.stats().timeouts, 0, "the probe, not the RTO");
     s.on_ack(500 * MS, &ack(10 * M));
-    assert!(log.lock().unwrap().losses.is_empty(), "not yet: the ACK only reaches the probe");
+    assert!(
+        log.lock().unwrap().losses.is_empty(),
+        "not yet: the ACK only reaches the probe"
+    );
     s.write(2 * M);
     sent(&mut s, 500 * MS);
     s.on_ack(600 * MS, &ack(12 * M));
@@ -207,7 +254,10 @@ fn a_dsacked_probe_is_no_loss() {
     sent(&mut s, 500 * MS);
     s.on_ack(600 * MS, &ack(12 * M));
     assert!(log.lock().unwrap().losses.is_empty());
-    assert_eq!((s.stats().dsacks_received, s.stats().loss_probe_recoveries), (1, 0));
+    assert_eq!(
+        (s.stats().dsacks_received, s.stats().loss_probe_recoveries),
+        (1, 0)
+    );
 }
 
 // ---------------------------------------------------------------- spurious timeouts
@@ -216,7 +266,15 @@ fn a_dsacked_probe_is_no_loss() {
 /// the RTO fires at 400 ms and the head is resent. Returns the sender and what went out.
 fn after_a_timeout(cfg: &TcpConfig, ts_offset: u32) -> (TcpSender, Arc<Mutex<Log>>) {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&TcpConfig { tlp: false, ..cfg.clone() }, Box::new(cc), 0, ts_offset);
+    let mut s = TcpSender::new(
+        &TcpConfig {
+            tlp: false,
+            ..cfg.clone()
+        },
+        Box::new(cc),
+        0,
+        ts_offset,
+    );
     s.write(u64::MAX);
     sent(&mut s, 0);
     s.on_ack(100 * MS, &ack(2 * M));
@@ -242,7 +300,14 @@ fn frto_undoes_a_spurious_timeout() {
     // Nothing is resent: segments 4-11 are in flight again, new data follows.
     assert_eq!(sent(&mut s, 450 * MS), vec![(12, false), (13, false)]);
     // Without F-RTO and undo every unacknowledged segment is resent (RFC 6675 §5.1).
-    let (mut s, _) = after_a_timeout(&TcpConfig { frto: false, undo: false, ..Default::default() }, 0);
+    let (mut s, _) = after_a_timeout(
+        &TcpConfig {
+            frto: false,
+            undo: false,
+            ..Default::default()
+        },
+        0,
+    );
     s.on_ack(450 * MS, &ack(4 * M));
     assert_eq!(sent(&mut s, 450 * MS), vec![(4, true)]);
     assert_eq!((s.stats().undos, s.cc().cwnd()), (0, M));
@@ -256,10 +321,18 @@ fn frto_sends_new_data_then_finds_the_loss_real() {
     let (mut s, _log) = after_a_timeout(&TcpConfig::default(), 0);
     s.on_ack(500 * MS, &ack(3 * M));
     assert_eq!(s.stats().undos, 0);
-    assert_eq!(sent(&mut s, 500 * MS), vec![(12, false)], "new data, not segment 3");
+    assert_eq!(
+        sent(&mut s, 500 * MS),
+        vec![(12, false)],
+        "new data, not segment 3"
+    );
     s.on_ack(600 * MS, &sack_ack(3, &[(12, 13)]));
     let out = sent(&mut s, 600 * MS);
-    assert_eq!(out.first(), Some(&(3, true)), "conventional recovery: {out:?}");
+    assert_eq!(
+        out.first(),
+        Some(&(3, true)),
+        "conventional recovery: {out:?}"
+    );
     assert_eq!((s.stats().undos, s.stats().spurious_timeouts), (0, 0));
 }
 
@@ -267,13 +340,28 @@ fn frto_sends_new_data_then_finds_the_loss_real() {
 fn eifel_timestamps_undo_a_spurious_timeout() {
     // RFC 3522: the ACK echoes the timestamp of an original transmission (TSval 1000 at
     // t = 0), older than the retransmission's (1400): undone on that ACK, even without F-RTO.
-    let (mut s, _) = after_a_timeout(&TcpConfig { frto: false, ..Default::default() }, 1000);
+    let (mut s, _) = after_a_timeout(
+        &TcpConfig {
+            frto: false,
+            ..Default::default()
+        },
+        1000,
+    );
     let mut a = ack(3 * M);
     a.ts_ecr = 1000;
     s.on_ack(450 * MS, &a);
-    assert_eq!((s.stats().undos, s.stats().spurious_timeouts, s.cc().cwnd()), (1, 0, 10 * M));
+    assert_eq!(
+        (s.stats().undos, s.stats().spurious_timeouts, s.cc().cwnd()),
+        (1, 0, 10 * M)
+    );
     // The same ACK echoing the retransmission's timestamp is no evidence.
-    let (mut s, _) = after_a_timeout(&TcpConfig { frto: false, ..Default::default() }, 1000);
+    let (mut s, _) = after_a_timeout(
+        &TcpConfig {
+            frto: false,
+            ..Default::default()
+        },
+        1000,
+    );
     let mut a = ack(3 * M);
     a.ts_ecr = 1400;
     s.on_ack(600 * MS, &a);
@@ -287,7 +375,13 @@ fn dsack_undoes_a_spurious_fast_recovery_after_it_ended() {
     // retransmission shows it was not needed: every retransmission of the episode was
     // D-SACKed, so the reduction is undone (RFC 3708, Linux `tcp_try_undo_dsack`).
     let run = |cfg: &TcpConfig| {
-        let (mut s, log) = sender(&TcpConfig { tlp: false, ..cfg.clone() }, 20);
+        let (mut s, log) = sender(
+            &TcpConfig {
+                tlp: false,
+                ..cfg.clone()
+            },
+            20,
+        );
         s.write(20 * M);
         sent(&mut s, 0);
         s.on_ack(100 * MS, &sack_ack(0, &[(1, 4)]));
@@ -303,8 +397,14 @@ fn dsack_undoes_a_spurious_fast_recovery_after_it_ended() {
         (s, undos)
     };
     let (s, undos) = run(&TcpConfig::default());
-    assert_eq!((undos, s.stats().dsacks_received, s.cc().cwnd()), (1, 1, 20 * M));
-    let (s, undos) = run(&TcpConfig { undo: false, ..Default::default() });
+    assert_eq!(
+        (undos, s.stats().dsacks_received, s.cc().cwnd()),
+        (1, 1, 20 * M)
+    );
+    let (s, undos) = run(&TcpConfig {
+        undo: false,
+        ..Default::default()
+    });
     assert_eq!((undos, s.cc().cwnd()), (0, 10 * M));
 }
 
@@ -326,10 +426,20 @@ fn receiver_reports_duplicates_in_a_dsack_block_once() {
     let a = rx(&mut r, 4).unwrap();
     assert_eq!((a.ack, blocks(&a)), (2 * M, vec![(4, 5), (4, 5), (6, 7)]));
     // Reported once.
-    assert_eq!(blocks(&rx(&mut r, 8).unwrap()), vec![(8, 9), (4, 5), (6, 7)]);
+    assert_eq!(
+        blocks(&rx(&mut r, 8).unwrap()),
+        vec![(8, 9), (4, 5), (6, 7)]
+    );
     assert_eq!(r.stats().dsacks_sent, 2);
     // Off: no D-SACK block.
-    let mut r = TcpReceiver::new(&TcpConfig { dsack: false, ..Default::default() }, 0, 0);
+    let mut r = TcpReceiver::new(
+        &TcpConfig {
+            dsack: false,
+            ..Default::default()
+        },
+        0,
+        0,
+    );
     rx(&mut r, 0);
     rx(&mut r, 1);
     let a = rx(&mut r, 1).unwrap();
@@ -342,7 +452,11 @@ fn receiver_reports_duplicates_in_a_dsack_block_once() {
 fn a_repeated_timeout_keeps_the_threshold_of_the_first() {
     // Linux `tcp_enter_loss`: only a timeout that starts a loss episode lowers ssthresh; a
     // backed-off one before any progress sets the loss window only.
-    let cfg = TcpConfig { tlp: false, frto: false, ..Default::default() };
+    let cfg = TcpConfig {
+        tlp: false,
+        frto: false,
+        ..Default::default()
+    };
     let mut s = reno_sender(&cfg);
     s.write(u64::MAX);
     drain(&mut s, 0);
@@ -350,10 +464,16 @@ fn a_repeated_timeout_keeps_the_threshold_of_the_first() {
     drain(&mut s, 100 * MS);
     // Twelve segments in flight (slow start grew the window by two).
     s.on_timeout(400 * MS);
-    assert_eq!((s.stats().timeouts, s.cc().ssthresh(), s.cc().cwnd()), (1, 6 * M, M));
+    assert_eq!(
+        (s.stats().timeouts, s.cc().ssthresh(), s.cc().cwnd()),
+        (1, 6 * M, M)
+    );
     drain(&mut s, 400 * MS);
     s.on_timeout(1000 * MS);
-    assert_eq!((s.stats().timeouts, s.cc().ssthresh(), s.cc().cwnd()), (2, 6 * M, M));
+    assert_eq!(
+        (s.stats().timeouts, s.cc().ssthresh(), s.cc().cwnd()),
+        (2, 6 * M, M)
+    );
     assert_eq!(s.rto(), 1200 * MS, "backed off twice from 300 ms");
 }
 
@@ -363,7 +483,14 @@ fn the_rto_counts_from_the_head_segments_latest_transmission() {
     // a SACK of data sent before that (`FLAG_SET_XMIT_TIMER`): behind a deep queue the
     // resent head has not arrived yet while older data is still being SACKed.
     let run = |rto_estimator: RtoEstimator| {
-        let (mut s, _) = sender(&TcpConfig { tlp: false, rto_estimator, ..Default::default() }, 20);
+        let (mut s, _) = sender(
+            &TcpConfig {
+                tlp: false,
+                rto_estimator,
+                ..Default::default()
+            },
+            20,
+        );
         s.write(20 * M);
         sent(&mut s, 0);
         s.on_ack(100 * MS, &ack(M));
@@ -377,7 +504,10 @@ fn the_rto_counts_from_the_head_segments_latest_transmission() {
     let (first, resent, sacked, rto) = run(RtoEstimator::Linux);
     assert_eq!(first, 400 * MS);
     assert_eq!(sacked, 300 * MS + rto);
-    assert!(resent > first, "restarted by the head's retransmission at 250 ms: {resent}");
+    assert!(
+        resent > first,
+        "restarted by the head's retransmission at 250 ms: {resent}"
+    );
     // RFC 6298 restarts the timer only when new data is acknowledged.
     let (first, resent, sacked, _) = run(RtoEstimator::Rfc6298);
     assert_eq!((first, resent, sacked), (400 * MS, 400 * MS, 400 * MS));
@@ -406,7 +536,17 @@ fn congestion_window_restarts_after_idle() {
     assert_eq!(run(&TcpConfig::default(), SEC), (10, 1, u64::MAX));
     // Shorter than the RTO (250 ms since the last segment): no restart; switched off: none.
     assert_eq!(run(&TcpConfig::default(), 150 * MS).0, 40);
-    assert_eq!(run(&TcpConfig { slow_start_after_idle: false, ..Default::default() }, SEC).0, 40);
+    assert_eq!(
+        run(
+            &TcpConfig {
+                slow_start_after_idle: false,
+                ..Default::default()
+            },
+            SEC
+        )
+        .0,
+        40
+    );
     // 550 ms since the last segment: one halving (40 → 20), the second RTO is not complete.
     assert_eq!(run(&TcpConfig::default(), 450 * MS).0, 20);
 }
@@ -417,13 +557,24 @@ fn congestion_window_restarts_after_idle() {
 fn loopback_sack_recovery_with_linux_defaults_resends_each_drop_once() {
     // A 20-packet drop-tail queue at 10 Mbit/s overflows again and again: every drop is
     // resent exactly once, none needlessly (no D-SACK), and no timeout.
-    for cc in [reno_cc(), Box::new(Cubic::new(&CubicConfig::default(), MSS, 10 * M)) as Box<dyn CongestionControl>] {
+    for cc in [
+        reno_cc(),
+        Box::new(Cubic::new(&CubicConfig::default(), MSS, 10 * M)) as Box<dyn CongestionControl>,
+    ] {
         let name = cc.name();
         let out = transfer(cc, 4 * MB, Link::new(10_000_000, 10 * MS, 20), |_| false);
         let st = out.sender.stats();
         assert_eq!(out.receiver.delivered(), 4 * MB, "{name}");
         assert!(out.link_drops > 5, "{name}: {} drops", out.link_drops);
         assert_eq!(st.retransmits, out.link_drops, "{name}: {st:?}");
-        assert_eq!((st.timeouts, st.dsacks_received, out.receiver.stats().duplicate_segments), (0, 0, 0), "{name}");
+        assert_eq!(
+            (
+                st.timeouts,
+                st.dsacks_received,
+                out.receiver.stats().duplicate_segments
+            ),
+            (0, 0, 0),
+            "{name}"
+        );
     }
 }
