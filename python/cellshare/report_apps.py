@@ -36,7 +36,7 @@ def video_calls(rep: "_Report") -> None:
     target bitrate over time (the first call of the first run of each scheme)."""
     import numpy as np
 
-    from .report import _save, _table_html
+    from .report import _plain_log, _save, _table_html
 
     runs = _tables(rep, "video_frames")
     if not runs:
@@ -65,6 +65,7 @@ def video_calls(rep: "_Report") -> None:
         p = (lambda q: float(np.percentile(d, q)) if d.size else None)
         rows.append([str(s), len(rs), n_all, int(d.size), p(50), p(95), p(99)])
     a1.set_xscale("log")
+    _plain_log(a1.xaxis)
     a1.set_xlabel("frame delay (ms)")
     a1.set_ylabel("CDF of frames sent")
     a1.set_ylim(0, 1.0)
