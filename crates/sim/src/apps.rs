@@ -67,7 +67,8 @@ impl Direction {
     }
 }
 
-/// `flows[i].app`: an interactive request/response application (`kind` selects it).
+/// `flows[i].app`: an application (`kind` selects it): an interactive request/response
+/// app (ping, game, voip) or a video call, an adaptive stream or web page loads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AppConfig {

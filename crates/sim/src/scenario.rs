@@ -478,12 +478,15 @@ pub struct FlowConfig {
     #[serde(default)]
     pub bytes: Option<u64>,
     /// `"downlink"` (server → UE) or `"uplink"` (UE → server, through the UE's modelled
-    /// uplink; needs `ues[..].uplink`). For an `app`, the requester's side: `"uplink"` puts
-    /// the requester at the UE. Default `"downlink"`.
+    /// uplink; needs `ues[..].uplink`). For a request/response `app`, the requester's side:
+    /// `"uplink"` puts the requester at the UE; for a video call, the media's direction.
+    /// Default `"downlink"`.
     #[serde(default)]
     pub direction: Direction,
-    /// An interactive request/response application (ping, game, voip) instead of a bulk
-    /// transfer; its per-request RTTs are reported. Default: none.
+    /// An application instead of a bulk transfer: an interactive request/response app
+    /// (ping, game, voip; its per-request RTTs are reported) or one of docs/apps.md (a
+    /// video call, an adaptive stream, web page loads; per-frame, per-chunk, per-page
+    /// tables). Default: none.
     #[serde(default)]
     pub app: Option<AppConfig>,
     /// On period, s, for an on/off flow (needs `off_s`). Default: always on.
