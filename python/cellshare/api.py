@@ -150,6 +150,22 @@ def _flow_summary(f: dict) -> dict:
 _REQUESTS_SCHEMA = pa.schema([
     ("flow", pa.uint32()), ("name", pa.string()), ("kind", pa.string()), ("t_s", pa.float64()), ("rtt_ms", pa.float64()),
 ])
+#: The per-event tables of the apps of docs/apps.md: (summary key, column mapping in each
+#: session, schema of the table after the flow / name / ue columns).
+_SESSION_TABLES = {
+    "video_frames": ("video_calls", "frames", pa.schema([
+        ("t_s", pa.float64()), ("bytes", pa.uint32()), ("target_kbps", pa.float64()), ("key", pa.bool_()),
+        ("packets", pa.uint16()), ("status", pa.string()), ("delay_ms", pa.float64())])),
+    "stream_chunks": ("streams", "chunks", pa.schema([
+        ("index", pa.uint32()), ("level", pa.uint8()), ("bitrate_kbps", pa.float64()), ("bytes", pa.uint64()),
+        ("request_t_s", pa.float64()), ("done_t_s", pa.float64()), ("throughput_kbps", pa.float64()),
+        ("buffer_s", pa.float64()), ("rebuffer_s", pa.float64())])),
+    "page_loads": ("web", "pages", pa.schema([
+        ("page", pa.uint32()), ("start_t_s", pa.float64()), ("load_time_s", pa.float64()), ("objects", pa.uint32()),
+        ("bytes", pa.uint64())])),
+}
+_SESSION_KEYS = tuple(v[0] for v in _SESSION_TABLES.values())
+
 _FLOW_SERIES_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("class", pa.string()),
                                  ("category", pa.string()), ("second", pa.int64()), ("mbps", pa.float64())])
 _UE_SERIES_SCHEMA = pa.schema([("ue", pa.int64()), ("second", pa.int64()), ("mbps", pa.float64())])
@@ -272,6 +288,11 @@ class Result:
             "classes": r["classes"],
             "workload": r.get("workload"),
         }
+        # The apps' sessions: their summaries (the per-event columns go to their tables).
+        events = {key: col for key, col, _ in _SESSION_TABLES.values()}
+        for key in _SESSION_KEYS:
+            if r.get(key):
+                self.summary[key] = [{k: v for k, v in s.items() if k != events[key]} for s in r[key]]
 
     # -- tables -----------------------------------------------------------------------
     def flows(self) -> pa.Table:
@@ -397,7 +418,7 @@ class Result:
 
     #: Tables :meth:`table` knows, each the method of the same name.
     TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
-              "mode_changes", "ue_trace", "requests")
+              "mode_changes", "ue_trace", "requests", "video_frames", "stream_chunks", "page_loads")
 
     def table(self, name: str) -> pa.Table:
         """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""
@@ -431,6 +452,36 @@ class Result:
             cols["t_s"].extend(app["t_s"])
             cols["rtt_ms"].extend(app["rtt_ms"])
         return pa.table(cols, schema=_REQUESTS_SCHEMA)
+
+    def _session_table(self, name: str) -> pa.Table:
+        key, col, own = _SESSION_TABLES[name]
+        schema = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("ue", pa.uint32()), *own])
+        return _nested_table(self.raw.get(key) or [], col, {"flow": "flow", "name": "name", "ue": "ue"}, schema)
+
+    def video_frames(self) -> pa.Table:
+        """Every frame of the video calls (docs/apps.md): flow, name, ue, t_s (capture),
+        bytes, target_kbps, key, packets, status (rendered / undecodable / lost / pending),
+        delay_ms (capture to the last packet's arrival; null unless rendered)."""
+        return self._session_table("video_frames")
+
+    def stream_chunks(self) -> pa.Table:
+        """Every chunk the adaptive streams requested: flow, name, ue, index, level,
+        bitrate_kbps, bytes, request_t_s, done_t_s, throughput_kbps, buffer_s (after the
+        chunk arrived), rebuffer_s (stall while it was awaited)."""
+        return self._session_table("stream_chunks")
+
+    def page_loads(self) -> pa.Table:
+        """Every web page load: flow, name, ue, page, start_t_s, load_time_s (null: not
+        loaded by the end), objects, bytes."""
+        return self._session_table("page_loads")
+
+    def session(self, name: str) -> dict:
+        """The summary of the app session (video call, stream, web) whose flow is `name`."""
+        for key in _SESSION_KEYS:
+            for s in self.summary.get(key, []):
+                if s["name"] == name:
+                    return s
+        raise KeyError(name)
 
     def flow(self, name: str) -> dict:
         """The summary of the flow called `name`."""

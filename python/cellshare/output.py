@@ -31,7 +31,7 @@ from typing import Iterator, Optional, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .api import SPOOLED_SCHEMAS, Result
+from .api import _SESSION_TABLES, SPOOLED_SCHEMAS, Result
 
 #: The file every output folder carries; its JSON says what wrote it.
 MARKER = ".cellshare-output"
@@ -339,5 +339,8 @@ def write_result(result: Result, folder: Path, scenario_text: str | None = None)
     pq.write_table(result.classes(), folder / "classes.parquet")
     if any("app" in f for f in result.raw["flows"]):
         pq.write_table(result.requests(), folder / "requests.parquet")
+    for table, (key, _, _) in _SESSION_TABLES.items():
+        if result.raw.get(key):
+            pq.write_table(result.table(table), folder / f"{table}.parquet")
     if scenario_text is not None:
         (folder / "scenario.toml").write_text(scenario_text)

@@ -648,5 +648,8 @@ def write_report(folder: Union[str, os.PathLike], *, out: Optional[Union[str, os
         rep.throughput_categories()
         rep.queue_delay()
         rep.jain()
+        from .report_apps import app_sections
+
+        app_sections(rep)
         (tmp / "index.html").write_text(rep.page())
     return target / "index.html"

@@ -19,11 +19,20 @@
 //! - `voip` (Skype): the flow's `cbr` transport sends the voice datagrams; the responder
 //!   echoes each one with a `response_bytes` datagram at once; the RTT of a datagram is the
 //!   time from sending it to receiving its echo (lost datagrams have none).
+//!
+//! The applications the papers measure — `video_call`, `stream` and `web` — live in the
+//! `cellshare-apps` crate (one file per app and per ABR algorithm, see docs/apps.md); their
+//! configurations are variants of [`AppConfig`] and the engine drives them through
+//! `engine/app_sessions.rs`. Each is a set of legs (flows named `<name>`, `<name>.request`,
+//! `<name>.feedback`, …). Unlike the request/response apps above, they do not need a
+//! modelled uplink: without one, what the UE sends takes the fixed uplink delay, as ACKs do.
 
 use std::collections::VecDeque;
 
 use cellshare_core::{Nanos, MS};
 use serde::{Deserialize, Serialize};
+
+use cellshare_apps::{LegSpec, StreamConfig, VideoCallConfig, WebConfig};
 
 use crate::scenario::ScenarioError;
 use crate::transport::TransportConfig;
@@ -58,7 +67,8 @@ impl Direction {
     }
 }
 
-/// `flows[i].app`: an interactive request/response application (`kind` selects it).
+/// `flows[i].app`: an application (`kind` selects it): an interactive request/response
+/// app (ping, game, voip) or a video call, an adaptive stream or web page loads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AppConfig {
@@ -92,6 +102,18 @@ pub enum AppConfig {
         #[serde(default = "default_voip_bytes")]
         response_bytes: u32,
     },
+    /// A real-time video call over UDP (`transport = { kind = "udp" }`) whose rate follows
+    /// Google Congestion Control; legs `<name>` (media) and `<name>.feedback`. Per-frame
+    /// results: the `video_frames` table. See docs/apps.md.
+    VideoCall(VideoCallConfig),
+    /// Adaptive video streaming over the flow's TCP transport with an ABR algorithm (BB,
+    /// FESTIVE, BOLA, robustMPC); legs `<name>` (chunks) and `<name>.request`. Per-chunk
+    /// results: the `stream_chunks` table. Downlink only.
+    Stream(StreamConfig),
+    /// Web page loads over `connections` persistent TCP connections; legs `<name>`,
+    /// `<name>.request`, `<name>.c1`, `<name>.c1.request`, …. Per-page results: the
+    /// `page_loads` table. Downlink only.
+    Web(WebConfig),
 }
 
 fn default_ping_interval() -> f64 {
@@ -120,7 +142,31 @@ impl AppConfig {
             AppConfig::Ping { .. } => "ping",
             AppConfig::Game { .. } => "game",
             AppConfig::Voip { .. } => "voip",
+            AppConfig::VideoCall(_) => "video_call",
+            AppConfig::Stream(_) => "stream",
+            AppConfig::Web(_) => "web",
         }
+    }
+
+    /// The legs of an app of `cellshare-apps` (video call, stream, web); `None` for the
+    /// request/response apps, which have their two legs built by the engine itself.
+    pub fn legs(&self) -> Option<Vec<LegSpec>> {
+        match self {
+            AppConfig::VideoCall(_) => Some(VideoCallConfig::legs()),
+            AppConfig::Stream(_) => Some(StreamConfig::legs()),
+            AppConfig::Web(c) => Some(c.legs()),
+            AppConfig::Ping { .. } | AppConfig::Game { .. } | AppConfig::Voip { .. } => None,
+        }
+    }
+
+    /// Flows the app creates per UE.
+    pub fn flow_count(&self) -> u64 {
+        self.legs().map_or(2, |l| l.len() as u64)
+    }
+
+    /// Whether the app needs the UE's modelled uplink (the request/response apps do).
+    pub fn needs_uplink(&self) -> bool {
+        self.legs().is_none()
     }
 
     /// (interval, request bytes, response bytes) of a TCP app; `None` for VoIP.
@@ -130,7 +176,7 @@ impl AppConfig {
             | AppConfig::Game { interval_ms, request_bytes, response_bytes } => {
                 Some(((interval_ms * MS as f64).round() as Nanos, request_bytes, response_bytes))
             }
-            AppConfig::Voip { .. } => None,
+            _ => None,
         }
     }
 
@@ -140,12 +186,36 @@ impl AppConfig {
             AppConfig::Ping { response_bytes, .. } | AppConfig::Game { response_bytes, .. } | AppConfig::Voip { response_bytes } => {
                 response_bytes
             }
+            AppConfig::VideoCall(_) | AppConfig::Stream(_) | AppConfig::Web(_) => 0,
         }
     }
 
-    /// Checks the parameters and that the transport fits; `at` is the flow's key path.
-    pub fn validate(&self, at: &str, transport: &TransportConfig) -> Result<(), ScenarioError> {
+    /// Checks the parameters and that the transport and direction fit; `at` is the flow's
+    /// key path.
+    pub fn validate(&self, at: &str, transport: &TransportConfig, dir: Direction) -> Result<(), ScenarioError> {
         let k = |key: &str| format!("{at}.app.{key}");
+        let wrap = |(key, v, e): cellshare_apps::ParamError| ScenarioError::new(k(&key), v, e);
+        let needs = |tcp: bool| -> Result<(), ScenarioError> {
+            let ok = if tcp { matches!(transport, TransportConfig::Tcp { .. }) } else { matches!(transport, TransportConfig::Udp {}) };
+            if ok {
+                return Ok(());
+            }
+            let want = if tcp { "\"tcp\"" } else { "\"udp\"" };
+            Err(ScenarioError::new(format!("{at}.transport.kind"), format!("{:?}", transport.kind()), format!("{want} for a {} app", self.kind())))
+        };
+        let downlink_only = || -> Result<(), ScenarioError> {
+            if dir == Direction::Downlink {
+                Ok(())
+            } else {
+                Err(ScenarioError::new(format!("{at}.direction"), "\"uplink\"", format!("\"downlink\" for a {} app (the server sends the content)", self.kind())))
+            }
+        };
+        match self {
+            AppConfig::VideoCall(c) => return c.validate().map_err(wrap).and_then(|_| needs(false)),
+            AppConfig::Stream(c) => return c.validate().map_err(wrap).and_then(|_| needs(true)).and_then(|_| downlink_only()),
+            AppConfig::Web(c) => return c.validate().map_err(wrap).and_then(|_| needs(true)).and_then(|_| downlink_only()),
+            _ => {}
+        }
         match *self {
             AppConfig::Ping { interval_ms, request_bytes, response_bytes }
             | AppConfig::Game { interval_ms, request_bytes, response_bytes } => {
@@ -161,7 +231,7 @@ impl AppConfig {
                 if !matches!(transport, TransportConfig::Tcp { .. }) {
                     return Err(ScenarioError::new(
                         format!("{at}.transport.kind"),
-                        "\"cbr\"",
+                        format!("{:?}", transport.kind()),
                         format!("\"tcp\" for a {} app", self.kind()),
                     ));
                 }
@@ -171,9 +241,10 @@ impl AppConfig {
                     return Err(ScenarioError::new(k("response_bytes"), response_bytes, "an echo size in 1..=65507 bytes"));
                 }
                 if !matches!(transport, TransportConfig::Cbr { .. }) {
-                    return Err(ScenarioError::new(format!("{at}.transport.kind"), "\"tcp\"", "\"cbr\" (UDP) for a voip app"));
+                    return Err(ScenarioError::new(format!("{at}.transport.kind"), format!("{:?}", transport.kind()), "\"cbr\" (UDP) for a voip app"));
                 }
             }
+            AppConfig::VideoCall(_) | AppConfig::Stream(_) | AppConfig::Web(_) => unreachable!("checked above"),
         }
         Ok(())
     }
@@ -214,7 +285,7 @@ impl AppRt {
                 let wire = (*packet_bytes + cellshare_transport::wire::UDP_HEADER_BYTES) as f64 * 8.0;
                 (wire / (rate_mbps * 1e6) * 1e9) as Nanos
             }
-            (None, TransportConfig::Tcp { .. }) => duration,
+            (None, _) => duration,
         };
         let n = (duration / interval.max(1)) as usize + 1;
         Self {

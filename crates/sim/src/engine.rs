@@ -28,6 +28,9 @@ use crate::uplink::{sorpc_band, UeUplink};
 use cellshare_transport::tcp::SendBuffer;
 use cellshare_workload::{Arrivals, Category, Generator};
 
+#[path = "app_sessions.rs"]
+mod app_sessions;
+
 const _: () = assert!(cellshare_core::packet::MAX_SACK_BLOCKS == cellshare_transport::wire::MAX_SACK_BLOCKS);
 
 /// Parsed trace files by the file string written in the scenario.
@@ -101,6 +104,8 @@ enum Ev {
     Sample,
     /// The workload's next flow arrives.
     Arrival,
+    /// An app session's timer (video call, stream, web).
+    AppTimer(u32),
 }
 
 /// The workload category named `name`, if it is one.
@@ -185,6 +190,8 @@ pub(crate) struct FlowRt {
     pub app: Option<Box<AppRt>>,
     /// For a response leg: its request leg.
     pub response_of: Option<u32>,
+    /// For a leg of an app session (video call, stream, web): (session, leg).
+    pub session: Option<(u32, u8)>,
 }
 
 impl FlowRt {
@@ -293,6 +300,10 @@ pub struct Simulation {
     /// Queue-delay histograms of closed flows, by class name (`"foreground"`,
     /// `"background"`, `"dscp<N>"`), merged when each flow closed.
     pub(crate) closed_delay: BTreeMap<String, DelayHistogram>,
+    /// App sessions (video calls, streams, web page loads).
+    pub(crate) sessions: Vec<app_sessions::SessionRt>,
+    /// The actions of the app being called (a buffer reused for every call).
+    app_io: cellshare_apps::Io,
 }
 
 /// The workload's run-time state: the generator and what it produced.
@@ -459,6 +470,8 @@ impl Simulation {
             uplink_done: Vec::new(),
             workload: None,
             closed_delay: BTreeMap::new(),
+            sessions: Vec::new(),
+            app_io: cellshare_apps::Io::default(),
         };
         // UEs are numbered across the groups in order (one pass: scenarios may have thousands
         // of groups).
@@ -499,7 +512,16 @@ impl Simulation {
                     name, ue: *ue, class: f.class, category, dscp: f.dscp, transport: &f.transport, start, stop, size, on_off, dir,
                 };
                 sim.add_flow(spec(name, f.direction, on_off, f.bytes), PerSecond::new(end));
-                if let Some(app) = &f.app {
+                if let Some((app, legs)) = f.app.as_ref().and_then(|a| a.legs().map(|l| (a, l))) {
+                    // An app of cellshare-apps: its other legs, then the session.
+                    let mut ids = vec![id];
+                    for leg in &legs[1..] {
+                        let leg_name = format!("{}{}", sim.flows[id as usize].name, leg.suffix.text());
+                        let dir = if leg.reverse { f.direction.reverse() } else { f.direction };
+                        ids.push(sim.add_flow(spec(leg_name, dir, None, None), PerSecond::new(end)));
+                    }
+                    sim.add_session(app, ids, &legs);
+                } else if let Some(app) = &f.app {
                     let partner = id + 1;
                     let resp_name = format!("{}.response", sim.flows[id as usize].name);
                     sim.add_flow(spec(resp_name, f.direction.reverse(), None, None), PerSecond::new(end));
@@ -595,6 +617,7 @@ impl Simulation {
             app_left: 0,
             app: None,
             response_of: None,
+            session: None,
         });
         id
     }
@@ -826,6 +849,7 @@ impl Simulation {
             Ev::AppTick(f) => self.app_tick(f),
             Ev::Sample => self.sample(),
             Ev::Arrival => self.arrival(),
+            Ev::AppTimer(s) => self.session_timer(s),
         }
     }
 
@@ -908,6 +932,10 @@ impl Simulation {
         if now >= fl.stop {
             return;
         }
+        if let Some((s, _)) = fl.session {
+            self.session_start(s);
+            return;
+        }
         if fl.app.as_ref().is_some_and(|a| a.tcp.is_some()) {
             self.app_tick(f);
             return;
@@ -933,6 +961,10 @@ impl Simulation {
     }
 
     fn flow_off(&mut self, f: u32) {
+        if let Some((s, _)) = self.flows[f as usize].session {
+            self.session_stop(s);
+            return;
+        }
         let fl = &mut self.flows[f as usize];
         fl.app_left = 0;
         fl.sender.app_stop(self.now);
@@ -1098,13 +1130,19 @@ impl Simulation {
     }
 
     /// Packet `id` enters its UE's device transmit queue (SORPC band from `udp` and `sor`).
+    /// A UE without a modelled uplink (only app sessions send from one: validated) sends it
+    /// over the fixed uplink delay, as its ACKs go.
     fn enqueue_uplink(&mut self, id: PacketId, udp: bool, sor: f64) {
         let now = self.now;
         let (ue, kind) = {
             let p = self.arena.get(id);
             (p.ue as usize, p.kind)
         };
-        let up = self.uplinks[ue].as_mut().expect("validated: the UE has an uplink");
+        let Some(up) = self.uplinks[ue].as_mut() else {
+            let ev = if kind == PacketKind::Ack { Ev::AckAtServer(id) } else { Ev::AtServer(id) };
+            self.push(now + self.ack_delay, ev);
+            return;
+        };
         let band = up.sor_threshold.map_or(0, |th| sorpc_band(kind, udp, sor, th));
         if !up.enqueue(&mut self.arena, id, band, now) {
             self.drop_packet(id, DropSite::Device);
@@ -1217,6 +1255,8 @@ impl Simulation {
             self.request_arrives(f, p);
         } else if let Some(q) = self.flows[f as usize].response_of {
             self.response_arrives(q, p);
+        } else if let Some((s, leg)) = self.flows[f as usize].session {
+            self.session_data(s, leg, p);
         }
         if let (Some(c), Some(wl)) = (completed, self.workload.as_mut()) {
             wl.generator.complete(c, now);

@@ -12,7 +12,7 @@ use crate::scenario::{FlowConfig, Scenario, ScenarioError, UeSelector};
 /// Default largest number of UEs in a scenario.
 pub const MAX_UES: u64 = 100_000;
 /// Default largest number of flows in a scenario (`[[flows]]` entries expanded over their
-/// UEs; an app counts twice, one flow per direction).
+/// UEs; an app counts once per leg).
 pub const MAX_FLOWS: u64 = 1_000_000;
 /// Default largest estimated memory of a run, MiB (the estimate runs about 1.2–1.5 times
 /// the measured peak, so a run at the limit stays under 3 GB).
@@ -56,8 +56,9 @@ pub fn ue_count(sc: &Scenario) -> u64 {
     sc.ues.iter().map(|g| g.count as u64).sum()
 }
 
-/// The flows entry `f` creates over `n_ues` UEs: one per UE it names, twice for an app
-/// (its request and response legs).
+/// The flows entry `f` creates over `n_ues` UEs: one per UE it names, times an app's legs
+/// (two for the request/response apps, a video call and a stream; two per connection for
+/// web page loads).
 fn entry_flows(f: &FlowConfig, n_ues: u64) -> u64 {
     let targets = match (&f.ue, &f.ues) {
         (Some(_), _) => 1,
@@ -65,7 +66,7 @@ fn entry_flows(f: &FlowConfig, n_ues: u64) -> u64 {
         (None, Some(UeSelector::All(_))) => n_ues,
         (None, None) => 0,
     };
-    targets * if f.app.is_some() { 2 } else { 1 }
+    targets * f.app.as_ref().map_or(1, |a| a.flow_count())
 }
 
 /// The number of flows `sc` creates at the start: every `[[flows]]` entry over its UEs, an

@@ -63,6 +63,7 @@ pub fn capacity_bytes_per_s(sc: &Scenario, traces: &TraceSet, ues: &[u32], trans
     let payload_share = match transport {
         TransportConfig::Tcp { tcp, .. } => tcp.mss as f64 / (tcp.mss + TCP_HEADER_BYTES) as f64,
         TransportConfig::Cbr { packet_bytes, .. } => *packet_bytes as f64 / (*packet_bytes + UDP_HEADER_BYTES) as f64,
+        TransportConfig::Udp {} => unreachable!("validated: a workload's transport is tcp or cbr"),
     };
     Ok(air_per_s * payload_share)
 }

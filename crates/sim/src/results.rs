@@ -50,6 +50,15 @@ pub struct RunResult {
     pub classes: Vec<ClassResult>,
     /// The generated workload (when the scenario has `[workload]`).
     pub workload: Option<WorkloadResult>,
+    /// Video calls (`app = { kind = "video_call" }`), with every frame.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub video_calls: Vec<SessionResult>,
+    /// Adaptive streams (`app = { kind = "stream" }`), with every chunk.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<SessionResult>,
+    /// Web page loads (`app = { kind = "web" }`), with every page.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub web: Vec<SessionResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
 }
@@ -178,6 +187,20 @@ fn app_result(f: &crate::engine::FlowRt) -> Option<AppResult> {
         t_s: app.t_s.clone(),
         rtt_ms: app.rtt_ms.clone(),
     })
+}
+
+/// What an app session measured (see `cellshare-apps`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionResult {
+    /// The flow of the app's `[[flows]]` entry (its first leg).
+    pub flow: u32,
+    /// That flow's name.
+    pub name: String,
+    /// The UE.
+    pub ue: u32,
+    /// The app's measurements.
+    #[serde(flatten)]
+    pub report: cellshare_apps::Report,
 }
 
 /// What the workload generated.
@@ -499,7 +522,11 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
     for d in dscps {
         classes.push(class(format!("dscp{d}"), &|f| f.dscp == d));
     }
+    let (video_calls, streams, web) = sim.session_results();
     RunResult {
+        video_calls,
+        streams,
+        web,
         scenario: sim.scenario.name.clone(),
         seed: sim.scenario.simulation.seed,
         duration_s: dur,

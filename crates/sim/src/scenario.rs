@@ -483,12 +483,15 @@ pub struct FlowConfig {
     #[serde(default)]
     pub bytes: Option<u64>,
     /// `"downlink"` (server → UE) or `"uplink"` (UE → server, through the UE's modelled
-    /// uplink; needs `ues[..].uplink`). For an `app`, the requester's side: `"uplink"` puts
-    /// the requester at the UE. Default `"downlink"`.
+    /// uplink; needs `ues[..].uplink`). For a request/response `app`, the requester's side:
+    /// `"uplink"` puts the requester at the UE; for a video call, the media's direction.
+    /// Default `"downlink"`.
     #[serde(default)]
     pub direction: Direction,
-    /// An interactive request/response application (ping, game, voip) instead of a bulk
-    /// transfer; its per-request RTTs are reported. Default: none.
+    /// An application instead of a bulk transfer: an interactive request/response app
+    /// (ping, game, voip; its per-request RTTs are reported) or one of docs/apps.md (a
+    /// video call, an adaptive stream, web page loads; per-frame, per-chunk, per-page
+    /// tables). Default: none.
     #[serde(default)]
     pub app: Option<AppConfig>,
     /// On period, s, for an on/off flow (needs `off_s`). Default: always on.
@@ -659,13 +662,20 @@ impl Scenario {
             }
             f.transport.validate().map_err(|(k, v, e)| ScenarioError::new(p(&format!("transport.{k}")), v, e))?;
             if let Some(app) = &f.app {
-                app.validate(&format!("flows[{i}]"), &f.transport)?;
+                app.validate(&format!("flows[{i}]"), &f.transport, f.direction)?;
                 if f.bytes.is_some() || f.on_s.is_some() {
                     return Err(ScenarioError::new(p("app"), app.kind(), "an app without `bytes`, `on_s` or `off_s`"));
                 }
+            } else if matches!(f.transport, TransportConfig::Udp {}) {
+                return Err(ScenarioError::new(
+                    p("transport.kind"),
+                    "\"udp\"",
+                    "an app that sends its own datagrams (app = { kind = \"video_call\" }), or \"cbr\" / \"tcp\"",
+                ));
             }
-            // An uplink leg (the flow itself, or an app's response leg) needs the UE's uplink.
-            let needs_uplink = f.direction == Direction::Uplink || f.app.is_some();
+            // An uplink leg (the flow itself, or a request/response app's response leg) needs
+            // the UE's modelled uplink.
+            let needs_uplink = f.direction == Direction::Uplink || f.app.as_ref().is_some_and(|a| a.needs_uplink());
             if needs_uplink {
                 // The first UE without an uplink: per group for "all" (O(groups)), per UE of
                 // a list through the groups' running totals (O(len · log groups)).
@@ -699,6 +709,9 @@ impl Scenario {
             }
             w.arrivals.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.arrivals.{k}"), v, e))?;
             w.transport.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.transport.{k}"), v, e))?;
+            if matches!(w.transport, TransportConfig::Udp {}) {
+                return Err(ScenarioError::new("workload.transport.kind", "\"udp\"", "\"tcp\" or \"cbr\" (workload flows have no app to send datagrams)"));
+            }
             if !(w.start_s >= 0.0 && w.start_s.is_finite()) {
                 return Err(ScenarioError::new("workload.start_s", w.start_s, "a start time in seconds >= 0"));
             }

@@ -116,6 +116,9 @@ pub enum TransportConfig {
         #[serde(default = "default_cbr_payload")]
         packet_bytes: u32,
     },
+    /// UDP datagrams the flow's application sends itself (a `video_call`, whose rate its own
+    /// congestion control sets); only for such apps.
+    Udp {},
     /// TCP as Linux runs it (SACK with RACK-TLP, F-RTO, D-SACK and undo, Linux's RTO,
     /// timestamps, delayed ACKs; see docs/tcp.md) with a pluggable congestion controller.
     Tcp {
@@ -148,14 +151,25 @@ impl TransportConfig {
                 cc.validate().map_err(|e| (format!("cc ({})", cc.name()), String::new(), e))?;
                 tcp.validate().map_err(|e| ("tcp".to_string(), String::new(), e))?;
             }
+            TransportConfig::Udp {} => {}
         }
         Ok(())
+    }
+
+    /// The transport's `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TransportConfig::Cbr { .. } => "cbr",
+            TransportConfig::Udp {} => "udp",
+            TransportConfig::Tcp { .. } => "tcp",
+        }
     }
 
     /// Short label for results (e.g. `"cbr"`, `"tcp-cubic"`).
     pub fn label(&self) -> String {
         match self {
             TransportConfig::Cbr { .. } => "cbr".into(),
+            TransportConfig::Udp {} => "udp".into(),
             TransportConfig::Tcp { cc, .. } => format!("tcp-{}", cc.name()),
         }
     }
@@ -216,6 +230,9 @@ impl Sender {
                 let rate_bps = (rate_mbps * 1e6).round() as u64;
                 Sender::Cbr { src: CbrSource::new(rate_bps, *packet_bytes, now, 0), rate_bps, payload: *packet_bytes }
             }
+            // The app hands its datagrams to the engine itself: an idle datagram source
+            // (nothing to send; the rate and size are never used).
+            TransportConfig::Udp {} => Sender::Cbr { src: CbrSource::new(1, 1, now, 0), rate_bps: 1, payload: 1 },
             TransportConfig::Tcp { cc, tcp } => {
                 let controller = cc.build(tcp.mss, tcp.initial_window_bytes(), seed, index);
                 Sender::Tcp(Box::new(TcpSender::new(tcp, controller, now, ts_offset_ms)))
@@ -354,7 +371,7 @@ impl Receiver {
     /// Builds the receiver matching `cfg`, created at `now`.
     pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32) -> Self {
         match cfg {
-            TransportConfig::Cbr { .. } => Receiver::Sink(DatagramSink::default()),
+            TransportConfig::Cbr { .. } | TransportConfig::Udp {} => Receiver::Sink(DatagramSink::default()),
             TransportConfig::Tcp { tcp, .. } => Receiver::Tcp(Box::new(TcpReceiver::new(tcp, now, ts_offset_ms))),
         }
     }

@@ -13,6 +13,11 @@ ms (the thesis: "without upload traffic, average RTT is around 50 msec").
   requests answered by 256 bytes every 100 ms) or a VoIP call (`voip`, 160-byte datagrams
   every 20 ms, echoed). Measured: the app's per-request RTT (request written to whole
   response received), median over the run.
+- **Fig. 3.11**: a bulk upload (the thesis: to Dropbox) at the Table 3.1 uplink of 25 Mbit/s
+  and, from t = 5 s, a download app at the UE (docs/apps.md): a YouTube-like adaptive stream
+  (measured: its start-up delay) or web page loads (NGMN pages one after another, 2 s of
+  reading between them; measured: the mean page load time), with no upload, a single
+  queue, or SORPC.
 - **Fig. 3.12**: the bulk upload from t = 0, a bulk TCP download (iperf) started at 10 s;
   measured: the download's throughput over its first 10 s ("experiment duration is 10
   sec").
@@ -32,7 +37,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtMost, ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
 
-PAPER = "rtac-sorpc-dtpa-thesis.txt ch. 3 (Figs. 3.10, 3.12)"
+PAPER = "rtac-sorpc-dtpa-thesis.txt ch. 3 (Figs. 3.10, 3.11, 3.12)"
 WMEM_MAX = 2_560_000
 UPLINK_MBPS = (5.0, 10.0, 25.0)
 DOWNLOAD_UPLINK_MBPS = 25.0
@@ -42,6 +47,12 @@ DL_WINDOW = 10.0
 
 _GAME = ("At the worst case, a packet of Single Queue is delayed by 1.5 sec while SORPC achieves the RTT performance lower "
          "than 418 msec.")
+_FIG311_YT = ("When there are no background upload traffic, average start delay is around 4.4 sec while Single Queue "
+              "shows worse performance of 8 sec in average")
+_FIG311_WEB = ("Average web loading time is 3.2 sec without upload traffic; however, the performance of Single Queue is "
+               "12 sec in average.")
+_FIG311_ORDER = "SORPC achieves better performances than Single Queue by transmitting download ACKs of Youtube and Web"
+_FIG311_SORPC = "In average, SORPC achieves 6.3 sec startup delay with Youtube and 6.2 sec web loading time."
 CLAIMS = (
     ClaimDef("messenger-sorpc-below-300", "Messenger beside a bulk upload, SORPC: the longest RTT over the 5, 10, 25 "
              "Mbit/s uplinks", "rsd-thesis", "Sec. 3.4.2, Fig. 3.10(a)", 2507,
@@ -60,12 +71,31 @@ CLAIMS = (
              "In the case of m-VoIP, SORPC is also effective to reduce the delay with background upload traffic by "
              "processing UDP packets first while RTT of Single Queue is critical to use m-VoIP as shown in Fig. 3.10(c).",
              Order(("single queue",), ("SORPC",))),
+    ClaimDef("youtube-sorpc-better", "YouTube-like stream from 5 s into the upload: start-up delay, single queue above SORPC "
+             "and no upload", "rsd-thesis", "Sec. 3.4.3, Fig. 3.11(a)", 2562, _FIG311_ORDER,
+             Order(("single queue",), ("SORPC", "no upload"), derivation="better than Single Queue; 4.4 < 6.3 < 8 s "
+                   "(lines 2554, 2568)")),
+    ClaimDef("youtube-single-vs-alone", "YouTube-like stream: start-up delay, single queue / no upload", "rsd-thesis",
+             "Sec. 3.4.3, Fig. 3.11(a)", 2550, _FIG311_YT, Point(8.0 / 4.4, derivation="8 / 4.4")),
+    ClaimDef("youtube-sorpc-vs-alone", "YouTube-like stream: start-up delay, SORPC / no upload", "rsd-thesis",
+             "Sec. 3.4.3, Fig. 3.11(a)", 2566, _FIG311_SORPC, Point(6.3 / 4.4, derivation="6.3 / 4.4 (line 2554)")),
+    ClaimDef("web-sorpc-better", "Web pages from 5 s into the upload: mean page load time, single queue above SORPC and "
+             "no upload", "rsd-thesis", "Sec. 3.4.3, Fig. 3.11(b)", 2562, _FIG311_ORDER,
+             Order(("single queue",), ("SORPC", "no upload"), derivation="better than Single Queue; 3.2 < 6.2 < 12 s "
+                   "(lines 2560, 2570)")),
+    ClaimDef("web-single-vs-alone", "Web pages: mean page load time, single queue / no upload", "rsd-thesis",
+             "Sec. 3.4.3, Fig. 3.11(b)", 2558, _FIG311_WEB, Point(12.0 / 3.2, derivation="12 / 3.2")),
+    ClaimDef("web-sorpc-vs-alone", "Web pages: mean page load time, SORPC / no upload", "rsd-thesis",
+             "Sec. 3.4.3, Fig. 3.11(b)", 2566, _FIG311_SORPC, Point(6.2 / 3.2, derivation="6.2 / 3.2 (line 2560)")),
     ClaimDef("download-gain", "Download started 10 s into the upload, its first 10 s: SORPC's throughput / the single "
              "queue's", "rsd-thesis", "Sec. 3.4.3, Fig. 3.12", 2584,
              "Fig. 3.12 shows that average short-term throughput of SORPC increases from 3.2 Mbps to 19.1 Mbps.",
              Point(19.1 / 3.2, derivation="19.1 / 3.2")),
 )
 ASSUMPTIONS = (
+    Assumption("fig311_apps", "stream: robustMPC, Pensieve's 300-4300 kbit/s ladder; web: NGMN pages, 2 s reading",
+               "the thesis uses YouTube and www.amazon.com from their servers; their players, videos and pages are not "
+               "given: the apps of docs/apps.md with their defaults (YouTube's start-up is the first chunk's arrival)"),
     Assumption("txqueue_bytes", 1_500_000,
                "the device transmit queue's size is not given: Linux's default txqueuelen of 1000 packets", (750_000,)),
     Assumption("uplinks", "5, 10, 25 Mbit/s",
@@ -113,6 +143,31 @@ def download_scenario(qdisc: str, duration: float, txqueue_bytes: int = 1_500_00
     return sc
 
 
+QOE_APPS = {
+    "youtube": {"kind": "stream", "abr": {"kind": "mpc"}},
+    "web": {"kind": "web", "pages": 0, "reading_s": 2.0},
+}
+QOE_SETUPS = {"no upload": "alone", "single queue": "fifo", "SORPC": "sorpc"}
+
+
+def qoe_scenario(app: str, setup: str, duration: float, txqueue_bytes: int = 1_500_000) -> dict:
+    """Fig. 3.11: the bulk upload (not for `setup` "alone") and download app `app` from APP_START."""
+    sc = _base(f"fig3.11-{app}-{setup}", "fifo" if setup == "alone" else setup, DOWNLOAD_UPLINK_MBPS, duration, txqueue_bytes)
+    if setup == "alone":
+        sc["flows"] = []
+    sc["flows"].append({"name": app, "ue": 0, "start_s": APP_START, "app": QOE_APPS[app],
+                        "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
+    return sc
+
+
+def _keep_qoe(r) -> dict:
+    if r.summary.get("streams"):
+        s = r.summary["streams"][0]
+        return {"value": s["startup_delay_s"], "n": 1}
+    w = r.summary["web"][0]
+    return {"value": w["load_time_mean_s"], "n": w["pages_loaded"]}
+
+
 def _keep(r) -> dict:
     out = {}
     for f in r.raw["flows"]:
@@ -135,6 +190,9 @@ def run(ctx: Context) -> None:
     for q in ("fifo", "sorpc"):
         items.append((f"download-{q}", download_scenario(q, DL_START + DL_WINDOW, txq)))
     res = dict(zip([label for label, _ in items], ctx.run_many(items, keep=_keep)))
+    qoe_items = [(f"fig3.11-{app}-{setup}", qoe_scenario(app, setup, duration, txq)) for app in QOE_APPS
+                 for setup in QOE_SETUPS.values()]
+    qoe = dict(zip([label for label, _ in qoe_items], ctx.run_many(qoe_items, keep=_keep_qoe)))
 
     def stat(app: str, q: str, up: float, key: str) -> float:
         return res[f"{app}-{q}-{up:g}"][app]["app"][key]
@@ -171,6 +229,30 @@ def run(ctx: Context) -> None:
               detail=f"{sorpc_dl:.1f} / {single_dl:.1f} Mbps")
     ctx.observe("download-rates", "Download's first 10 s, Mbit/s: single queue → SORPC (the thesis: 3.2 → 19.1 on its "
                 "network)", f"{single_dl:.1f} → {sorpc_dl:.1f}")
+
+    # Fig. 3.11: start-up delay and page load time.
+    q311 = {(app, name): qoe[f"fig3.11-{app}-{setup}"]["value"] for app in QOE_APPS for name, setup in QOE_SETUPS.items()}
+    for app in QOE_APPS:
+        ctx.check(f"{app}-sorpc-better", {name: q311[(app, name)] for name in QOE_SETUPS},
+                  detail=", ".join(f"{name} {q311[(app, name)]:.2f} s" for name in QOE_SETUPS))
+        alone = q311[(app, "no upload")]
+        ctx.check(f"{app}-single-vs-alone", q311[(app, "single queue")] / alone if alone > 0 else None)
+        ctx.check(f"{app}-sorpc-vs-alone", q311[(app, "SORPC")] / alone if alone > 0 else None)
+    ctx.observe("web-pages", "Fig. 3.11(b): pages loaded in 25 s (no upload / single queue / SORPC)",
+                " / ".join(str(qoe[f"fig3.11-web-{s}"]["n"]) for s in QOE_SETUPS.values()))
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, app, label, paper in ((axes[0], "youtube", "start-up delay (s)", (4.4, 8.0, 6.3)),
+                                  (axes[1], "web", "mean page load time (s)", (3.2, 12.0, 6.2))):
+        xs = range(len(QOE_SETUPS))
+        ax.bar([x - 0.2 for x in xs], [q311[(app, n)] for n in QOE_SETUPS], 0.4, label="ours")
+        ax.bar([x + 0.2 for x in xs], paper, 0.4, label="thesis", color="lightgrey")
+        ax.set_xticks(list(xs), list(QOE_SETUPS))
+        ax.set_ylabel(label)
+        ax.legend(fontsize=7)
+    fig.suptitle("Fig. 3.11 (ours): download apps beside a 25 Mbit/s upload", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "sorpc-fig3.11.png", dpi=150)
+    plt.close(fig)
 
     # Fig. 3.10: RTT CDFs per app at the middle uplink rate; medians across rates.
     fig, axes = plt.subplots(2, len(APPS), figsize=(11, 6))

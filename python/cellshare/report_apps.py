@@ -1,0 +1,176 @@
+"""The report's sections for the applications of docs/apps.md: video calls (frame-delay
+CDF, target bitrate over time), adaptive streams (QoE and its parts per scheme, chunk
+bitrate over time) and web page loads (page load time per scheme). Each reads the per-event
+tables (``video_frames``, ``stream_chunks``, ``page_loads``) of the runs that have them;
+a report of runs without apps has none of these sections."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from .report import _Report
+
+
+def _tables(rep: "_Report", name: str) -> list[tuple[dict, dict]]:
+    """(run, table as a dict of columns) of every run that wrote table `name`."""
+    out = []
+    for r in rep.d.runs:
+        p = rep.d.run_dirs[r["run_id"]] / f"{name}.parquet"
+        if p.is_file():
+            out.append((r, pq.read_table(p).to_pydict()))
+    return out
+
+
+def _label(rep: "_Report", r: dict) -> str:
+    parts = [str(rep._s(r))] if rep.d.scheme else []
+    if rep.d.load:
+        parts.append(f"{rep.d.load}={rep._l(r)}")
+    return ", ".join(parts) or str(r.get("run", r["run_id"]))
+
+
+def video_calls(rep: "_Report") -> None:
+    """Frame-delay CDF (every rendered frame of every call, per scheme) and the encoder's
+    target bitrate over time (the first call of the first run of each scheme)."""
+    import numpy as np
+
+    from .report import _plain_log, _save, _table_html
+
+    runs = _tables(rep, "video_frames")
+    if not runs:
+        return
+    plt = rep.plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.0, 2.6))
+    rows = []
+    seen = set()
+    for s in rep.schemes:
+        rs = [(r, t) for r, t in runs if rep._s(r) == s]
+        if not rs:
+            continue
+        d = np.array([x for _, t in rs for x, st in zip(t["delay_ms"], t["status"]) if st == "rendered"], float)
+        n_all = sum(len(t["status"]) for _, t in rs)
+        color = rep.colors[s]
+        if d.size:
+            xs = np.sort(d)
+            a1.plot(xs, np.arange(1, xs.size + 1) / n_all, color=color, label=str(s))
+        r0, t0 = rs[0]
+        first = t0["name"][0] if t0["name"] else None
+        if first is not None and s not in seen:
+            seen.add(s)
+            sel = [i for i, nm in enumerate(t0["name"]) if nm == first]
+            a2.plot([t0["t_s"][i] for i in sel], [t0["target_kbps"][i] / 1000 for i in sel], color=color,
+                    label=_label(rep, r0))
+        p = (lambda q: float(np.percentile(d, q)) if d.size else None)
+        rows.append([str(s), len(rs), n_all, int(d.size), p(50), p(95), p(99)])
+    a1.set_xscale("log")
+    _plain_log(a1.xaxis)
+    a1.set_xlabel("frame delay (ms)")
+    a1.set_ylabel("CDF of frames sent")
+    a1.set_ylim(0, 1.0)
+    a2.set_xlabel("time (s)")
+    a2.set_ylabel("target bitrate (Mbit/s)")
+    a1.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    img = _save(fig, rep.out, "video_calls")
+    rep._section("Video calls", img,
+                 "Left: CDF of the frame delay (capture to the last packet's arrival) over every frame sent; "
+                 "frames lost or never decodable keep the curve below 1. Right: the Google Congestion Control "
+                 "target of the first call of each scheme's first run.",
+                 _table_html(["scheme", "runs", "frames", "rendered", "p50 ms", "p95 ms", "p99 ms"], rows))
+
+
+def streams(rep: "_Report") -> None:
+    """QoE (MPC paper, Eq. 5) and its parts per scheme, and each scheme's first stream's chunk
+    bitrate over time."""
+    import json
+
+    import numpy as np
+
+    from .report import _save, _table_html
+
+    runs = _tables(rep, "stream_chunks")
+    if not runs:
+        return
+    plt = rep.plt
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.0, 2.6))
+    rows = []
+    names = []
+    for k, s in enumerate(rep.schemes):
+        rs = [(r, t) for r, t in runs if rep._s(r) == s]
+        if not rs:
+            continue
+        sessions = []
+        for r, _ in rs:
+            summary = json.loads((rep.d.run_dirs[r["run_id"]] / "summary.json").read_text())
+            sessions.extend(summary.get("streams", []))
+        parts = {key: float(np.mean([x[key] for x in sessions])) for key in
+                 ("qoe", "bitrate_utility", "rebuffer_penalty", "smoothness_penalty", "startup_delay_s")}
+        names.append(str(s))
+        a1.bar(k - 0.2, parts["qoe"], width=0.4, color=rep.colors[s])
+        a1.bar(k + 0.2, -parts["rebuffer_penalty"] - parts["smoothness_penalty"], width=0.4, color=rep.colors[s],
+               alpha=0.4)
+        r0, t0 = rs[0]
+        first = t0["name"][0]
+        sel = [i for i, nm in enumerate(t0["name"]) if nm == first]
+        a2.step([t0["request_t_s"][i] for i in sel], [t0["bitrate_kbps"][i] / 1000 for i in sel], where="post",
+                color=rep.colors[s], label=_label(rep, r0))
+        rows.append([str(s), len(sessions), parts["qoe"], parts["bitrate_utility"], parts["rebuffer_penalty"],
+                     parts["smoothness_penalty"], parts["startup_delay_s"]])
+    a1.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    a1.axhline(0, color="grey", linewidth=0.5)
+    a1.set_ylabel("QoE (solid), −penalties (light)")
+    a2.set_xlabel("time (s)")
+    a2.set_ylabel("chunk bitrate (Mbit/s)")
+    a2.legend(fontsize=7)
+    fig.tight_layout()
+    img = _save(fig, rep.out, "streams")
+    rep._section("Adaptive streams", img,
+                 "Left: mean QoE per session (MPC paper Eq. 5: bitrate utility − rebuffering penalty − smoothness "
+                 "penalty − start-up penalty) and the two penalties. Right: the bitrate of each chunk requested, "
+                 "first stream of each scheme's first run.",
+                 _table_html(["scheme", "sessions", "QoE", "bitrate utility", "rebuffer penalty",
+                              "smoothness penalty", "start-up s"], rows))
+
+
+def web(rep: "_Report") -> None:
+    """Page load time per scheme: mean and the spread of the loads."""
+    import numpy as np
+
+    from .report import _save, _table_html
+
+    runs = _tables(rep, "page_loads")
+    if not runs:
+        return
+    plt = rep.plt
+    fig, ax = plt.subplots(figsize=(3.6, 2.6))
+    rows = []
+    names = []
+    for s in rep.schemes:
+        rs = [t for r, t in runs if rep._s(r) == s]
+        if not rs:
+            continue
+        v = np.array([x for t in rs for x in t["load_time_s"] if x is not None], float)
+        n = sum(len(t["load_time_s"]) for t in rs)
+        names.append(str(s))
+        if v.size:
+            ax.boxplot([v], positions=[len(names) - 1], widths=0.5, showfliers=False,
+                       medianprops={"color": rep.colors[s]})
+        rows.append([str(s), n, int(v.size), float(np.median(v)) if v.size else None,
+                     float(np.mean(v)) if v.size else None, float(v.max()) if v.size else None])
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_ylabel("page load time (s)")
+    fig.tight_layout()
+    img = _save(fig, rep.out, "page_loads")
+    rep._section("Web page loads", img,
+                 "Page load time (main object requested to the last object received), every load of every run; "
+                 "box: quartiles, whiskers: 1.5 IQR.",
+                 _table_html(["scheme", "pages started", "loaded", "median s", "mean s", "max s"], rows))
+
+
+def app_sections(rep: "_Report") -> None:
+    """Adds the sections of the apps the runs have."""
+    video_calls(rep)
+    streams(rep)
+    web(rep)
