@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
-use cellshare_sim::{Scenario, ScenarioError, Simulation, TraceSet};
+use cellshare_sim::{PositionTraces, Scenario, ScenarioError, Simulation, TraceSet};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -36,6 +36,25 @@ fn load_traces(sc: &Scenario, base_dir: &Path) -> Result<TraceSet, ScenarioError
     Ok(set)
 }
 
+fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, ScenarioError> {
+    let mut set = PositionTraces::new();
+    for (key, file) in sc.position_files() {
+        if set.contains_key(&file) {
+            continue;
+        }
+        let path = base_dir.join(&file);
+        let shown = format!("{:?}", path.display().to_string());
+        let len = std::fs::metadata(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?.len();
+        if len > cellshare_ran::mobility::MAX_TRACE_BYTES {
+            return Err(ScenarioError::new(&key, &shown, format!("a position trace of at most {} bytes (it has {len})", cellshare_ran::mobility::MAX_TRACE_BYTES)));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?;
+        let trace = cellshare_ran::PositionTrace::parse(&text).map_err(|e| ScenarioError::new(&key, &shown, format!("a valid position trace: {e}")))?;
+        set.insert(file, Arc::new(trace));
+    }
+    Ok(set)
+}
+
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
 /// Trace files are resolved against `base_dir` and checked too.
 #[pyfunction]
@@ -43,7 +62,8 @@ fn load_traces(sc: &Scenario, base_dir: &Path) -> Result<TraceSet, ScenarioError
 fn validate(text: &str, base_dir: &str) -> PyResult<()> {
     let sc = Scenario::from_toml_str(text).map_err(to_py)?;
     let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-    Simulation::new(&sc, &traces).map_err(to_py)?;
+    let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+    Simulation::with_positions(&sc, &traces, &positions).map_err(to_py)?;
     Ok(())
 }
 
@@ -67,7 +87,8 @@ impl Sim {
     fn new(text: &str, base_dir: &str) -> PyResult<Self> {
         let sc = Scenario::from_toml_str(text).map_err(to_py)?;
         let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-        Ok(Self { inner: Simulation::new(&sc, &traces).map_err(to_py)? })
+        let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+        Ok(Self { inner: Simulation::with_positions(&sc, &traces, &positions).map_err(to_py)? })
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL.

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod apps;
+pub mod assembly;
 pub mod engine;
 pub mod load;
 pub mod metrics;
@@ -19,7 +20,8 @@ pub mod schema;
 pub mod transport;
 pub mod uplink;
 
-pub use engine::{build_cell, Simulation, TraceSet};
+pub use assembly::{build_cell, build_ran, PositionTraces, TraceSet};
+pub use engine::Simulation;
 pub use results::RunResult;
 pub use scenario::{Scenario, ScenarioError};
 
@@ -28,6 +30,9 @@ mod tests;
 
 #[cfg(test)]
 mod aqm_tests;
+
+#[cfg(test)]
+mod network_tests;
 
 #[cfg(test)]
 mod uplink_tests;
