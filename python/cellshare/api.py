@@ -58,6 +58,15 @@ _MODE_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("t_s", 
 _UE_TRACE_SCHEMA = pa.schema([
     ("ue", pa.uint32()), ("t_s", pa.float64()), ("queue_bytes", pa.uint64()), ("queue_packets", pa.uint32()),
 ])
+#: A network's per-UE trace adds where the UE is and which cell serves it.
+_UE_PLACE_SCHEMA = pa.schema(list(_UE_TRACE_SCHEMA) + [
+    ("x_m", pa.float64()), ("y_m", pa.float64()), ("cell", pa.uint32()), ("rsrp_dbm", pa.float64()),
+])
+_HANDOVER_SCHEMA = pa.schema([
+    ("t_s", pa.float64()), ("ue", pa.uint32()), ("source", pa.uint32()), ("target", pa.uint32()),
+    ("rsrp_source_dbm", pa.float64()), ("rsrp_target_dbm", pa.float64()), ("forwarded", pa.uint64()),
+    ("lost", pa.uint64()), ("dropped", pa.uint64()),
+])
 
 
 def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], schema: pa.Schema) -> pa.Table:
@@ -122,6 +131,9 @@ class Result:
             "classes": r["classes"],
             "workload": r.get("workload"),
         }
+        if r.get("cells") is not None:
+            self.summary["cells"] = r["cells"]
+            self.summary["handovers"] = len(r["handovers"]["t_s"])
 
     # -- tables -----------------------------------------------------------------------
     def flows(self) -> pa.Table:
@@ -211,12 +223,21 @@ class Result:
 
     def ue_trace(self) -> pa.Table:
         """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
-        ue, t_s, queue_bytes, queue_packets."""
-        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_TRACE_SCHEMA)
+        ue, t_s, queue_bytes, queue_packets; in a network also x_m, y_m (position at the
+        last 100 ms update), cell (serving) and rsrp_dbm (its L3-filtered RSRP)."""
+        placed = bool(self.raw["ues"]) and "x_m" in self.raw["ues"][0]["trace"]
+        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_PLACE_SCHEMA if placed else _UE_TRACE_SCHEMA)
+
+    def handovers(self) -> pa.Table:
+        """Every handover of a network (empty without one): t_s, ue, source and target cell,
+        rsrp_source_dbm and rsrp_target_dbm (L3-filtered, at the decision), packets
+        forwarded to the target, lost (in HARQ, on air, partly sent) and dropped."""
+        h = self.raw.get("handovers") or {name: [] for name in _HANDOVER_SCHEMA.names}
+        return pa.table({name: h[name] for name in _HANDOVER_SCHEMA.names}, schema=_HANDOVER_SCHEMA)
 
     #: Tables :meth:`table` knows, each the method of the same name.
     TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
-              "mode_changes", "ue_trace", "requests")
+              "mode_changes", "ue_trace", "requests", "handovers")
 
     def table(self, name: str) -> pa.Table:
         """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""

@@ -50,6 +50,8 @@ def write_result(result: Result, folder: Path, scenario_text: str | None = None)
     pq.write_table(result.mode_changes(), folder / "mode_changes.parquet")
     pq.write_table(result.ue_trace(), folder / "ue_trace.parquet")
     pq.write_table(result.classes(), folder / "classes.parquet")
+    if result.raw.get("handovers") is not None:
+        pq.write_table(result.handovers(), folder / "handovers.parquet")
     if any("app" in f for f in result.raw["flows"]):
         pq.write_table(result.requests(), folder / "requests.parquet")
     if scenario_text is not None:
