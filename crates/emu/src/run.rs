@@ -530,5 +530,6 @@ fn summarize(
         "ues": res.ues,
         "prb_utilization_per_second": res.prb_utilization_per_second,
         "ttis": res.ttis,
+        "handovers": res.handovers,
     })
 }
