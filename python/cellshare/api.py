@@ -119,6 +119,15 @@ _MODE_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("t_s", 
 _UE_TRACE_SCHEMA = pa.schema([
     ("ue", pa.uint32()), ("t_s", pa.float64()), ("queue_bytes", pa.uint64()), ("queue_packets", pa.uint32()),
 ])
+#: A network's per-UE trace adds where the UE is and which cell serves it.
+_UE_PLACE_SCHEMA = pa.schema(list(_UE_TRACE_SCHEMA) + [
+    ("x_m", pa.float64()), ("y_m", pa.float64()), ("cell", pa.uint32()), ("rsrp_dbm", pa.float64()),
+])
+_HANDOVER_SCHEMA = pa.schema([
+    ("t_s", pa.float64()), ("ue", pa.uint32()), ("source", pa.uint32()), ("target", pa.uint32()),
+    ("rsrp_source_dbm", pa.float64()), ("rsrp_target_dbm", pa.float64()), ("forwarded", pa.uint64()),
+    ("lost", pa.uint64()), ("dropped", pa.uint64()),
+])
 
 
 def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], schema: pa.Schema) -> pa.Table:
@@ -173,6 +182,10 @@ _UE_SERIES_SCHEMA = pa.schema([("ue", pa.int64()), ("second", pa.int64()), ("mbp
 #: Tables the simulator keeps out of the summary (in its spool) and hands over in batches.
 SPOOLED_SCHEMAS = {"flow_trace": _FLOW_TRACE_SCHEMA, "mode_changes": _MODE_SCHEMA, "ue_trace": _UE_TRACE_SCHEMA,
                    "flow_series": _FLOW_SERIES_SCHEMA, "ue_series": _UE_SERIES_SCHEMA}
+#: Where each `ue_trace` sample was taken, in a network: spooled beside `ue_trace`, row for
+#: row, and joined to it as its last four columns (:meth:`Result.ue_trace`).
+_UE_PLACE_SPOOL_SCHEMA = pa.schema([("ue", pa.uint32()), ("t_s", pa.float64()), ("x_m", pa.float64()),
+                                    ("y_m", pa.float64()), ("cell", pa.uint32()), ("rsrp_dbm", pa.float64())])
 
 #: Rows per batch when a spooled table is read or written: pyarrow's default row-group size,
 #: so a table written batch by batch is byte for byte what ``pq.write_table`` writes.
@@ -293,6 +306,9 @@ class Result:
         for key in _SESSION_KEYS:
             if r.get(key):
                 self.summary[key] = [{k: v for k, v in s.items() if k != events[key]} for s in r[key]]
+        if r.get("cells") is not None:
+            self.summary["cells"] = r["cells"]
+            self.summary["handovers"] = len(r["handovers"]["t_s"])
 
     # -- tables -----------------------------------------------------------------------
     def flows(self) -> pa.Table:
@@ -335,6 +351,9 @@ class Result:
         """Table `name` as record batches of at most `max_rows` rows, read from the spool one
         at a time for the bulky tables (``SPOOLED_SCHEMAS``), so a long run's traces can be
         written or scanned without holding them all. Yields nothing for an empty table."""
+        if name == "ue_trace" and self.data is not None and self.data.rows("ue_place") > 0:
+            yield from self._placed_ue_trace_batches(max_rows)
+            return
         if self.data is not None and name in SPOOLED_SCHEMAS:
             schema, start, total = SPOOLED_SCHEMAS[name], 0, self.data.rows(name)
             while start < total:
@@ -346,6 +365,24 @@ class Result:
                 del batch
             return
         yield from self.table(name).to_batches(max_chunksize=max_rows)
+
+    def _placed_ue_trace_batches(self, max_rows: int) -> Iterator[pa.RecordBatch]:
+        """A network's `ue_trace` batches: the queue samples with where each was taken (the
+        `ue_place` spool table, written row for row with `ue_trace`)."""
+        total = self.data.rows("ue_trace")
+        if self.data.rows("ue_place") != total:
+            raise RuntimeError(f"ue_place has {self.data.rows('ue_place')} rows, ue_trace {total}")
+        start = 0
+        while start < total:
+            q = _arrow_batch(_UE_TRACE_SCHEMA, *self.data.batch("ue_trace", start, max_rows))
+            p = _arrow_batch(_UE_PLACE_SPOOL_SCHEMA, *self.data.batch("ue_place", start, max_rows))
+            if q.num_rows != p.num_rows or q.column(0) != p.column(0):
+                raise RuntimeError("ue_place and ue_trace rows differ")
+            batch = pa.RecordBatch.from_arrays(list(q.columns) + list(p.columns[2:]), schema=_UE_PLACE_SCHEMA)
+            start += batch.num_rows
+            del q, p
+            yield batch
+            del batch
 
     def _spooled(self, name: str) -> pa.Table:
         return pa.Table.from_batches(list(self.iter_batches(name)), schema=SPOOLED_SCHEMAS[name])
@@ -411,14 +448,27 @@ class Result:
 
     def ue_trace(self) -> pa.Table:
         """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
-        ue, t_s, queue_bytes, queue_packets."""
+        ue, t_s, queue_bytes, queue_packets; in a network also x_m, y_m (position at the
+        last 100 ms update), cell (serving) and rsrp_dbm (its L3-filtered RSRP)."""
         if self.data is not None:
-            return self._spooled("ue_trace")
-        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_TRACE_SCHEMA)
+            return pa.Table.from_batches(list(self.iter_batches("ue_trace")), schema=self._ue_trace_schema())
+        placed = bool(self.raw["ues"]) and "x_m" in self.raw["ues"][0]["trace"]
+        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_PLACE_SCHEMA if placed else _UE_TRACE_SCHEMA)
+
+    def _ue_trace_schema(self) -> pa.Schema:
+        """`ue_trace`'s schema: with the place columns in a network (spooled as `ue_place`)."""
+        return _UE_PLACE_SCHEMA if self.data is not None and self.data.rows("ue_place") > 0 else _UE_TRACE_SCHEMA
+
+    def handovers(self) -> pa.Table:
+        """Every handover of a network (empty without one): t_s, ue, source and target cell,
+        rsrp_source_dbm and rsrp_target_dbm (L3-filtered, at the decision), packets
+        forwarded to the target, lost (in HARQ, on air, partly sent) and dropped."""
+        h = self.raw.get("handovers") or {name: [] for name in _HANDOVER_SCHEMA.names}
+        return pa.table({name: h[name] for name in _HANDOVER_SCHEMA.names}, schema=_HANDOVER_SCHEMA)
 
     #: Tables :meth:`table` knows, each the method of the same name.
     TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
-              "mode_changes", "ue_trace", "requests", "video_frames", "stream_chunks", "page_loads")
+              "mode_changes", "ue_trace", "requests", "video_frames", "stream_chunks", "page_loads", "handovers")
 
     def table(self, name: str) -> pa.Table:
         """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""

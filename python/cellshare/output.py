@@ -310,7 +310,7 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
     """Writes table `name` batch by batch (one row group per batch of
     :data:`~cellshare.api.BATCH_ROWS` rows, as ``pq.write_table`` cuts them, so the file is
     the same), never holding the whole table: a long run's traces stay on the spool."""
-    schema = SPOOLED_SCHEMAS[name]
+    schema = result._ue_trace_schema() if name == "ue_trace" else SPOOLED_SCHEMAS[name]
     pool = pa.default_memory_pool()
     batches = result.iter_batches(name)
     with pq.ParquetWriter(folder / f"{name}.parquet", schema) as w:
@@ -337,6 +337,8 @@ def write_result(result: Result, folder: Path, scenario_text: str | None = None)
     _write_batches(result, "mode_changes", folder)
     _write_batches(result, "ue_trace", folder)
     pq.write_table(result.classes(), folder / "classes.parquet")
+    if result.raw.get("handovers") is not None:
+        pq.write_table(result.handovers(), folder / "handovers.parquet")
     if any("app" in f for f in result.raw["flows"]):
         pq.write_table(result.requests(), folder / "requests.parquet")
     for table, (key, _, _) in _SESSION_TABLES.items():

@@ -317,6 +317,56 @@ impl Cell {
         }
     }
 
+    /// UE `ue` leaves the cell at the start of TTI `tti` (a handover): its RLC queue is
+    /// emptied — packets not yet sent go to `forwarded` (for the target cell, or for the
+    /// caller to drop), a partly sent head to `dropped` with cause `Handover` — and with the
+    /// realistic link its RLC UM receiver is re-established (packets whose blocks were all
+    /// decoded go to `delivered`, those with a block in HARQ or on air are lost: HARQ in
+    /// flight does not survive a handover) and its HARQ processes start afresh. The UE is not
+    /// scheduled here again until [`attach`](Self::attach).
+    pub fn detach(
+        &mut self,
+        ue: u32,
+        tti: u64,
+        arena: &PacketArena,
+        delivered: &mut Vec<Delivery>,
+        dropped: &mut Vec<(PacketId, DropCause)>,
+        forwarded: &mut Vec<PacketId>,
+    ) {
+        let u = &mut self.ues[ue as usize];
+        u.queue.drain(arena, |id| forwarded.push(id), |id| dropped.push((id, DropCause::Handover)));
+        if let Some(link) = u.link.as_deref_mut() {
+            let cl = self.link.as_deref_mut().expect("a realistic UE has a realistic cell");
+            link.rx.reestablish(
+                tti.saturating_sub(1),
+                |id| delivered.push(Delivery { id, ue }),
+                |id| dropped.push((id, DropCause::Handover)),
+            );
+            link.reset(&cl.cfg);
+            cl.forget(ue);
+        }
+        u.eligible_from = u64::MAX;
+        self.unmark_if_empty(ue);
+    }
+
+    /// UE `ue` joins the cell (a handover's target): it may be scheduled from TTI
+    /// `from_tti` on (after the interruption), with a fresh averaged rate (the scheduler has
+    /// no history of it) and its link quality read anew.
+    pub fn attach(&mut self, ue: u32, from_tti: u64) {
+        let floor = AVG_FLOOR / self.decay;
+        let u = &mut self.ues[ue as usize];
+        u.eligible_from = from_tti;
+        u.scaled_avg = floor;
+        u.served_tti = u64::MAX;
+        (u.quality_from, u.quality_until) = (1, 0);
+    }
+
+    /// Forces UE `ue`'s cached link quality to be read anew (its channel changed).
+    pub fn invalidate_quality(&mut self, ue: u32) {
+        let u = &mut self.ues[ue as usize];
+        (u.quality_from, u.quality_until) = (1, 0);
+    }
+
     /// Runs the cell-level dropper on packet `id` arriving at `now`.
     fn admit(&mut self, now: Nanos, id: PacketId, arena: &PacketArena) -> EnqueueVerdict {
         let p = *arena.get(id);

@@ -267,6 +267,12 @@ impl UeLink {
         }
     }
 
+    /// A fresh HARQ entity and RLC receiver (a handover re-establishes both); the counts go on.
+    pub fn reset(&mut self, cfg: &LinkConfig) {
+        self.harq = HarqEntity::new(cfg.harq_processes, cfg.harq_rtt_tti, cfg.max_retransmissions);
+        self.next_seq = 0;
+    }
+
     /// Sends `tb` (its counts including this transmission; `mib` is this copy's) from HARQ
     /// process `process` in decision TTI `tti`, on air at `air` with linear SINR `sinr`:
     /// draws the control and data errors, and updates HARQ, the receiver and the counts.
@@ -338,6 +344,13 @@ impl CellLink {
             deferred: Vec::new(),
             lost: Vec::new(),
         }
+    }
+
+    /// Forgets everything due for UE `ue` (it left the cell).
+    pub fn forget(&mut self, ue: u32) {
+        self.retx.retain(|&(_, u, _)| u != ue);
+        self.arrivals.retain(|&(_, u)| u != ue);
+        self.timers.retain(|&(_, u)| u != ue);
     }
 
     /// Whether anything is due in a later TTI.

@@ -33,6 +33,9 @@ pub enum DropCause {
     /// failed its last HARQ transmission, or the UE missed its control information, and RLC
     /// (unacknowledged mode) could not reassemble the packet.
     Air,
+    /// Lost at a handover: in HARQ or on air when the UE left the cell, partly sent, or
+    /// queued while the network's `forwarding = "drop"`.
+    Handover,
 }
 
 /// One class of a per-UE queue: a FIFO and its discipline.
@@ -236,6 +239,26 @@ impl RlcQueue {
                 } else {
                     dropped.push((id, DropCause::Enqueue));
                     false
+                }
+            }
+        }
+    }
+
+    /// Empties the queue (a handover): packets no byte of which was sent go to `whole`, in
+    /// queue order class by class; a partly sent head goes to `partial` (RLC has sent part
+    /// of it to the old cell). Counts and the disciplines' state are left as an empty queue
+    /// leaves them.
+    pub fn drain(&mut self, arena: &PacketArena, mut whole: impl FnMut(PacketId), mut partial: impl FnMut(PacketId)) {
+        for c in 0..self.subs.len() {
+            let mut first = true;
+            while let Some(&head) = self.subs[c].ids.front() {
+                let sent = self.subs[c].head_sent > 0 && first;
+                first = false;
+                self.pop_front(c, arena);
+                if sent {
+                    partial(head);
+                } else {
+                    whole(head);
                 }
             }
         }

@@ -153,6 +153,23 @@ impl UmReceiver {
         started
     }
 
+    /// Re-establishment at a handover (TS 36.322 § 5.4): every held packet whose blocks were
+    /// all decoded by the end of TTI `tti` goes to `deliver`, in order; the others (a block
+    /// still in HARQ, on air, or given up) to `lost`. The receiver is then empty, as new.
+    pub fn reestablish(&mut self, tti: u64, mut deliver: impl FnMut(PacketId), mut lost: impl FnMut(PacketId)) {
+        for h in std::mem::take(&mut self.held) {
+            let ok = (h.first.max(self.base)..=h.last).all(|seq| {
+                matches!(self.blocks.get((seq - self.base) as usize), Some(Block::Received { at }) if *at <= tti)
+            });
+            if ok {
+                deliver(h.id);
+            } else {
+                lost(h.id);
+            }
+        }
+        *self = Self::new(self.t_reordering);
+    }
+
     /// The highest block decoded by TTI `tti` behind the first one not yet delivered.
     fn highest_received(&self, tti: u64) -> Option<u64> {
         let i = self.blocks.iter().rposition(|b| matches!(b, Block::Received { at } if *at <= tti))?;

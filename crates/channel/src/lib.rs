@@ -22,12 +22,14 @@
 
 pub mod error_model;
 pub mod fixed;
+pub mod interference;
 pub mod link_adaptation;
 pub mod lte_tables;
 pub mod radio;
 pub mod trace;
 
 pub use fixed::FixedChannel;
+pub use interference::{LinkBudget, LoadBoard};
 pub use link_adaptation::{AmcRule, LinkAdaptation};
 pub use radio::{RadioChannel, RadioConfig};
 pub use trace::{MahimahiTrace, TraceChannel, TraceError};

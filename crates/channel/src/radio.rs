@@ -72,6 +72,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
+use crate::interference::LinkBudget;
 use crate::{lte_tables, LinkAdaptation, LinkQuality};
 
 /// Speed of light in m/s.
@@ -250,6 +251,12 @@ impl RadioConfig {
                 }
             }
         }
+        self.validate_link()
+    }
+
+    /// Checks every key but the placement (`distance_m`, `distance_range_m`): a UE of a
+    /// network of cells is placed by its mobility instead.
+    pub fn validate_link(&self) -> Result<(), ConfigIssue> {
         let c = self;
         check(
             c.carrier_mhz > 0.0 && c.carrier_mhz.is_finite(),
@@ -321,6 +328,7 @@ pub struct RadioChannel {
     base_sinr: f64,
     doppler_hz: f64,
     layers: u8,
+    noise_figure_db: f64,
     shadowing: Option<Shadowing>,
     /// The same shadowing process read by [`RadioChannel::sinr_at`] (blocks on air), a cursor
     /// of its own so that reading ahead of the CQI measurements never replays the process.
@@ -338,6 +346,13 @@ pub struct RadioChannel {
     /// CQI is a pure function of the TTI, so the block changes speed, never answers.
     cqi_block: [u8; CQI_BLOCK],
     cqi_block_start: u64,
+    /// In a network of cells ([`set_budget`](Self::set_budget)): the link budget towards the
+    /// serving cell, whose interference changes TTI by TTI (`base_sinr` is then unused).
+    budget: Option<Box<LinkBudget>>,
+    /// A third cursor over the shadowing process, for the network's RSRP measurements.
+    meas_shadowing: Option<Shadowing>,
+    /// The configured carrier, Hz (for Doppler changes of a moving UE).
+    carrier_hz: f64,
 }
 
 /// TTIs per block of precomputed CQIs.
@@ -396,7 +411,9 @@ impl RadioChannel {
             base_sinr,
             doppler_hz,
             layers: cfg.layers,
+            noise_figure_db: cfg.noise_figure_db,
             air_shadowing: shadowing.clone(),
+            meas_shadowing: shadowing.clone(),
             shadowing,
             fading,
             cqi_thresholds: lte_tables::CQI_SINR_THRESHOLD_LINEAR,
@@ -404,7 +421,64 @@ impl RadioChannel {
             cqi_delay: 0,
             cqi_block: [0; CQI_BLOCK],
             cqi_block_start: u64::MAX,
+            budget: None,
+            carrier_hz,
         }
+    }
+
+    /// Puts the channel in a network of cells: from now on its SINR follows `budget` (the
+    /// serving cell's signal and the other cells' load-weighted interference, see
+    /// [`crate::interference`]) instead of the fixed distance and `interference_dbm` of its
+    /// configuration. Call again whenever the UE has moved. The fading and shadowing are
+    /// the channel's own as before.
+    pub fn set_budget(&mut self, budget: LinkBudget) {
+        match &mut self.budget {
+            Some(b) => {
+                b.signal_mw = budget.signal_mw;
+                b.noise_mw = budget.noise_mw;
+                b.interferers_mw.clear();
+                b.interferers_mw.extend_from_slice(&budget.interferers_mw);
+            }
+            None => self.budget = Some(Box::new(budget)),
+        }
+        self.mean_snr_db = 10.0 * (self.budget.as_ref().expect("set").signal_mw / self.budget.as_ref().expect("set").noise_mw).log10();
+        self.cqi_block_start = u64::MAX;
+    }
+
+    /// Thermal noise per PRB of this channel's receiver, mW.
+    pub fn noise_mw(&self) -> f64 {
+        db_to_linear(THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_BANDWIDTH_HZ.log10()) * db_to_linear(self.noise_figure_db())
+    }
+
+    fn noise_figure_db(&self) -> f64 {
+        self.noise_figure_db
+    }
+
+    /// Sets the UE's speed, which drives the fast fading's Doppler frequency (a moving UE's
+    /// speed changes; the fading continues from the same table offsets in the tables of the
+    /// new Doppler frequency). A channel without fast fading ignores it; speed 0 keeps the
+    /// current gain's table position frozen at a static draw.
+    pub fn set_speed_kmh(&mut self, speed_kmh: f64) {
+        let doppler_hz = speed_kmh.max(0.0) / 3.6 * self.carrier_hz / SPEED_OF_LIGHT_M_S;
+        if doppler_hz.to_bits() == self.doppler_hz.to_bits() {
+            return;
+        }
+        self.doppler_hz = doppler_hz;
+        if let FadingState::Table { tables, .. } = &mut self.fading {
+            if doppler_hz > 0.0 {
+                *tables = fading_tables(doppler_hz);
+            }
+        }
+        self.cqi_block_start = u64::MAX;
+    }
+
+    /// Shadowing in dB in TTI `tti` (0 without shadowing), read through a cursor of its own
+    /// (the network's measurements).
+    pub fn shadowing_db_at(&mut self, tti: u64) -> f64 {
+        self.meas_shadowing.as_mut().map_or(0.0, |s| {
+            s.gain_at(tti);
+            s.value_db
+        })
     }
 
     /// Distance from the eNB in metres (drawn at construction for `distance_range_m`).
@@ -487,6 +561,10 @@ impl RadioChannel {
     /// CQI block up to which it stays the same.
     #[inline]
     fn measured_span(&mut self, tti: u64) -> (u8, u64) {
+        if self.budget.is_some() {
+            // In a network the interference of later TTIs is not known yet: one TTI at a time.
+            return (self.cqi(tti), tti);
+        }
         if !(tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64) {
             // Consecutive TTIs' SINRs are close: walk from the previous CQI instead of
             // comparing against all 15 thresholds.
@@ -524,7 +602,7 @@ impl RadioChannel {
     #[inline]
     pub fn sinr_at(&mut self, tti: u64) -> f64 {
         let shadowing = self.air_shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
-        self.base_sinr * shadowing * self.fading.gain(tti)
+        self.base_sinr_at(tti) * shadowing * self.fading.gain(tti)
     }
 
     /// Spatial layers per transport block.
@@ -536,7 +614,16 @@ impl RadioChannel {
     #[inline]
     fn sinr_linear(&mut self, tti: u64) -> f64 {
         let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
-        self.base_sinr * shadowing * self.fading.gain(tti)
+        self.base_sinr_at(tti) * shadowing * self.fading.gain(tti)
+    }
+
+    /// Linear SINR without shadowing and fading in TTI `tti`.
+    #[inline]
+    fn base_sinr_at(&self, tti: u64) -> f64 {
+        match &self.budget {
+            None => self.base_sinr,
+            Some(b) => b.base_sinr(tti),
+        }
     }
 }
 
@@ -714,7 +801,7 @@ fn sum_of_sinusoids(doppler_hz: f64, rng: &mut StreamRng) -> Box<FadingTable> {
 
 /// Doppler frequencies whose fading tables stay cached when no channel uses them (each pair of
 /// tables takes 512 KiB).
-const FADING_CACHE_CAPACITY: usize = 8;
+const FADING_CACHE_CAPACITY: usize = 24;
 
 /// The shared fading tables of Doppler frequency `doppler_hz`, built on first use. The tables of
 /// the [`FADING_CACHE_CAPACITY`] most recently requested Doppler frequencies stay cached, so

@@ -14,14 +14,16 @@
 //!    with their arrival time), and runs the MAC scheduler for TTI `k` ([`Cell::run_tti`]);
 //! 4. sleeps in `ppoll` until the next TTI boundary or uplink departure, or a packet arrives.
 //!
-//! The cell, the channels and the queue disciplines are the simulator's own types, built from
-//! the scenario by [`cellshare_sim::build_cell`]. Packet bytes live in a buffer per arena slot,
+//! The cell (or the network of cells, with its moving UEs and handovers), the channels and
+//! the queue disciplines are the simulator's own types, built from the scenario by
+//! [`cellshare_sim::build_ran`]: a handover in the emulator is the simulator's handover. Packet bytes live in a buffer per arena slot,
 //! so after warm-up the loop allocates nothing per packet.
 
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 
-use cellshare_cell::{Cell, Delivery, DropCause};
+use cellshare_cell::{Delivery, DropCause};
+use cellshare_ran::{HandoverLog, Ran};
 use cellshare_core::{Nanos, Packet, PacketArena, PacketId, TrafficClass, MS, SEC};
 use cellshare_sim::metrics::{DelayHistogram, DelayPercentiles, PerSecond};
 use serde::Serialize;
@@ -137,6 +139,8 @@ pub struct Drops {
     pub air: u64,
     /// Dropped by the backhaul's drop-tail buffer.
     pub backhaul: u64,
+    /// Lost at a handover (a network of cells).
+    pub handover: u64,
     /// Packets the emulator could not route (not IPv4, or not to a UE address).
     pub unroutable: u64,
 }
@@ -168,12 +172,15 @@ pub struct EngineResults {
     pub flows: Vec<FlowResult>,
     /// Per UE.
     pub ues: Vec<UeResult>,
+    /// Every handover (a scenario with `[network]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handovers: Option<HandoverLog>,
 }
 
 /// The real-time engine.
 pub struct Engine<'a> {
     cfg: EngineConfig,
-    cell: Cell,
+    cell: Ran,
     n_prb: u32,
     arena: PacketArena,
     bufs: Vec<Vec<u8>>,
@@ -215,7 +222,7 @@ impl<'a> Engine<'a> {
     /// TSval and consecutive TTIs with consecutive TSvals — the receiver's TSval ticks once
     /// per TTI, as in the simulator and as Legilimens assumes. With an arbitrary phase a
     /// boundary close to a millisecond tick makes TTIs share or skip a TSval at random.
-    pub fn new(cfg: EngineConfig, cell: Cell, server: &'a Tun, ues: &'a [Tun], pcap: Option<PcapWriter<File>>) -> Self {
+    pub fn new(cfg: EngineConfig, cell: Ran, server: &'a Tun, ues: &'a [Tun], pcap: Option<PcapWriter<File>>) -> Self {
         let n = cell.n_ues();
         let n_prb = cell.n_prb();
         let d = cfg.duration;
@@ -529,6 +536,7 @@ impl<'a> Engine<'a> {
                 DropCause::Dequeue => self.drops.dequeue += 1,
                 DropCause::Admission => self.drops.admission += 1,
                 DropCause::Air => self.drops.air += 1,
+                DropCause::Handover => self.drops.handover += 1,
             }
             self.flows[p.flow as usize].drops += 1;
             self.arena.free(id);
@@ -589,11 +597,12 @@ impl<'a> Engine<'a> {
                 link: self.cell.link_stats(u as u32),
             })
             .collect();
-        let per_sec_ttis = 1000.0 * self.n_prb as f64;
+        let cells = self.cell.n_cells() as f64;
+        let per_sec_ttis = 1000.0 * self.n_prb as f64 * cells;
         EngineResults {
             duration_s: secs,
             ttis: self.ttis,
-            prb_utilization: if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64) } else { 0.0 },
+            prb_utilization: if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64 * cells) } else { 0.0 },
             prb_utilization_per_second: self.prb_series.bins().iter().take(n_secs).map(|&b| b as f64 / per_sec_ttis).collect(),
             delivered_mbps: self.ue_bytes.iter().sum::<u64>() as f64 * 8.0 / secs.max(1e-9) / 1e6,
             queue_delay_ms: self.sojourn.percentiles(),
@@ -602,6 +611,7 @@ impl<'a> Engine<'a> {
             drops: self.drops.clone(),
             flows,
             ues,
+            handovers: self.cell.handovers().cloned(),
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use cellshare_channel::MahimahiTrace;
 use cellshare_core::{time::from_secs_f64, time::from_millis_f64, Nanos, SEC};
 use cellshare_sim::scenario::ChannelConfig;
-use cellshare_sim::TraceSet;
+use cellshare_sim::{PositionTraces, TraceSet};
 use serde_json::{json, Value};
 
 use crate::config::{EmuFlow, EmuScenario};
@@ -72,6 +72,36 @@ fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
     let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| format!("cannot read it: {e}"))?;
     regular(&f.metadata().map_err(|e| e.to_string())?)?;
     MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
+}
+
+/// Reads and parses one position trace file, refusing files over the parser's size limit.
+fn read_position_trace(p: &Path) -> Result<cellshare_ran::PositionTrace, String> {
+    let meta = std::fs::metadata(p).map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        // A FIFO or a device would block the read forever (issue 22).
+        return Err(format!("not a regular file ({:?}); expected a position trace file", meta.file_type()));
+    }
+    let len = meta.len();
+    if len > cellshare_ran::mobility::MAX_TRACE_BYTES {
+        return Err(format!("{len} bytes, expected a position trace of at most {} bytes", cellshare_ran::mobility::MAX_TRACE_BYTES));
+    }
+    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read it: {e}"))?;
+    cellshare_ran::PositionTrace::parse(&text).map_err(|e| e.to_string())
+}
+
+/// Reads the scenario's position traces (`ues[i].mobility = { kind = "trace" }`, paths
+/// relative to `base`).
+pub fn load_positions(sc: &EmuScenario, base: &Path) -> Result<PositionTraces, RunError> {
+    let mut set = PositionTraces::new();
+    for (key, file) in sc.scenario.position_files() {
+        if set.contains_key(&file) {
+            continue;
+        }
+        let p = if Path::new(&file).is_absolute() { PathBuf::from(&file) } else { base.join(&file) };
+        let t = read_position_trace(&p).map_err(|e| RunError::Input(format!("`{key}`: {}: {e}", p.display())))?;
+        set.insert(file, Arc::new(t));
+    }
+    Ok(set)
 }
 
 /// Congestion controls the kernel offers.
@@ -307,7 +337,8 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         }
     }
     let traces = load_traces(sc, base)?;
-    let (cell, _) = cellshare_sim::build_cell(s, &traces).map_err(|e| RunError::Input(e.to_string()))?;
+    let positions = load_positions(sc, base)?;
+    let (cell, _) = cellshare_sim::build_ran(s, &traces, &positions).map_err(|e| RunError::Input(e.to_string()))?;
     let exe = std::env::current_exe().map_err(|e| RunError::Runtime(format!("cannot locate the emulator binary: {e}")))?;
     let exe_s = exe.to_string_lossy().into_owned();
     std::fs::create_dir_all(out.join("flows")).map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", out.display())))?;
@@ -570,5 +601,6 @@ fn summarize(
         "ues": res.ues,
         "prb_utilization_per_second": res.prb_utilization_per_second,
         "ttis": res.ttis,
+        "handovers": res.handovers,
     })
 }

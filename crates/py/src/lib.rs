@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
-use cellshare_sim::{Limits, Scenario, ScenarioError, Simulation, TraceSet};
+use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation, TraceSet};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -89,6 +89,30 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
     }
 }
 
+fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, ScenarioError> {
+    let mut set = PositionTraces::new();
+    for (key, file) in sc.position_files() {
+        if set.contains_key(&file) {
+            continue;
+        }
+        let path = base_dir.join(&file);
+        let shown = format!("{:?}", path.display().to_string());
+        let meta = std::fs::metadata(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?;
+        if !meta.is_file() {
+            // A FIFO or a device would block the read forever (issue 22).
+            return Err(ScenarioError::new(&key, &shown, format!("a regular position trace file (it is {:?})", meta.file_type())));
+        }
+        let len = meta.len();
+        if len > cellshare_ran::mobility::MAX_TRACE_BYTES {
+            return Err(ScenarioError::new(&key, &shown, format!("a position trace of at most {} bytes (it has {len})", cellshare_ran::mobility::MAX_TRACE_BYTES)));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?;
+        let trace = cellshare_ran::PositionTrace::parse(&text).map_err(|e| ScenarioError::new(&key, &shown, format!("a valid position trace: {e}")))?;
+        set.insert(file, Arc::new(trace));
+    }
+    Ok(set)
+}
+
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
 /// Trace files are resolved against `base_dir` and checked too; the limits (UEs, flows,
 /// estimated memory) default to those of `docs/limits.md`.
@@ -98,7 +122,8 @@ fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<
     let lim = limits(max_ues, max_flows, max_memory_mb);
     let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
     let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-    Simulation::new_with_limits(&sc, &traces, &lim).map_err(to_py)?;
+    let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+    Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
     Ok(())
 }
 
@@ -150,7 +175,8 @@ impl Sim {
         let lim = limits(max_ues, max_flows, max_memory_mb);
         let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
         let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-        Ok(Self { inner: Some(Simulation::new_with_limits(&sc, &traces, &lim).map_err(to_py)?), spool: Spool::new() })
+        let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+        Ok(Self { inner: Some(Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?), spool: Spool::new() })
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace

@@ -90,7 +90,7 @@ pub struct TableDef {
 }
 
 /// The tables, in a fixed order (their index is their id).
-pub const TABLES: [TableDef; 5] = [
+pub const TABLES: [TableDef; 6] = [
     TableDef {
         name: "flow_trace",
         owner: Owner::Flow,
@@ -119,6 +119,14 @@ pub const TABLES: [TableDef; 5] = [
         cols: &[("second", Col::I64), ("mbps", Col::F64)],
     },
     TableDef { name: "ue_series", owner: Owner::Ue, prefix: &[Prefix::IdI64], cols: &[("second", Col::I64), ("mbps", Col::F64)] },
+    // Where each `ue_trace` sample was taken, in a network only (row for row with `ue_trace`,
+    // which the Python side extends with these columns).
+    TableDef {
+        name: "ue_place",
+        owner: Owner::Ue,
+        prefix: &[Prefix::IdU32],
+        cols: &[("t_s", Col::F64), ("x_m", Col::F64), ("y_m", Col::F64), ("cell", Col::U32), ("rsrp_dbm", Col::F64)],
+    },
 ];
 
 /// Index of table `name` in [`TABLES`].
@@ -290,12 +298,22 @@ impl Spool {
         })
     }
 
-    /// Appends a UE's queue samples.
+    /// Appends a UE's queue samples (and, in a network, where they were taken: `ue_place`).
     pub fn push_ue(&mut self, ue: usize, tr: &UeTrace) -> io::Result<()> {
         self.append(2, ue, tr.t_s.len(), |b| {
             put(b, tr.t_s.iter().map(|x| x.to_le_bytes()));
             put(b, tr.queue_bytes.iter().map(|x| x.to_le_bytes()));
             put(b, tr.queue_packets.iter().map(|x| x.to_le_bytes()));
+        })?;
+        if tr.x_m.is_empty() {
+            return Ok(());
+        }
+        self.append(5, ue, tr.t_s.len(), |b| {
+            put(b, tr.t_s.iter().map(|x| x.to_le_bytes()));
+            put(b, tr.x_m.iter().map(|x| x.to_le_bytes()));
+            put(b, tr.y_m.iter().map(|x| x.to_le_bytes()));
+            put(b, tr.cell.iter().map(|x| x.to_le_bytes()));
+            put(b, tr.rsrp_dbm.iter().map(|x| x.to_le_bytes()));
         })
     }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cellshare_apps::Report;
 use cellshare_channel::MahimahiTrace;
 
-use crate::engine::TraceSet;
+use crate::TraceSet;
 use crate::results::SessionResult;
 use crate::{RunResult, Scenario, Simulation};
 

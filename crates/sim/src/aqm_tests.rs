@@ -2,7 +2,7 @@
 //! the delay-based AQMs against tail drop under TCP, DiffServ classes, strict priority and
 //! Sneaker, and their scenario validation.
 
-use crate::engine::TraceSet;
+use crate::assembly::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
 
 fn run(toml: &str) -> RunResult {

@@ -8,20 +8,20 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
-use std::sync::Arc;
 
-use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sneaker, StrictPriority, TailDrop};
-use cellshare_cell::{Cell, Delivery, DropCause, RlcQueue};
-use cellshare_channel::{Channel, FixedChannel, MahimahiTrace, RadioChannel, TraceChannel};
+use cellshare_cell::{Delivery, DropCause};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, StreamRng, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
+use cellshare_ran::Ran;
 use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
 use rand::Rng;
+
+use crate::assembly::{build_ran, PositionTraces, TraceSet};
 
 use crate::metrics::{DelayHistogram, DelayPercentiles, PerSecond};
 use crate::results::{FlowSample, FlowTrace, ModeChange, ModeChanges, UeSample, UeTrace};
 use crate::results::{self, RunResult};
-use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError, UeSelector};
+use crate::scenario::{Scenario, ScenarioError, UeSelector};
 use crate::apps::{AppRt, Direction};
 use crate::transport::{header_bytes, Receiver, Sender, TransportConfig};
 use crate::uplink::{sorpc_band, UeUplink};
@@ -32,9 +32,6 @@ use cellshare_workload::{Arrivals, Category, Generator};
 mod app_sessions;
 
 const _: () = assert!(cellshare_core::packet::MAX_SACK_BLOCKS == cellshare_transport::wire::MAX_SACK_BLOCKS);
-
-/// Parsed trace files by the file string written in the scenario.
-pub type TraceSet = BTreeMap<String, Arc<MahimahiTrace>>;
 
 /// A store-and-forward link: serialization at `rate_bps`, then `delay`, with a drop-tail
 /// buffer of `limit` bytes. FIFO order is implicit in `free_at`, so a packet's arrival time
@@ -79,7 +76,8 @@ struct SharedFifo {
 
 #[derive(Debug)]
 enum Access {
-    Cell(Cell),
+    /// The LTE cell, or a network of cells (one code path: a network of one).
+    Cell(Box<Ran>),
     Fifo(SharedFifo),
 }
 
@@ -246,6 +244,10 @@ pub struct DropCounts {
     /// only when non-zero).
     #[serde(skip_serializing_if = "is_zero")]
     pub air: u64,
+    /// Lost at a handover (a network of cells; reported only when non-zero): in HARQ or on
+    /// air when the UE left its cell, partly sent, or queued with `forwarding = "drop"`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub handover: u64,
     /// Dropped at a full wired-link buffer.
     pub wired: u64,
     /// Lost at random on a server's remote link (`wired.remote_loss_rate`; reported only
@@ -326,104 +328,39 @@ pub(crate) struct WorkloadRt {
     pub bytes: [u64; 3],
 }
 
-/// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
-/// Random disciplines draw from stream ("aqm", ue·256 + class).
-fn aqm_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, class: u64) -> Aqm {
-    let rng = || stream_rng(seed, "aqm", ue * 256 + class);
-    match cfg {
-        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit_of(*limit_packets, bytes) }),
-        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit_of(*limit_packets, bytes) }),
-        AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, limit_of(c.limit_packets, bytes), rng()))),
-        AqmConfig::Codel(c) => Aqm::CoDel(Box::new(CoDel::new(c, limit_of(c.limit_packets, bytes)))),
-        AqmConfig::Pie(c) => Aqm::Pie(Box::new(Pie::new(c, limit_of(c.limit_packets, bytes), rng()))),
-        AqmConfig::Bode(c) => Aqm::Bode(Bode::new(c, limit_of(c.limit_packets, bytes))),
-        // Cell-level droppers run in front of tail-drop UE queues.
-        AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) | AqmConfig::Diffserv(_) => Aqm::TailDrop(TailDrop { limit: limit_of(None, bytes) }),
-    }
-}
-
-/// The RLC queue of UE `ue` under `cfg`.
-fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64) -> RlcQueue {
-    match cfg {
-        AqmConfig::Diffserv(d) => {
-            let mut class_of = vec![(d.classes.len() - 1) as u8; 256];
-            for (i, c) in d.classes.iter().enumerate() {
-                for &v in &c.dscp {
-                    class_of[v as usize] = i as u8;
-                }
-            }
-            let classes = d.classes.iter().enumerate().map(|(i, c)| aqm_for(&c.aqm, c.queue_bytes.unwrap_or(bytes), seed, ue, i as u64)).collect();
-            RlcQueue::with_classes(classes, &class_of)
-        }
-        _ => RlcQueue::new(aqm_for(cfg, bytes, seed, ue, 0)),
-    }
-}
-
-/// Builds the scenario's cell: one UE per entry of every `[[ues]]` group with its channel
-/// (fixed, trace, radio; UE `i` draws from the stream `("ue-channel", i)` of the scenario seed),
-/// its RLC queue (discipline, or DiffServ classes), the radio link (`cell.link`: the
-/// realistic link's block errors, HARQ and pipeline for radio UEs) and the cell-level dropper
-/// if any. Returns the cell and each UE's mean SNR in dB (radio UEs).
-/// Shared by the simulator and the real-time emulator (`cellshare-emu`), so both run the same
-/// cell for the same scenario. `traces` holds the parsed trace files keyed as written.
-pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<f64>>), ScenarioError> {
-    let seed = sc.simulation.seed;
-    let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz)
-        .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", sc.cell.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"))?;
-    let mut cell = Cell::new(n_prb, sc.cell.scheduler);
-    let mut snrs = Vec::new();
-    for (gi, g) in sc.ues.iter().enumerate() {
-        for _ in 0..g.count {
-            let idx = snrs.len() as u64;
-            let mut rng = stream_rng(seed, "ue-channel", idx);
-            let mut mean_snr_db = None;
-            let channel = match &g.channel {
-                ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
-                ChannelConfig::Trace { file, offset_ms, random_offset } => {
-                    let trace = traces.get(file).cloned().ok_or_else(|| {
-                        ScenarioError::new(format!("ues[{gi}].channel.file"), format!("{file:?}"), "a trace file that was loaded")
-                    })?;
-                    let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
-                    Channel::Trace(TraceChannel::new(trace, off))
-                }
-                ChannelConfig::Radio(r) => {
-                    let ch = RadioChannel::new(r, n_prb, &mut rng);
-                    mean_snr_db = Some(ch.mean_snr_db());
-                    Channel::Radio(Box::new(ch))
-                }
-            };
-            cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx));
-            snrs.push(mean_snr_db);
-        }
-    }
-    cell.set_link(&sc.cell.link, seed);
-    match &sc.cell.aqm {
-        AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
-        AqmConfig::Sneaker(c) => {
-            let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", 0))));
-            cell.set_dropper(d, from_millis_f64(c.active_window_ms));
-        }
-        _ => {}
-    }
-    Ok((cell, snrs))
-}
-
 impl Simulation {
     /// Builds a simulation of `scenario`, whose trace files have been parsed into `traces`
     /// (keyed by the file string as written in the scenario).
     pub fn new(scenario: &Scenario, traces: &TraceSet) -> Result<Self, ScenarioError> {
-        Self::new_with_limits(scenario, traces, &crate::Limits::default())
+        Self::with_inputs(scenario, traces, &PositionTraces::new(), &crate::Limits::default())
     }
 
     /// [`Simulation::new`] with the scenario checked against `limits` instead of the
     /// defaults (before anything is allocated).
     pub fn new_with_limits(scenario: &Scenario, traces: &TraceSet, limits: &crate::Limits) -> Result<Self, ScenarioError> {
+        Self::with_inputs(scenario, traces, &PositionTraces::new(), limits)
+    }
+
+    /// [`new`](Self::new) with the position traces of the UEs' mobility parsed into
+    /// `positions` (keyed by the file string as written in the scenario).
+    pub fn with_positions(scenario: &Scenario, traces: &TraceSet, positions: &PositionTraces) -> Result<Self, ScenarioError> {
+        Self::with_inputs(scenario, traces, positions, &crate::Limits::default())
+    }
+
+    /// The simulation of `scenario` with its parsed trace files, its parsed position traces
+    /// and the limits it is checked against (before anything is allocated).
+    pub fn with_inputs(
+        scenario: &Scenario,
+        traces: &TraceSet,
+        positions: &PositionTraces,
+        limits: &crate::Limits,
+    ) -> Result<Self, ScenarioError> {
         scenario.validate_with_limits(limits)?;
         let sc = scenario.clone();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
         let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
-        let (cell, snrs) = build_cell(&sc, traces)?;
+        let (ran, snrs) = build_ran(&sc, traces, positions)?;
         let ues: Vec<UeRt> = snrs
             .into_iter()
             .map(|mean_snr_db| UeRt { series: PerSecond::new(end), trace: UeTrace::default(), delay: DelayHistogram::default(), bytes: 0, mean_snr_db })
@@ -436,7 +373,7 @@ impl Simulation {
                 queue: VecDeque::new(),
                 busy: false,
             }),
-            None => Access::Cell(cell),
+            None => Access::Cell(Box::new(ran)),
         };
         let w = &sc.wired;
         let backhaul = Link::new(w.backhaul_rate_mbps, w.backhaul_delay_ms, w.backhaul_queue_bytes);
@@ -542,7 +479,7 @@ impl Simulation {
                 Arrivals::Poisson(p) => Some(p.load),
                 Arrivals::Randomized(_) => None,
             };
-            let capacity = crate::load::capacity_bytes_per_s(&sc, traces, &ues_of, &w.transport)?;
+            let capacity = crate::load::capacity_bytes_per_s(&sc, traces, positions, &ues_of, &w.transport)?;
             let rate = target_load.map_or(0.0, |l| l * capacity);
             let w_start = from_secs_f64(w.start_s);
             let w_end = w.stop_s.map(from_secs_f64).unwrap_or(u64::MAX).min(end);
@@ -725,14 +662,18 @@ impl Simulation {
             let t = self.tti * TTI;
             self.process_events_upto(t);
             self.now = t;
-            let backlog = matches!(&self.access, Access::Cell(c) if c.has_backlog());
-            if backlog {
+            let (backlog, tick) = match &self.access {
+                Access::Cell(r) => (r.has_backlog(), r.next_tick()),
+                Access::Fifo(_) => (false, u64::MAX),
+            };
+            if backlog || tick <= self.tti {
                 self.run_tti();
                 self.tti += 1;
             } else {
-                // Nothing to schedule: jump to the TTI at or after the next event.
+                // Nothing to schedule: jump to the TTI at or after the next event, or to the
+                // network's next move or measurement.
                 let next = self.heap.peek().map(|Reverse((t, _, _))| *t).unwrap_or(self.end);
-                self.tti = (self.tti + 1).max(next.div_ceil(TTI));
+                self.tti = (self.tti + 1).max(next.div_ceil(TTI).min(tick));
             }
         }
         if self.tti * TTI >= self.end {
@@ -786,6 +727,7 @@ impl Simulation {
             DropSite::Bs(DropCause::Dequeue) => self.drops.bs_dequeue += 1,
             DropSite::Bs(DropCause::Admission) => self.drops.bs_admission += 1,
             DropSite::Bs(DropCause::Air) => self.drops.air += 1,
+            DropSite::Bs(DropCause::Handover) => self.drops.handover += 1,
             DropSite::Wired => self.drops.wired += 1,
             DropSite::SharedFifo => self.drops.shared_fifo += 1,
             DropSite::Device => self.drops.device += 1,
@@ -1365,10 +1307,13 @@ impl Simulation {
                 flag: tr.is_some_and(|t| t.flag),
             });
         }
-        if let Access::Cell(cell) = &self.access {
+        if let Access::Cell(ran) = &self.access {
             for (i, u) in self.ues.iter_mut().enumerate() {
-                let q = &cell.ue(i as u32).queue;
+                let q = ran.queue(i as u32);
                 u.trace.push(UeSample { t_s, queue_bytes: q.bytes(), queue_packets: q.packets() });
+                if let Some((pos, _, rsrp)) = ran.whereabouts(i as u32) {
+                    u.trace.push_place(pos, ran.serving(i as u32), rsrp);
+                }
             }
         }
         let next = now + self.trace_interval;
@@ -1383,8 +1328,8 @@ impl Simulation {
         results::collect(self)
     }
 
-    /// The LTE cell (`None` behind a shared FIFO).
-    pub(crate) fn cell(&self) -> Option<&Cell> {
+    /// The LTE cell or network (`None` behind a shared FIFO).
+    pub(crate) fn ran(&self) -> Option<&Ran> {
         match &self.access {
             Access::Cell(c) => Some(c),
             Access::Fifo(_) => None,

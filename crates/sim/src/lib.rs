@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod apps;
+pub mod assembly;
 pub mod engine;
 pub mod limits;
 pub mod load;
@@ -20,7 +21,8 @@ pub mod schema;
 pub mod transport;
 pub mod uplink;
 
-pub use engine::{build_cell, Simulation, TraceSet};
+pub use assembly::{build_cell, build_ran, PositionTraces, TraceSet};
+pub use engine::Simulation;
 pub use limits::Limits;
 pub use results::{RunResult, TraceDrain};
 pub use scenario::{Scenario, ScenarioError};
@@ -30,6 +32,9 @@ mod tests;
 
 #[cfg(test)]
 mod aqm_tests;
+
+#[cfg(test)]
+mod network_tests;
 
 #[cfg(test)]
 mod uplink_tests;

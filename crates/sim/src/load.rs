@@ -20,7 +20,7 @@
 use cellshare_core::TTI;
 use cellshare_transport::wire::{TCP_HEADER_BYTES, UDP_HEADER_BYTES};
 
-use crate::engine::{build_cell, TraceSet};
+use crate::assembly::{build_ran, PositionTraces, TraceSet};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::transport::TransportConfig;
 
@@ -29,13 +29,15 @@ pub const ESTIMATE_SECONDS: u64 = 20;
 
 /// Each UE's mean full-cell rate, bytes per TTI, over the TTIs in which it can be served
 /// (0 when it never can), for the scenario's cell and seed.
-pub fn full_cell_bytes_per_tti(sc: &Scenario, traces: &TraceSet) -> Result<Vec<f64>, ScenarioError> {
-    let (mut cell, _) = build_cell(sc, traces)?;
-    let n_prb = cell.n_prb();
+/// In a network of cells each UE's rate is towards the cell it starts in, standing where it
+/// starts, with the other cells idle.
+pub fn full_cell_bytes_per_tti(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -> Result<Vec<f64>, ScenarioError> {
+    let (mut ran, _) = build_ran(sc, traces, positions)?;
+    let n_prb = ran.n_prb();
     let ttis = (sc.simulation.duration_s * 1000.0).ceil().min((ESTIMATE_SECONDS * 1000) as f64).max(1.0) as u64;
-    let mut out = Vec::with_capacity(cell.n_ues());
-    for u in 0..cell.n_ues() as u32 {
-        let ch = &mut cell.ue_mut(u).channel;
+    let mut out = Vec::with_capacity(ran.n_ues());
+    for u in 0..ran.n_ues() as u32 {
+        let ch = ran.channel_mut(u);
         let (mut sum, mut n) = (0u64, 0u64);
         for t in 0..ttis {
             let b = ch.quality(t).full_bytes(n_prb) as u64;
@@ -52,8 +54,14 @@ pub fn full_cell_bytes_per_tti(sc: &Scenario, traces: &TraceSet) -> Result<Vec<f
 /// Payload bytes per second that would keep every PRB busy (ρ = 1) for flows over
 /// `transport` to UEs drawn uniformly from `ues` (see the module docs). UEs that can never
 /// be served are left out of the mean (they receive nothing and use no PRBs).
-pub fn capacity_bytes_per_s(sc: &Scenario, traces: &TraceSet, ues: &[u32], transport: &TransportConfig) -> Result<f64, ScenarioError> {
-    let c = full_cell_bytes_per_tti(sc, traces)?;
+pub fn capacity_bytes_per_s(
+    sc: &Scenario,
+    traces: &TraceSet,
+    positions: &PositionTraces,
+    ues: &[u32],
+    transport: &TransportConfig,
+) -> Result<f64, ScenarioError> {
+    let c = full_cell_bytes_per_tti(sc, traces, positions)?;
     let costs: Vec<f64> = ues.iter().map(|&u| c[u as usize]).filter(|&b| b > 0.0).map(|b| 1.0 / b).collect();
     if costs.is_empty() {
         return Err(ScenarioError::new("workload.ues", "UEs out of range of the cell", "at least one UE the cell can serve"));

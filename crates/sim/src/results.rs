@@ -7,6 +7,7 @@ use cellshare_core::time::to_secs_f64;
 use cellshare_core::TrafficClass;
 
 use cellshare_cell::LinkStats;
+use cellshare_ran::HandoverLog;
 
 use crate::engine::{DropCounts, Simulation};
 use crate::metrics::{jain_index, DelayPercentiles};
@@ -61,6 +62,30 @@ pub struct RunResult {
     pub web: Vec<SessionResult>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
+    /// The network's cells (a scenario with `[network]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cells: Option<Vec<CellResult>>,
+    /// Every handover (a scenario with `[network]`): time, UE, source and target cells,
+    /// their filtered RSRP at the decision, packets forwarded, lost and dropped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handovers: Option<HandoverLog>,
+}
+
+/// One cell of a network.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellResult {
+    /// Cell index.
+    pub id: u32,
+    /// Its site's index.
+    pub site: u32,
+    /// Site position, metres.
+    pub x_m: f64,
+    /// Site position, metres.
+    pub y_m: f64,
+    /// Sector boresight, degrees from the x axis (`None`: omnidirectional).
+    pub azimuth_deg: Option<f64>,
+    /// PRBs used over PRBs available across the run.
+    pub prb_utilization: f64,
 }
 
 /// The cell's radio link and its HARQ counts.
@@ -401,6 +426,19 @@ pub struct UeTrace {
     pub queue_bytes: Vec<u64>,
     /// Packets queued.
     pub queue_packets: Vec<u32>,
+    /// Position, metres (a network only; empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub x_m: Vec<f64>,
+    /// Position, metres (a network only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub y_m: Vec<f64>,
+    /// Serving cell (a network only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cell: Vec<u32>,
+    /// Filtered RSRP of the serving cell, dBm (a network only; NaN, serialized as null,
+    /// before the first measurement).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rsrp_dbm: Vec<f64>,
 }
 
 impl UeTrace {
@@ -419,6 +457,14 @@ impl UeTrace {
     /// Whether none are held.
     pub fn is_empty(&self) -> bool {
         self.t_s.is_empty()
+    }
+
+    /// Appends where the UE is to the sample just pushed (a network).
+    pub fn push_place(&mut self, pos: [f64; 2], cell: u32, rsrp_dbm: f64) {
+        self.x_m.push(pos[0]);
+        self.y_m.push(pos[1]);
+        self.cell.push(cell);
+        self.rsrp_dbm.push(rsrp_dbm);
     }
 }
 
@@ -453,7 +499,8 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
     let dur = to_secs_f64(end);
     let lte = sim.scenario.shared_fifo.is_none();
     let total_prbs: u64 = sim.prbs.bins().iter().sum();
-    let prb_per_sec = sim.n_prb as f64 * 1000.0;
+    let n_cells = sim.ran().map_or(1, |r| r.n_cells());
+    let prb_per_sec = sim.n_prb as f64 * 1000.0 * n_cells as f64;
     let flows: Vec<FlowResult> = sim
         .flows
         .iter()
@@ -536,7 +583,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
         queue_delay_ms: sim.delay.percentiles(),
         drops: sim.drops,
         link: {
-            let per_ue: Vec<LinkStats> = sim.cell().map_or(Vec::new(), |c| (0..c.n_ues() as u32).filter_map(|u| c.link_stats(u)).collect());
+            let per_ue: Vec<LinkStats> = sim.ran().map_or(Vec::new(), |c| (0..c.n_ues() as u32).filter_map(|u| c.link_stats(u)).collect());
             let stats = (!per_ue.is_empty()).then(|| {
                 let mut sum = LinkStats::default();
                 per_ue.iter().for_each(|s| sum.add(s));
@@ -565,7 +612,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                 queue_delay_ms: u.delay.percentiles(),
                 per_second_mbps: u.series.mbps(end),
                 trace: u.trace.clone(),
-                link: sim.cell().and_then(|c| c.link_stats(i as u32)),
+                link: sim.ran().and_then(|c| c.link_stats(i as u32)),
             })
             .collect(),
         classes,
@@ -596,5 +643,21 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
             queue_delay_cdf: sim.delay.cdf_ms(),
             one_way_delay_cdf: sim.owd.cdf_ms(),
         },
+        cells: sim.ran().filter(|r| r.is_network()).map(|r| {
+            r.sites()
+                .iter()
+                .zip(r.prbs_used())
+                .enumerate()
+                .map(|(i, (s, &p))| CellResult {
+                    id: i as u32,
+                    site: s.site,
+                    x_m: s.pos[0],
+                    y_m: s.pos[1],
+                    azimuth_deg: s.azimuth.map(f64::to_degrees),
+                    prb_utilization: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
+                })
+                .collect()
+        }),
+        handovers: sim.ran().and_then(|r| r.handovers().cloned()),
     }
 }

@@ -12,6 +12,7 @@ use cellshare_aqm::{BodeConfig, CoDelConfig, PieConfig, RedConfig, SneakerConfig
 use cellshare_cell::{LinkConfig, SchedulerConfig};
 use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
+use cellshare_ran::{geometry, MobilityConfig, NetworkConfig};
 
 use crate::apps::{AppConfig, Direction};
 use crate::limits::Limits;
@@ -43,6 +44,10 @@ pub struct Scenario {
     /// Wi-Fi-like bottleneck) instead of the LTE cell. Default: absent (LTE cell).
     #[serde(default)]
     pub shared_fifo: Option<SharedFifoConfig>,
+    /// Several cells, UE mobility and handover (docs/mobility.md). Default: absent — one
+    /// cell, UEs standing still at their `channel.distance_m`.
+    #[serde(default)]
+    pub network: Option<NetworkConfig>,
     /// The UEs (receivers), in groups. UE indices count from 0 across groups in order.
     pub ues: Vec<UeGroup>,
     /// Flows between servers and UEs (downlink by default; `direction = "uplink"` for
@@ -396,6 +401,11 @@ pub struct UeGroup {
     /// cannot upload.
     #[serde(default)]
     pub uplink: Option<UplinkConfig>,
+    /// How the UEs of the group move (needs `[network]`): `{ kind = "static" }`,
+    /// `"waypoints"`, `"random_waypoint"` or `"trace"` (docs/mobility.md). Default in a
+    /// network: static, each UE at a point drawn uniformly over the network's area.
+    #[serde(default)]
+    pub mobility: Option<MobilityConfig>,
 }
 
 fn one() -> u32 {
@@ -425,6 +435,17 @@ pub enum ChannelConfig {
     },
     /// Stochastic LTE radio: path loss, shadowing, fading → CQI → MCS → TBS.
     Radio(RadioConfig),
+}
+
+impl ChannelConfig {
+    /// The model's name, as written in `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ChannelConfig::Fixed { .. } => "fixed",
+            ChannelConfig::Trace { .. } => "trace",
+            ChannelConfig::Radio(_) => "radio",
+        }
+    }
 }
 
 impl Default for ChannelConfig {
@@ -595,9 +616,29 @@ impl Scenario {
         if self.ues.is_empty() {
             return Err(ScenarioError::new("ues", "an empty list", "at least one [[ues]] group"));
         }
+        if let Some(net) = &self.network {
+            net.validate().map_err(|(k, v, e)| ScenarioError::new(format!("network.{k}"), v, e))?;
+            if self.shared_fifo.is_some() {
+                return Err(ScenarioError::new("network", "a network with [shared_fifo]", "either [network] (LTE cells) or [shared_fifo], not both"));
+            }
+        }
         for (i, g) in self.ues.iter().enumerate() {
             if g.count == 0 || g.count > 10_000 {
                 return Err(ScenarioError::new(format!("ues[{i}].count"), g.count, "a UE count in 1..=10000"));
+            }
+            if let Some(net) = &self.network {
+                validate_network_ue(i, g, net)?;
+                if let Some(u) = &g.uplink {
+                    u.validate(&format!("ues[{i}].uplink"))?;
+                }
+                continue;
+            }
+            if let Some(m) = &g.mobility {
+                return Err(ScenarioError::new(
+                    format!("ues[{i}].mobility"),
+                    format!("{{ kind = {:?} }} without [network]", m.kind()),
+                    "a [network] table (UEs move among its cells; one cell is a network of one site)",
+                ));
             }
             validate_channel(&format!("ues[{i}].channel"), &g.channel)?;
             if let Some(u) = &g.uplink {
@@ -745,6 +786,19 @@ impl Scenario {
         None
     }
 
+    /// The position trace files the scenario reads (`ues[i].mobility = { kind = "trace" }`),
+    /// as (key path, file as written).
+    pub fn position_files(&self) -> Vec<(String, String)> {
+        self.ues
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| match &g.mobility {
+                Some(MobilityConfig::Trace { file }) => Some((format!("ues[{i}].mobility.file"), file.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The trace files the scenario reads, as (key path, file as written).
     pub fn trace_files(&self) -> Vec<(String, String)> {
         self.ues
@@ -763,6 +817,39 @@ impl Scenario {
             })
             .collect()
     }
+}
+
+/// Checks UE group `i` of a network: a radio channel without a distance (the mobility places
+/// the UE) or a fixed interference, and a mobility inside the network's area.
+fn validate_network_ue(i: usize, g: &UeGroup, net: &NetworkConfig) -> Result<(), ScenarioError> {
+    let ChannelConfig::Radio(r) = &g.channel else {
+        return Err(ScenarioError::new(
+            format!("ues[{i}].channel.kind"),
+            format!("{:?}", g.channel.kind()),
+            "\"radio\": a network's UEs receive every cell over radio channels",
+        ));
+    };
+    for (key, given) in [("distance_m", r.distance_m.is_some()), ("distance_range_m", r.distance_range_m.is_some())] {
+        if given {
+            return Err(ScenarioError::new(
+                format!("ues[{i}].channel.{key}"),
+                "a distance in a network",
+                format!("no `{key}`: a network's UEs are placed by `ues[{i}].mobility` (default: static, drawn over the area)"),
+            ));
+        }
+    }
+    if r.interference_dbm.is_some() {
+        return Err(ScenarioError::new(
+            format!("ues[{i}].channel.interference_dbm"),
+            "a fixed interference in a network",
+            "no `interference_dbm`: the network's cells interfere (network.interference)",
+        ));
+    }
+    r.validate_link().map_err(|e| ScenarioError::new(format!("ues[{i}].channel.{}", e.field), e.value, e.expected))?;
+    if let Some(m) = &g.mobility {
+        m.validate(geometry::area(net)).map_err(|(k, v, e)| ScenarioError::new(format!("ues[{i}].mobility.{k}"), v, e))?;
+    }
+    Ok(())
 }
 
 /// Checks a channel's parameters; `at` is its key path (e.g. `ues[0].channel`).

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
 
-use crate::engine::TraceSet;
+use crate::assembly::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
 
 fn run(toml: &str) -> RunResult {

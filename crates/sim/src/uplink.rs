@@ -32,7 +32,7 @@ use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::TraceSet;
+use crate::assembly::TraceSet;
 use crate::scenario::{ChannelConfig, ScenarioError};
 
 /// `ues[i].uplink`: the UE's uplink channel and device transmit queue. When absent, the UE

@@ -1,6 +1,6 @@
 //! End-to-end checks of the modelled uplink, uploads, SORPC and interactive apps.
 
-use crate::engine::TraceSet;
+use crate::assembly::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
 
 fn run(toml: &str) -> RunResult {

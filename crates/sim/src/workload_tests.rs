@@ -1,7 +1,7 @@
 //! Tests of the generated workload inside the engine: flows on arrival, categories, the
 //! load estimate, freeing finished flows, determinism and validation.
 
-use crate::engine::TraceSet;
+use crate::assembly::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
 
 fn run(toml: &str) -> RunResult {

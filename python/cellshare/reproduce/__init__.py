@@ -672,14 +672,15 @@ def jain(xs) -> float:
 
 #: The order in which `--all` runs them and the scoreboard lists them.
 ORDER = ("pf-fairness", "lpt-fifo-vs-cell", "legilimens-onoff", "legilimens-queues", "legilimens-fairness",
-         "legilimens-sensitivity", "legilimens-at-scale", "thesis-randomized", "sneaker-prioritization",
+         "legilimens-sensitivity", "legilimens-mobile", "legilimens-at-scale", "thesis-randomized", "sneaker-prioritization",
          "sneaker-scaling", "sneaker-fairness", "sneaker-at-scale", "bode", "bode-diffserv", "bode-apps", "rtac", "sorpc", "dtpa")
 
 
 def load_all() -> None:
     """Imports every experiment module so they register."""
     from . import (  # noqa: F401
-        bode, bode_apps, bode_diffserv, dtpa, legilimens, lpt_fifo_vs_cell, pf_fairness, rtac, sneaker_fairness,
+        bode, bode_apps, bode_diffserv, dtpa, legilimens, legilimens_mobile, lpt_fifo_vs_cell, pf_fairness, rtac,
+        sneaker_fairness,
         sneaker_prioritization, sneaker_scaling, sorpc, workloads,
     )
 
