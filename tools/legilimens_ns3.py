@@ -40,12 +40,15 @@ CXXFLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-Wall")
 
 
 def wheel_dir() -> Path | None:
-    """The `ns3` wheel's root (holding include/ and lib64/), or None if it is not installed."""
-    spec = importlib.util.find_spec("ns")
-    if spec is None or spec.origin is None:
+    """The `ns3` wheel's root (site-packages/ns3, holding include/ and lib64/), or None."""
+    spec = importlib.util.find_spec("ns3")
+    if spec is None:
         return None
-    root = Path(spec.origin).resolve().parent.parent
-    return root if (root / "include" / "ns3").is_dir() and (root / "lib64").is_dir() else None
+    for loc in spec.submodule_search_locations or []:
+        root = Path(loc).resolve()
+        if (root / "include" / "ns3").is_dir() and (root / "lib64").is_dir():
+            return root
+    return None
 
 
 def unavailable() -> str | None:
