@@ -262,7 +262,9 @@ class Ns3Cell:
     def controllers(self) -> list:
         """The live Legilimens controllers, as (UE index, controller)."""
         out = []
-        for cc in self.ns3.TcpLegilimens.Instances():
+        instances = self.ns3.TcpLegilimens.Instances()
+        for k in range(instances.size()):  # (cppyy crashes iterating an empty vector)
+            cc = instances[k]
             peer = str(cc.GetPeer())
             if peer:
                 out.append((self.ip_to_ue.get(peer.split(":")[0], -1), cc))

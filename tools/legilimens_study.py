@@ -315,8 +315,9 @@ def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: li
 
 def run_child(spec: dict) -> dict:
     """One ns-3 case in a child process (niced), its JSON result."""
-    cmd = [sys.executable, __file__, "--ns3-case", json.dumps(spec)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=lambda: os.nice(10))
+    cmd = [sys.executable, __file__, "--ns3-case", "-"]  # the spec (with its arrival list) on stdin
+    proc = subprocess.run(cmd, input=json.dumps(spec), capture_output=True, text=True,
+                          preexec_fn=lambda: os.nice(10))
     if proc.returncode != 0:
         sys.exit(f"legilimens_study: ns-3 case {spec.get('case')} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -506,7 +507,7 @@ def main() -> None:
     p.add_argument("--ns3-case", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.ns3_case:
-        child_main(json.loads(args.ns3_case))
+        child_main(json.loads(sys.stdin.read() if args.ns3_case == "-" else args.ns3_case))
         return
     if args.figure is None:
         p.error("name a figure: fig7 or fig12")
