@@ -18,7 +18,7 @@ sys.modules.setdefault("legilimens_ns3", L)  # its dataclasses look their module
 _spec.loader.exec_module(L)
 
 _why = L.unavailable()
-pytestmark = pytest.mark.skipif(_why is not None, reason=f"ns-3 Legilimens cannot run here: {_why}")
+needs_ns3 = pytest.mark.skipif(_why is not None, reason=f"ns-3 Legilimens cannot run here: {_why}")
 
 MSS = 1448
 C = 10 * MSS  # one TTI's worth at full capacity: 10 segments
@@ -26,6 +26,8 @@ C = 10 * MSS  # one TTI's worth at full capacity: 10 segments
 
 @pytest.fixture(scope="module")
 def ns3():
+    if _why is not None:
+        pytest.skip(_why)
     ns, ns3 = L.load()
     yield ns, ns3
     ns.Simulator.Destroy()
@@ -68,6 +70,7 @@ def feed(ns3, cc, tcb, stream):
     return cc.GetBusyVerdicts() - busy0, cc.GetCountedSlots() - slots0
 
 
+@needs_ns3
 def test_fig5a_one_sender_without_batching_is_never_busy(ns3):
     cc, tcb = controller(ns3)
     busy, slots = feed(ns3, cc, tcb, acks([C] * 100))
@@ -76,6 +79,7 @@ def test_fig5a_one_sender_without_batching_is_never_busy(ns3):
     assert cc.GetMode() == 1  # still probing in GAP I: nothing said busy
 
 
+@needs_ns3
 def test_fig5b_two_senders_without_batching_is_busy(ns3):
     cc, tcb = controller(ns3)
     stream = acks([C] * 20 + every(80, 4))
@@ -94,6 +98,7 @@ def test_fig5b_two_senders_without_batching_is_busy(ns3):
     assert feed(ns3, *one, alt)[0] >= 18
 
 
+@needs_ns3
 def test_fig5c_one_sender_with_batching_is_not_busy(ns3):
     cc, tcb = controller(ns3)
     busy, slots = feed(ns3, cc, tcb, acks([C] * 100, rx="batched"))
@@ -102,6 +107,7 @@ def test_fig5c_one_sender_with_batching_is_not_busy(ns3):
     assert cc.GetCapacity() == pytest.approx(C)
 
 
+@needs_ns3
 def test_fig5d_two_senders_with_batching_is_busy(ns3):
     cc, tcb = controller(ns3)
     stream = acks([C] * 20 + every(80, 4), rx="batched")
@@ -111,6 +117,7 @@ def test_fig5d_two_senders_with_batching_is_busy(ns3):
     assert slots == 20 and busy >= 18, (busy, slots)
 
 
+@needs_ns3
 def test_alone_in_an_idle_ns3_cell_it_probes_reaches_normal_and_fills_the_cap(ns3):
     # One UE 300 m from the eNB (cellshare's radio defaults, two layers, PiroEW2010 AMC):
     # GAP I, II, III each wait T = 250 ms, then NORMAL sends at about 0.8 of the capacity
@@ -141,3 +148,56 @@ def test_alone_in_an_idle_ns3_cell_it_probes_reaches_normal_and_fills_the_cap(ns
     # The TCP timestamp clock: every delivery of a TTI falls in one millisecond (all in one
     # 100 µs phase bin), so a TSval names one TTI.
     assert max(phase) == sum(phase) > 0, phase
+
+
+# -- tools/legilimens_study.py: its cellshare side and CLI run everywhere ---------------------
+
+STUDY = REPO / "tools" / "legilimens_study.py"
+
+
+def _study():
+    spec = importlib.util.spec_from_file_location("legilimens_study", STUDY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("legilimens_study", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fig12_replays_one_arrival_list_whatever_the_background():
+    # ns-3 replays the arrivals of cellshare's seeded workload, so they must not depend on
+    # the background scheme or layout (only on seed, load and the UEs' channels).
+    S = _study()
+    lists = [S.fig12_cellshare(s, lay, 0.6, 1, 4.0)["arrivals"]
+             for s, lay in (("w/o bg", "every"), ("Legilimens", "every"), ("CUBIC", "some"))]
+    assert lists[0] and lists[0] == lists[1] == lists[2]
+    assert {cat for *_, cat in lists[0]} <= {"short", "medium", "long"}
+    # The placements are the annulus's and the same in both simulators' set-ups.
+    d = S.placements(1)
+    assert len(d) == 100 and 50 <= min(d) and max(d) <= 500 and d == S.placements(1) != S.placements(2)
+    assert S.bg_ues("every", 1) == list(range(100)) and len(S.bg_ues("some", 1)) == 10
+
+
+def test_summary_measures_long_flows_over_their_life_and_fct_from_the_first_byte():
+    S = _study()
+    flows = [{"category": "long", "start_s": 10.0, "bytes": 10_000_000, "done_s": 20.0, "first_s": 10.04},
+             {"category": "long", "start_s": 50.0, "bytes": 1_250_000, "done_s": None, "first_s": 50.04},
+             {"category": "background", "start_s": 0.0, "bytes": 7_500_000, "done_s": None, "first_s": 0.0},
+             {"category": "short", "start_s": 1.0, "bytes": 65536, "done_s": 1.2, "first_s": 1.05},
+             {"category": "short", "start_s": 2.0, "bytes": 100, "done_s": None, "first_s": 2.05}]
+    s = S.summarize(flows, 60.0)
+    assert s["long_mbps"] == pytest.approx((8.0 + 1.0) / 2)  # 8 Mbit/s over 10 s; 1 Mbit/s to the end
+    assert s["bg_mbps"] == pytest.approx(1.0)
+    assert s["short_fct_p50_s"] == pytest.approx(0.15) and (s["short_completed"], s["short_flows"]) == (1, 2)
+
+
+def test_study_cli_refuses_bad_input_with_the_flag_and_value():
+    import subprocess
+    for flags, needle in ((["fig12", "--schemes", "Reno", "--cellshare-only", "--ns3-results", str(STUDY)],
+                           "--schemes: 'Reno'"),
+                          (["fig12", "--cellshare-only"], "--cellshare-only needs --ns3-results"),
+                          (["fig7", "--cellshare-only", "--ns3-results", "/nonexistent.jsonl"],
+                           "--ns3-results: /nonexistent.jsonl does not exist"),
+                          (["fig12", "--duration", "0.5", "--out", "/tmp/x"], "--duration 0.5")):
+        proc = subprocess.run([sys.executable, str(STUDY), *flags], capture_output=True, text=True)
+        assert proc.returncode != 0, flags
+        assert needle in proc.stderr, (flags, proc.stderr)
