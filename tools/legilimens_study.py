@@ -127,9 +127,10 @@ def fig7_cellshare(bg: bool, duration: float, seed: int) -> dict:
     return out
 
 
-def fig7_ns3(bg: bool, duration: float, seed: int) -> dict:
+def fig7_ns3(bg: bool, duration: float, seed: int, harq_errors: bool = True) -> dict:
     """ns-3's side: the same, one BulkSend connection per on period."""
-    cell = L.Ns3Cell(L.CellConfig(distances_m=[300.0, 300.0], seed=seed, sndbuf_bytes=FIG7_SNDBUF),
+    cell = L.Ns3Cell(L.CellConfig(distances_m=[300.0, 300.0], seed=seed, sndbuf_bytes=FIG7_SNDBUF,
+                                  harq_errors=harq_errors),
                      "ns3::TcpLegilimens" if bg else None)
     idx = {"background": [], "foreground": []}
     if bg:
@@ -257,6 +258,11 @@ def summarize(flows: list[dict], duration: float) -> dict:
             "fg_mbps": fg_bytes * 8 / duration / 1e6, "bg_total_mbps": bg_bytes * 8 / duration / 1e6}
 
 
+def long_records(flows: list[dict]) -> list[tuple]:
+    """(UE, arrival s, bytes delivered, completion s or None) of each long flow, for diagnosis."""
+    return [(f["ue"], f["start_s"], f["bytes"], f["done_s"]) for f in flows if f["category"] == "long"]
+
+
 def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: float) -> dict:
     from cellshare import api
 
@@ -268,7 +274,7 @@ def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: 
         done = f["start_s"] + f["fct_s"] if f["completed"] and f["fct_s"] is not None else None
         flows.append({"category": f["category"], "ue": f["ue"], "start_s": f["start_s"], "size": f["size_bytes"],
                       "bytes": f["bytes_delivered"], "done_s": done, "first_s": f["start_s"]})
-    out = {"summary": summarize(flows, duration), "wall_s": wall,
+    out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows),
            "arrivals": [(f["start_s"], f["ue"], f["size"], f["category"]) for f in flows
                         if f["category"] in ("short", "medium", "long")]}
     if SCHEMES[scheme][0] and SCHEMES[scheme][0]["kind"] == "legilimens":
@@ -281,8 +287,10 @@ def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: 
     return out
 
 
-def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: list) -> dict:
-    cell = L.Ns3Cell(L.CellConfig(distances_m=placements(seed), seed=seed), SCHEMES[scheme][1])
+def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: list,
+              harq_errors: bool = True) -> dict:
+    cell = L.Ns3Cell(L.CellConfig(distances_m=placements(seed), seed=seed, harq_errors=harq_errors),
+                     SCHEMES[scheme][1])
     records = []
     if SCHEMES[scheme][1]:
         for k, ue in enumerate(bg_ues(layout, seed)):
@@ -301,7 +309,7 @@ def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: li
         first = cell.log.GetFirstTx(i)
         flows.append({**rec, "bytes": int(cell.log.GetRx(i)), "done_s": done if done >= 0 else None,
                       "first_s": first if first >= 0 else rec["start_s"]})
-    out = {"summary": summarize(flows, duration), "wall_s": wall}
+    out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows)}
     ccs = cell.controllers()
     if ccs:
         secs = [sum(cc.GetSecondsIn(m) for _, cc in ccs) for m in range(5)]
@@ -324,10 +332,11 @@ def run_child(spec: dict) -> dict:
 
 
 def child_main(spec: dict) -> None:
+    harq = spec.get("harq_errors", True)
     if spec["figure"] == "fig7":
-        res = fig7_ns3(spec["bg"], spec["duration"], spec["seed"])
+        res = fig7_ns3(spec["bg"], spec["duration"], spec["seed"], harq)
     else:
-        res = fig12_ns3(spec["scheme"], spec["layout"], spec["seed"], spec["duration"], spec["arrivals"])
+        res = fig12_ns3(spec["scheme"], spec["layout"], spec["seed"], spec["duration"], spec["arrivals"], harq)
     print(json.dumps(res))
 
 
@@ -365,6 +374,11 @@ def ns3_cases(path: Path, args, cases: list[tuple[str, dict]]) -> dict:
     return done
 
 
+def suffix(args) -> str:
+    """Case-name suffix of a diagnostic variant."""
+    return "-noharq" if args.ns3_no_harq else ""
+
+
 def fmt(x, nd=2):
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
@@ -380,8 +394,9 @@ def fig7(args) -> None:
     duration = fig7_duration(args.periods)
     cs = {"alone": fig7_cellshare(False, duration, args.seed), "legilimens": fig7_cellshare(True, duration, args.seed)}
     path = args.ns3_results or args.out / "ns3-fig7.jsonl"
-    cases = [(f"fig7-{k}-{duration:g}s-seed{args.seed}", {"figure": "fig7", "bg": k == "legilimens",
-                                                           "duration": duration, "seed": args.seed})
+    cases = [(f"fig7-{k}-{duration:g}s-seed{args.seed}{suffix(args)}",
+              {"figure": "fig7", "bg": k == "legilimens", "duration": duration, "seed": args.seed,
+               "harq_errors": not args.ns3_no_harq})
              for k in ("alone", "legilimens")]
     n3 = ns3_cases(path, args, cases)
     ns = {"alone": n3[cases[0][0]], "legilimens": n3[cases[1][0]]}
@@ -430,9 +445,11 @@ def fig12(args) -> None:
             elif r["arrivals"] != arrivals:
                 sys.exit("legilimens_study: the workload's arrivals differ between schemes; the replay needs one list")
             cs[(s, lay, load)] = r
-            case = f"fig12-{s}-{lay if s != 'w/o bg' else 'any'}-load{int(load * 100)}-{args.duration:g}s-seed{args.seed}"
+            case = (f"fig12-{s}-{lay if s != 'w/o bg' else 'any'}-load{int(load * 100)}-{args.duration:g}s"
+                    f"-seed{args.seed}{suffix(args)}")
             cases.append((case, {"figure": "fig12", "scheme": s, "layout": lay, "seed": args.seed,
-                                 "duration": args.duration, "arrivals": arrivals, "load": load}))
+                                 "duration": args.duration, "arrivals": arrivals, "load": load,
+                                 "harq_errors": not args.ns3_no_harq}))
     print(f"cellshare: {len(cs)} runs in {time.monotonic() - t0:.1f} s", flush=True)
     path = args.ns3_results or args.out / "ns3-fig12.jsonl"
     n3 = ns3_cases(path, args, cases)
@@ -504,6 +521,8 @@ def main() -> None:
     p.add_argument("--resume", action="store_true", help="keep the ns-3 cases already in the results file")
     p.add_argument("--cellshare-only", action="store_true", help="rerun cellshare only; ns-3 numbers from --ns3-results")
     p.add_argument("--ns3-results", type=Path, help="ns-3 results file (.jsonl) to read (and, without --cellshare-only, extend)")
+    p.add_argument("--ns3-no-harq", action="store_true",
+                   help="diagnosis: ns-3 without its block-error model (no HARQ retransmissions), as cellshare")
     p.add_argument("--ns3-case", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.ns3_case:
