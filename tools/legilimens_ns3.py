@@ -131,6 +131,9 @@ class CellConfig:
     exponent: float = EXPONENT
     reference_loss_db: float = field(default_factory=lambda: free_space_loss_db(CARRIER_MHZ))
     harq_errors: bool = True
+    #: Uplink resource blocks (50 = the 10 MHz uplink; more only to test what the uplink,
+    #: which carries the ACKs in ns-3 and is a fixed delay in cellshare, changes).
+    ul_rbs: int = 50
     #: Every TCP socket's send buffer (ns-3 keeps unacknowledged data in it too). A stopped
     #: `BulkSendApplication` closes its socket, which still sends what the buffer holds, so
     #: an on/off source wants a buffer little above its largest window (cellshare discards
@@ -181,7 +184,7 @@ class Ns3Cell:
         lte.SetPathlossModelAttribute("ReferenceDistance", ns.DoubleValue(1.0))
         lte.SetPathlossModelAttribute("ReferenceLoss", ns.DoubleValue(cfg.reference_loss_db))
         lte.SetEnbDeviceAttribute("DlBandwidth", ns.UintegerValue(50))
-        lte.SetEnbDeviceAttribute("UlBandwidth", ns.UintegerValue(50))
+        lte.SetEnbDeviceAttribute("UlBandwidth", ns.UintegerValue(cfg.ul_rbs))
         self.lte, self.epc = lte, epc
 
         pgw = epc.GetPgwNode()

@@ -288,8 +288,8 @@ def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: 
 
 
 def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: list,
-              harq_errors: bool = True) -> dict:
-    cell = L.Ns3Cell(L.CellConfig(distances_m=placements(seed), seed=seed, harq_errors=harq_errors),
+              harq_errors: bool = True, ul_rbs: int = 50) -> dict:
+    cell = L.Ns3Cell(L.CellConfig(distances_m=placements(seed), seed=seed, harq_errors=harq_errors, ul_rbs=ul_rbs),
                      SCHEMES[scheme][1])
     records = []
     if SCHEMES[scheme][1]:
@@ -309,12 +309,18 @@ def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: li
         first = cell.log.GetFirstTx(i)
         flows.append({**rec, "bytes": int(cell.log.GetRx(i)), "done_s": done if done >= 0 else None,
                       "first_s": first if first >= 0 else rec["start_s"]})
-    out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows)}
+    # The connection set-up cellshare does not model: first data write − arrival, s.
+    setup = sorted(f["first_s"] - f["start_s"] for f in flows if f["category"] != "background")
+    out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows),
+           "setup_s": {q: setup[min(len(setup) - 1, int(q * len(setup)))] for q in (0.5, 0.9, 0.99)} if setup else {}}
     ccs = cell.controllers()
     if ccs:
         secs = [sum(cc.GetSecondsIn(m) for _, cc in ccs) for m in range(5)]
         out["mode_share"] = [s / sum(secs) for s in secs]
         out["idle_timeouts"] = int(sum(cc.GetIdleTimeouts() for _, cc in ccs))
+        back = [cc.GetReturnDelayMeanMs() for _, cc in ccs if cc.GetReturnDelayMeanMs() >= 0]
+        out["return_delay_ms"] = {"mean": statistics.fmean(back) if back else None,
+                                  "max": max(int(cc.GetReturnDelayMaxMs()) for _, cc in ccs)}
     cell.destroy()
     return out
 

@@ -147,6 +147,10 @@ class TcpLegilimens : public TcpCongestionOps
     const std::vector<std::pair<int64_t, uint32_t>>& GetModeLog() const;
     /// Retransmission timeouts ns-3 raised with nothing in flight during a wait (ignored).
     uint64_t GetIdleTimeouts() const;
+    /// Mean and largest RTT − one-way delay of the RTT samples (the ACKs' way back: the UE's
+    /// uplink and the core), ms; -1 / 0 before the first.
+    double GetReturnDelayMeanMs() const;
+    int64_t GetReturnDelayMaxMs() const;
     /// "address:port" of the receiver once the controller found its socket, else "".
     std::string GetPeer() const;
 
@@ -222,7 +226,10 @@ class TcpLegilimens : public TcpCongestionOps
     };
     std::deque<SentSegment> m_sent;
     uint64_t m_highTx64{0};
-    /// Smoothed RTT of the newest-segment samples; stands for cellshare's min RTT.
+    /// Smallest newest-segment RTT sample.
+    Time m_ownMinRtt{0};
+    /// Smoothed RTT of the samples whose segment did not queue on the downlink; stands for
+    /// cellshare's min RTT.
     Time m_srtt{0};
     std::optional<int64_t> m_minOwdMs;
     Time m_baseMinRto{MilliSeconds(200)};
@@ -232,6 +239,9 @@ class TcpLegilimens : public TcpCongestionOps
     uint64_t m_busyVerdicts{0};
     uint64_t m_countedSlots{0};
     uint64_t m_idleTimeouts{0};
+    int64_t m_returnSumMs{0};
+    uint64_t m_returnCount{0};
+    int64_t m_returnMaxMs{0};
     Time m_modeSince{0};
     Time m_timeIn[5]{};
     std::vector<std::pair<int64_t, uint32_t>> m_modeLog;
