@@ -201,3 +201,25 @@ def test_study_cli_refuses_bad_input_with_the_flag_and_value():
         proc = subprocess.run([sys.executable, str(STUDY), *flags], capture_output=True, text=True)
         assert proc.returncode != 0, flags
         assert needle in proc.stderr, (flags, proc.stderr)
+
+
+def test_fig7_recapture_is_reported_per_stop():
+    # Two periods; the background returns at 10 Mbit/s 1.0 s after the first stop and 2.5 s
+    # after the second: its 500 ms average reaches 0.7 of CUBIC alone 4 bins later, and the
+    # recapture is that moment minus the 0.5 s window (0.9 and 2.4 s).
+    S = _study()
+    d = S.fig7_duration(2)
+    n = int(d * 10)
+    on, _ = S.on_off_seconds(d)
+    alone = [0.0] * n
+    for s in on:
+        alone[10 * s:10 * s + 10] = [10.0] * 10
+    bg = [0.0] * n
+    for stop, delay in ((S.FG_START + S.ON, 1.0), (S.FG_START + 2 * S.ON + S.OFF, 2.5)):
+        k = int((stop + delay) * 10)
+        bg[k:int((stop + S.OFF) * 10)] = [10.0] * (int((stop + S.OFF) * 10) - k)
+    m = S.fig7_metrics({"series": {"background": bg, "foreground": alone}},
+                       {"series": {"foreground": alone}}, d)
+    assert m["recapture_s"] == pytest.approx([0.9, 2.4])
+    assert m["recapture_mean_s"] == pytest.approx(1.65) and m["recapture_max_s"] == pytest.approx(2.4)
+    assert m["cubic_alone_mbps"] == pytest.approx(10.0)

@@ -4,7 +4,7 @@ simulator, with `tools/ns3-legilimens`'s controller), side by side, one command 
 
     python tools/legilimens_study.py fig7  --out out/legilimens-ns3
     python tools/legilimens_study.py fig12 --out out/legilimens-ns3 [--duration 120 --seed 1]
-    python tools/legilimens_study.py fig12 --cellshare-only --ns3-results tools/data/legilimens-ns3-fig12.json
+    python tools/legilimens_study.py fig12 --cellshare-only --ns3-results tools/data/legilimens-ns3-fig12.jsonl --duration 10 --loads 0.6
 
 Both simulators run the same cell (docs/legilimens-ns3.md): 10 MHz, PF, two layers, no fast
 fading, cellshare's radio defaults (751 MHz reference loss, 47.78 dBm, exponent 3.52, noise
@@ -191,7 +191,7 @@ def fig7_metrics(run: dict, alone: dict, duration: float) -> dict:
             "fg_ratio_on": f_on / alone_on if alone_on else 0.0,
             "bg_off_ratio": b_off / alone_on if alone_on else 0.0,
             "recapture_mean_s": statistics.fmean(rec) if rec else math.nan,
-            "recapture_max_s": max(rec) if rec else math.nan}
+            "recapture_max_s": max(rec) if rec else math.nan, "recapture_s": rec}
 
 
 # -- Figure 12 -------------------------------------------------------------------------------
@@ -419,6 +419,8 @@ def fig7(args) -> None:
     for label, key, nd in rows:
         a, b = m["cellshare"][key], m["ns-3"][key]
         lines.append(f"| {label} | {fmt(a, nd)} | {fmt(b, nd)} | {diff(a, b)} |")
+    lines.append("| recapture after each stop (s) | " + " | ".join(
+        ", ".join(fmt(x, 1) for x in m[side]["recapture_s"]) for side in ("cellshare", "ns-3")) + " | |")
     nb = ns["legilimens"]
     lines += ["", f"ns-3 Legilimens: seconds in NORMAL / GAP I / II / III / back-off: "
               + " / ".join(f"{s:.1f}" for s in nb["seconds_in_mode"])
