@@ -223,3 +223,17 @@ def test_fig7_recapture_is_reported_per_stop():
     assert m["recapture_s"] == pytest.approx([0.9, 2.4])
     assert m["recapture_mean_s"] == pytest.approx(1.65) and m["recapture_max_s"] == pytest.approx(2.4)
     assert m["cubic_alone_mbps"] == pytest.approx(10.0)
+
+
+def test_fig12_cellshare_alone_prints_one_row_per_scheme_and_the_claims(tmp_path):
+    import subprocess
+    proc = subprocess.run([sys.executable, str(STUDY), "fig12", "--cellshare-alone", "--duration", "3",
+                           "--loads", "0.3,0.6", "--layouts", "some", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    table = (tmp_path / "fig12-cellshare.md").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "/" in line]
+    assert [r.split("|")[1].strip() for r in rows] == ["w/o bg", "CUBIC", "LEDBAT", "Vegas", "Legilimens"]
+    assert all(len(r.split("|")) == 6 for r in rows)  # scheme, layout, two loads
+    assert "Legilimens' background / LEDBAT's" in table
+    assert not (tmp_path / "ns3-fig12.jsonl").exists()  # no ns-3 case ran

@@ -5,6 +5,7 @@ simulator, with `tools/ns3-legilimens`'s controller), side by side, one command 
     python tools/legilimens_study.py fig7  --out out/legilimens-ns3
     python tools/legilimens_study.py fig12 --out out/legilimens-ns3 [--duration 120 --seed 1]
     python tools/legilimens_study.py fig12 --cellshare-only --ns3-results tools/data/legilimens-ns3-fig12.jsonl --duration 10 --loads 0.6
+    python tools/legilimens_study.py fig12 --cellshare-alone --duration 120   # cellshare only, all loads
 
 Both simulators run the same cell (docs/legilimens-ns3.md): 10 MHz, PF, two layers, no fast
 fading, cellshare's radio defaults (751 MHz reference loss, 47.78 dBm, exponent 3.52, noise
@@ -459,6 +460,9 @@ def fig12(args) -> None:
                                  "duration": args.duration, "arrivals": arrivals, "load": load,
                                  "harq_errors": not args.ns3_no_harq}))
     print(f"cellshare: {len(cs)} runs in {time.monotonic() - t0:.1f} s", flush=True)
+    if args.cellshare_alone:
+        fig12_cellshare_table(args, cs, schemes, layouts, loads)
+        return
     path = args.ns3_results or args.out / "ns3-fig12.jsonl"
     n3 = ns3_cases(path, args, cases)
     ns = {(spec["scheme"], spec["layout"], spec["load"]): n3[case] for case, spec in cases}
@@ -473,7 +477,8 @@ def fig12(args) -> None:
             key_lay = lay if s != "w/o bg" else layouts[0]
             rows = [(ld, cs[(s, key_lay, ld)]["summary"], ns[(s, key_lay, ld)]["summary"]) for ld in loads]
             avg = lambda side, k: statistics.fmean([r[side][k] for r in rows]) if all(not math.isnan(r[side][k]) for r in rows) else math.nan  # noqa: E731
-            rows.append(("avg", {k: avg(1, k) for k in rows[0][1]}, {k: avg(2, k) for k in rows[0][2]}))
+            if len(loads) > 1:
+                rows.append(("avg", {k: avg(1, k) for k in rows[0][1]}, {k: avg(2, k) for k in rows[0][2]}))
             for ld, a, b in rows:
                 ldl = ld if ld == "avg" else f"{ld:.0%}"
                 lines.append(f"| {s} | {ldl} | {fmt(a['long_mbps'])} / {fmt(b['long_mbps'])} ({diff(a['long_mbps'], b['long_mbps'])}) | "
@@ -507,6 +512,33 @@ def fig12(args) -> None:
                                 "duration": args.duration, "seed": args.seed})
 
 
+def fig12_cellshare_table(args, cs: dict, schemes: list, layouts: list, loads: list) -> None:
+    """cellshare alone (no ns-3): one row per scheme and layout, one column per load, and the
+    paper's two Figure 12 claims averaged over the loads."""
+    key = lambda s, lay, ld: (s, lay if s != "w/o bg" else layouts[0], ld)  # noqa: E731
+    lines = [f"Figure 12 in cellshare alone: 100 UEs, {args.duration:g} s per case, seed {args.seed}. Per load: "
+             "long fg (Mbit/s) / background per flow (Mbit/s) / short FCT p50 (s) / fg delivered (Mbit/s).", "",
+             "| scheme | layout | " + " | ".join(f"{ld:.0%}" for ld in loads) + " |", "|---|---|" + "---|" * len(loads)]
+    for lay in layouts:
+        for s in schemes:
+            if s == "w/o bg" and lay != layouts[0]:
+                continue
+            cells = [cs[key(s, lay, ld)]["summary"] for ld in loads]
+            lines.append(f"| {s} | {'—' if s == 'w/o bg' else lay} | " + " | ".join(
+                f"{fmt(c['long_mbps'])} / {fmt(c['bg_mbps'])} / {fmt(c['short_fct_p50_s'], 3)} / {fmt(c['fg_mbps'], 1)}"
+                for c in cells) + " |")
+    lines.append("")
+    if {"Legilimens", "LEDBAT", "Vegas", "w/o bg"} <= set(schemes):
+        for lay in layouts:
+            avg = lambda s, k: statistics.fmean(cs[key(s, lay, ld)]["summary"][k] for ld in loads)  # noqa: E731
+            lines.append(f"- `{lay}`, averaged over the loads: Legilimens' background / LEDBAT's "
+                         f"{avg('Legilimens', 'bg_mbps') / avg('LEDBAT', 'bg_mbps'):.2f}, / Vegas' "
+                         f"{avg('Legilimens', 'bg_mbps') / avg('Vegas', 'bg_mbps'):.2f} (paper 2.2); foreground long flows "
+                         f"1 − Legilimens / w/o bg = {1 - avg('Legilimens', 'long_mbps') / avg('w/o bg', 'long_mbps'):.0%} (paper ≤ 12 %)")
+    emit(args, "fig12-cellshare", lines, {"|".join(map(str, k)): {kk: vv for kk, vv in v.items() if kk != "arrivals"}
+                                           for k, v in cs.items()})
+
+
 def emit(args, name: str, lines: list[str], data: dict) -> None:
     text = "\n".join(lines) + "\n"
     print(text)
@@ -529,6 +561,8 @@ def main() -> None:
     p.add_argument("--resume", action="store_true", help="keep the ns-3 cases already in the results file")
     p.add_argument("--cellshare-only", action="store_true", help="rerun cellshare only; ns-3 numbers from --ns3-results")
     p.add_argument("--ns3-results", type=Path, help="ns-3 results file (.jsonl) to read (and, without --cellshare-only, extend)")
+    p.add_argument("--cellshare-alone", action="store_true",
+                   help="fig12: cellshare only, no ns-3 (e.g. at the issue's 120 s and all loads, seconds per run)")
     p.add_argument("--ns3-no-harq", action="store_true",
                    help="diagnosis: ns-3 without its block-error model (no HARQ retransmissions), as cellshare")
     p.add_argument("--ns3-case", help=argparse.SUPPRESS)
@@ -544,13 +578,15 @@ def main() -> None:
         p.error(f"--ns3-results: {args.ns3_results} does not exist")
     if args.duration <= 1 or args.periods < 1 or args.seed < 0:
         p.error(f"--duration {args.duration} / --periods {args.periods} / --seed {args.seed}: expected > 1 s, >= 1, >= 0")
-    if not args.cellshare_only:
+    if args.cellshare_alone and (args.figure != "fig12" or args.cellshare_only):
+        p.error("--cellshare-alone is for fig12 and replaces --cellshare-only")
+    if not args.cellshare_only and not args.cellshare_alone:
         why = L.unavailable()
         if why:
             p.error(f"the ns-3 side cannot run: {why} (use --cellshare-only --ns3-results FILE)")
         if not args.out and not args.ns3_results:
             p.error("--out DIR is needed for the ns-3 results")
-    if args.ns3_results is None and args.out is None:
+    if args.ns3_results is None and args.out is None and not args.cellshare_alone:
         p.error("--out DIR is needed")
     (fig7 if args.figure == "fig7" else fig12)(args)
 
