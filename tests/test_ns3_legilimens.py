@@ -175,6 +175,10 @@ def test_fig12_replays_one_arrival_list_whatever_the_background():
     d = S.placements(1)
     assert len(d) == 100 and 50 <= min(d) and max(d) <= 500 and d == S.placements(1) != S.placements(2)
     assert S.bg_ues("every", 1) == list(range(100)) and len(S.bg_ues("some", 1)) == 10
+    # LEDBAT runs ns-3's TcpLedbat rules in cellshare too: no window growth past the flight,
+    # slow start until a loss.
+    cc = S.fig12_scenario("LEDBAT", "some", 0.6, 1, 4.0)["flows"][0]["transport"]["cc"]
+    assert cc["allowed_increase"] == 0 and cc["slow_start_exit_fraction"] >= 1e6
 
 
 def test_summary_measures_long_flows_over_their_life_and_fct_from_the_first_byte():

@@ -53,13 +53,20 @@ import legilimens_ns3 as L  # noqa: E402
 RADIO = {"kind": "radio", "layers": 2, "fading": "none"}  # cellshare's defaults otherwise
 RLC_BYTES = 524288
 MSS = 1448
-#: Background schemes: label -> (cellshare controller, ns-3 TypeId). LEDBAT runs ns-3's
-#: window rule on both sides: ns-3.44's TcpLedbat caps cwnd at the flight before the ACK,
-#: RFC 6817's ALLOWED_INCREASE = 0 (see the README's "Cross-check against ns-3").
+#: LEDBAT runs ns-3.44's `TcpLedbat` rules on both sides. Its window is capped at the flight
+#: before the ACK, RFC 6817's ALLOWED_INCREASE = 0 (see the README's "Cross-check against
+#: ns-3"), and it leaves its NewReno slow start only at a loss: `IncreaseWindow` slow-starts
+#: while cwnd <= ssthresh with no delay test (`m_doSs = DO_SLOWSTART`, `m_flag =
+#: LEDBAT_CAN_SS` from the constructor), where cellshare's LEDBAT leaves it at half the
+#: target's queueing delay; an exit fraction of 10^6 (100 000 s) is never reached.
+#: `--cellshare-ledbat-delay-exit` gives cellshare's LEDBAT its own exit back.
+LEDBAT_NS3 = {"kind": "ledbat", "allowed_increase": 0.0, "slow_start_exit_fraction": 1e6}
+LEDBAT_DELAY_EXIT = {"kind": "ledbat", "allowed_increase": 0.0}
+#: Background schemes: label -> (cellshare controller, ns-3 TypeId).
 SCHEMES = {
     "w/o bg": (None, None),
     "CUBIC": ({"kind": "cubic"}, "ns3::TcpCubic"),
-    "LEDBAT": ({"kind": "ledbat", "allowed_increase": 0.0}, "ns3::TcpLedbat"),
+    "LEDBAT": (LEDBAT_NS3, "ns3::TcpLedbat"),
     "Vegas": ({"kind": "vegas"}, "ns3::TcpVegas"),
     "Legilimens": ({"kind": "legilimens"}, "ns3::TcpLegilimens"),
 }
@@ -563,6 +570,9 @@ def main() -> None:
     p.add_argument("--ns3-results", type=Path, help="ns-3 results file (.jsonl) to read (and, without --cellshare-only, extend)")
     p.add_argument("--cellshare-alone", action="store_true",
                    help="fig12: cellshare only, no ns-3 (e.g. at the issue's 120 s and all loads, seconds per run)")
+    p.add_argument("--cellshare-ledbat-delay-exit", action="store_true",
+                   help="fig12: cellshare's LEDBAT leaves slow start at half its target delay (its default), "
+                        "not at the first loss as ns-3's TcpLedbat")
     p.add_argument("--ns3-no-harq", action="store_true",
                    help="diagnosis: ns-3 without its block-error model (no HARQ retransmissions), as cellshare")
     p.add_argument("--ns3-case", help=argparse.SUPPRESS)
@@ -572,6 +582,8 @@ def main() -> None:
         return
     if args.figure is None:
         p.error("name a figure: fig7 or fig12")
+    if args.cellshare_ledbat_delay_exit:
+        SCHEMES["LEDBAT"] = (LEDBAT_DELAY_EXIT, SCHEMES["LEDBAT"][1])
     if args.cellshare_only and not args.ns3_results:
         p.error("--cellshare-only needs --ns3-results FILE (a results file this tool wrote)")
     if args.cellshare_only and not args.ns3_results.exists():
