@@ -12,9 +12,10 @@ import typer
 from rich.table import Table
 
 from . import bpf as bpfmod
+from .clihelp import Command
 from . import emulate as emu
 
-bpf_app = typer.Typer(add_completion=False, no_args_is_help=True,
+bpf_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                       help="eBPF TCP congestion controls (Legilimens, LEDBAT, TCP-LP): build, load, unload, list.")
 
 
@@ -29,8 +30,8 @@ def _name_arg(name: str) -> str:
     return name
 
 
-@bpf_app.command("load")
-def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+@bpf_app.command("load", cls=Command)
+def bpf_load(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat or tcp_lp")) -> None:
     """Compile (clang, against this kernel's BTF) and register a control; it then appears in
     /proc/sys/net/ipv4/tcp_available_congestion_control."""
     from .cli import out_console
@@ -42,8 +43,8 @@ def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp"
     out_console.print(f"{name}: {'loaded' if fresh else 'already loaded'}", highlight=False)
 
 
-@bpf_app.command("unload")
-def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_lp")) -> None:
+@bpf_app.command("unload", cls=Command)
+def bpf_unload(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat or tcp_lp")) -> None:
     """Unregister a control (sockets using it keep it until they close)."""
     from .cli import out_console
     _name_arg(name)
@@ -54,7 +55,7 @@ def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat or tcp_l
     out_console.print(f"{name}: {'unloaded' if was else 'was not loaded'}", highlight=False)
 
 
-@bpf_app.command("list")
+@bpf_app.command("list", cls=Command)
 def bpf_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """The project's controls and whether each is loaded, and what the kernel offers."""
     from .cli import out_console
@@ -129,7 +130,7 @@ def _interrupted(summary: dict, out: Path) -> None:
 
 
 def emulate_cmd(
-    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML (the simulator's format plus an optional "
+    scenario: Optional[Path] = typer.Argument(None, metavar="SCENARIO", help="Scenario TOML (the simulator's format plus an optional "
                                               "[emulator] table)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder: summary.json, flows/, commands/, "
                                        "emu.pcap (created; an existing one must be empty or a cellshare output, "
@@ -176,7 +177,7 @@ def emulate_cmd(
 
 
 def crosscheck_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML with TCP flows."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO", help="Scenario TOML with TCP flows."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for sim/, emu/ and crosscheck.json."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
     force: bool = typer.Option(False, "--force", help="Replace a previous cellshare output in --out."),
@@ -226,5 +227,5 @@ def crosscheck_cmd(
 def register(app: typer.Typer) -> None:
     """Adds `bpf`, `emulate` and `crosscheck` to the main app."""
     app.add_typer(bpf_app, name="bpf")
-    app.command("emulate")(emulate_cmd)
-    app.command("crosscheck")(crosscheck_cmd)
+    app.command("emulate", cls=Command)(emulate_cmd)
+    app.command("crosscheck", cls=Command)(crosscheck_cmd)
