@@ -111,6 +111,15 @@ def test_queue_delay_cdf_of_a_real_sweep_has_readable_ticks(small_sweep, monkeyp
         assert ax.get_xlim()[1] <= 1.1 * max(max(c["delay_ms"]) for c in cdfs) * 1.01
 
 
+def test_report_says_the_load_axis_is_nominal_and_shows_the_achieved_load(small_sweep, tmp_path):
+    from cellshare.report import write_report
+
+    page = write_report(small_sweep, out=tmp_path / "r").read_text()
+    assert "the load the cell carried is the PRB utilization in the overview" in page
+    overview = re.search(r'<section id="overview">(.*?)</section>', page, re.S)
+    assert overview and "PRB utilization" in overview.group(1)
+
+
 def test_short_flow_fct_axis_starts_at_zero(small_sweep, monkeypatch, tmp_path):
     fig = _figures(small_sweep, monkeypatch, tmp_path)["fct_short"]
     for ax in fig.axes:

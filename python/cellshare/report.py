@@ -616,7 +616,9 @@ class _Report:
         if d.scheme:
             facts.append(f"scheme: <code>{html.escape(d.scheme)}</code> ({', '.join(html.escape(str(s)) for s in self.schemes)})")
         if d.load:
-            facts.append(f"load: <code>{html.escape(d.load)}</code> ({', '.join(html.escape(str(l)) for l in self.loads)})")
+            facts.append(f"load: <code>{html.escape(d.load)}</code> ({', '.join(html.escape(str(l)) for l in self.loads)}) — "
+                         "the values the sweep sets, named as it names them; the load the cell carried is the "
+                         "PRB utilization in the overview")
         if self.baseline is not None:
             facts.append(f"baseline: {html.escape(str(self.baseline))}")
         if pooled:
