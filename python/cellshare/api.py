@@ -147,10 +147,24 @@ def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], sc
     return pa.table(cols, schema=schema)
 
 
+_RTT_KEYS = ("count", "mean", "p50", "p99", "max")
+
+
+def _distinct_classes(classes: list[dict]) -> list[dict]:
+    """The summary's classes: foreground, background, and one per DSCP value — unless every
+    flow carries the same DSCP, whose class would repeat the all-flow totals (``dscp0`` in
+    almost every scenario). :meth:`Result.class_` still finds it by name."""
+    dscp = [c for c in classes if c["class"].startswith("dscp")]
+    return [c for c in classes if len(dscp) > 1 or c not in dscp]
+
+
 def _flow_summary(f: dict) -> dict:
     """A flow's summary entry: everything but its series; an app keeps its RTT statistics
     (the per-request lists go to the ``requests`` table)."""
     out = {k: v for k, v in f.items() if k not in _SERIES_KEYS}
+    # A flow without RTT samples (a CBR/UDP flow) has no RTT: null, not zeros.
+    if isinstance(out.get("rtt_ms"), dict) and not out["rtt_ms"].get("count"):
+        out["rtt_ms"] = None
     if "app" in out:
         out["app"] = {k: v for k, v in out["app"].items() if k not in ("t_s", "rtt_ms")}
     return out
@@ -298,7 +312,7 @@ class Result:
             "peak_packets": r["peak_packets"],
             "flows": [_flow_summary(f) for f in r["flows"]],
             "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
-            "classes": r["classes"],
+            "classes": _distinct_classes(r["classes"]),
             "workload": r.get("workload"),
         }
         # The apps' sessions: their summaries (the per-event columns go to their tables).
@@ -321,8 +335,9 @@ class Result:
                     row[f"app_{k}"] = v
             for k, v in f["queue_delay_ms"].items():
                 row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
-            for k, v in f.get("rtt_ms", {}).items():
-                row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = v
+            rtt = f.get("rtt_ms")
+            for k in _RTT_KEYS:
+                row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = (rtt or {}).get(k, 0 if k == "count" else None)
             for k, v in f.get("one_way_delay_ms", {}).items():
                 row[f"one_way_delay_{k}_ms" if k != "count" else "one_way_delay_samples"] = v
             rows.append(row)

@@ -23,6 +23,52 @@ from . import _core
 from .api import run_text
 
 
+KB, MB = 1024, 1024 * 1024
+#: The presets' size classes, (bytes, share of the bytes), as `Preset::mix` in
+#: crates/workload/src/lib.rs defines them (Legilimens §V-E, Sneaker §VI, thesis §4.1).
+PRESETS = {
+    "legilimens": ((64 * KB, 0.10), (MB, 0.30), (32 * MB, 0.60)),
+    "sneaker": ((64 * KB, 0.10), (MB, 0.40), (32 * MB, 0.50)),
+    "thesis": ((32 * KB, 0.10), (MB, 0.30), (32 * MB, 0.60)),
+}
+#: `cellshare calibrate` warns when the generated load's expected spread (one standard
+#: deviation, relative to the target) exceeds this: the run is then too short for its
+#: achieved load to say anything about the estimate.
+SPREAD_WARN = 0.10
+
+
+def _size_classes(arrivals: dict) -> list[tuple[float, float]]:
+    mix = arrivals.get("mix")
+    if mix:
+        return [(float(c["bytes"]), float(c["share"])) for c in mix]
+    preset = arrivals.get("preset", "legilimens")
+    if isinstance(preset, dict):
+        preset = preset.get("kind", "legilimens")
+    return list(PRESETS[preset])
+
+
+def load_spread(arrivals: dict, offered_bytes_per_s: float, duration_s: float) -> float:
+    """Relative standard deviation of the bytes a Poisson mix generates in `duration_s`.
+
+    Each size class k (s_k bytes, a share w_k of the bytes) is a Poisson process of rate
+    λ_k = w_k·R/s_k for an offered rate R, so the bytes generated over T have mean R·T and
+    variance Σ λ_k·T·s_k² = R·T·Σ w_k·s_k; the ratio is √(Σ w_k·s_k / (R·T)). Dominated by
+    the largest flows: `scenarios/workload-at-scale.toml` at 60 % load (41 Mbit/s offered, the
+    Legilimens mix with 60 % of the bytes in 32 MB flows) gives 0.63 over 10 s, 0.18 over 2
+    minutes and 0.07 over the papers' 15 (docs/workloads.md: achieved loads within ±4 points
+    over 15 minutes, wandering by ±20 over 2)."""
+    if offered_bytes_per_s <= 0 or duration_s <= 0:
+        return float("inf")
+    m = sum(w * s for s, w in _size_classes(arrivals)) / sum(w for _, w in _size_classes(arrivals))
+    return (m / (offered_bytes_per_s * duration_s)) ** 0.5
+
+
+def duration_for_spread(arrivals: dict, offered_bytes_per_s: float, spread: float = SPREAD_WARN) -> float:
+    """The run length whose :func:`load_spread` is `spread`."""
+    m = sum(w * s for s, w in _size_classes(arrivals)) / sum(w for _, w in _size_classes(arrivals))
+    return m / (offered_bytes_per_s * spread ** 2)
+
+
 def calibration_scenario(text: str, load: float, seed: int | None = None, duration: float | None = None) -> str:
     """The scenario `text` with its workload alone at target `load` (TOML text)."""
     doc = tomllib.loads(text)
@@ -49,13 +95,16 @@ def calibrate(text: str, base_dir: str, loads: Sequence[float], seeds: Sequence[
               duration: float | None = None) -> list[dict[str, Any]]:
     """Runs the workload of scenario `text` alone at each target load (and each seed; default
     the scenario's) and returns one row per (load, seed): target, achieved PRB utilization,
-    the estimated capacity, offered and delivered Mbps, flows generated and completed."""
+    the estimated capacity, offered and delivered Mbps, flows generated and completed, and
+    the spread Poisson arrivals alone give the load over this duration (`load_spread`)."""
     rows = []
     for load in loads:
         for seed in (seeds or [None]):
             sc = calibration_scenario(text, load, seed, duration)
             r = run_text(sc, base_dir, label=f"load {load:g}")
             w = r.summary["workload"]
+            arrivals = tomllib.loads(sc)["workload"]["arrivals"]
+            offered = w["offered_mbps"] * 1e6 / 8
             flows = r.summary["flows"]
             rows.append({
                 "target": float(load),
@@ -69,5 +118,9 @@ def calibrate(text: str, base_dir: str, loads: Sequence[float], seeds: Sequence[
                 "flows": sum(w["flows"]),
                 "completed": sum(1 for f in flows if f["completed"]),
                 "duration_s": r.summary["duration_s"],
+                # Expected one-sigma spread of the generated load (relative), and the
+                # duration that brings it to SPREAD_WARN (see load_spread).
+                "load_spread": load_spread(arrivals, offered, r.summary["duration_s"]),
+                "duration_for_10pc_s": duration_for_spread(arrivals, offered) if offered > 0 else None,
             })
     return rows

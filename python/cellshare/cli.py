@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import _core
+from .clihelp import Command
 from .api import load_scenario, run_text, toml_loads
 from .lln import is_lln
 from .output import OutputError
@@ -23,7 +24,8 @@ except ModuleNotFoundError:  # pragma: no cover
 
 import tomli_w
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+# Help is plain text and arguments have upper-case metavars: see clihelp.py.
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="cellshare: a fast TTI-level LTE cell simulator for sharing a cell between "
                        "foreground and background traffic.")
 # Piped output is not cut to 80 columns: tables stay readable in logs and CI.
@@ -37,6 +39,15 @@ def _fail(msg: str, code: int = 2) -> typer.Exit:
     # The message is plain text: a key like flows[x] must not be read as markup.
     err_console.print(f"[bold red]error:[/] {escape(msg)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(code)
+
+
+def _duration(seconds: float) -> str:
+    """12 s, 3.4 min, 1.2 h."""
+    if seconds < 90:
+        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:
@@ -126,9 +137,9 @@ _MAX_FLOWS = typer.Option(None, "--max-flows", min=1, help="Most flows a scenari
 _MAX_MEM = typer.Option(None, "--max-memory-mb", min=1, help="Most memory a run is estimated to need, MiB (default 3072).")
 
 
-@app.command("run")
+@app.command("run", cls=Command)
 def run_cmd(
-    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML file. Default: the embedded default scenario."),
+    scenario: Optional[Path] = typer.Argument(None, metavar="SCENARIO", help="Scenario TOML file. Default: the embedded default scenario."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for summary.json and the Parquet tables "
                                        "(created; an existing one must be empty or a cellshare output, see --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
@@ -169,9 +180,9 @@ def run_cmd(
             out_console.print(f"results written to {out}/", highlight=False)
 
 
-@app.command("validate")
+@app.command("validate", cls=Command)
 def validate_cmd(
-    scenarios: list[Path] = typer.Argument(..., help="Scenario TOML files."),
+    scenarios: list[Path] = typer.Argument(..., metavar="SCENARIO...", help="Scenario TOML files."),
     max_ues: Optional[int] = _MAX_UES,
     max_flows: Optional[int] = _MAX_FLOWS,
     max_memory_mb: Optional[int] = _MAX_MEM,
@@ -196,7 +207,7 @@ def validate_cmd(
         raise typer.Exit(2)
 
 
-@app.command("bench")
+@app.command("bench", cls=Command)
 def bench_cmd(
     as_json: bool = typer.Option(False, "--json", help='Print only {"sim_speed": ..., "ideal_sim_speed": ..., "peak_rss_mb": ...}.'),
     duration: float = typer.Option(60.0, min=0.1, max=3600, help="Simulated seconds."),
@@ -236,9 +247,9 @@ def bench_cmd(
                           f"realistic / ideal speed {r['sim_speed'] / r['ideal_sim_speed']:.2f}", highlight=False)
 
 
-@app.command("reproduce")
+@app.command("reproduce", cls=Command)
 def reproduce_cmd(
-    name: Optional[str] = typer.Argument(None, help="Experiment name (see --list)."),
+    name: Optional[str] = typer.Argument(None, metavar="NAME", help="Experiment name (see --list)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
                                        help="Output folder. Default: results/NAME (with --all: results/reproductions)."),
     list_: bool = typer.Option(False, "--list", help="List the experiments."),
@@ -275,13 +286,19 @@ def reproduce_cmd(
     if update_docs and not all_:
         raise _fail("--update-docs needs --all (the committed scoreboard is the whole set)")
     if list_ or (name is None and not all_):
+        times = sb.committed_wall_times()
         t = Table(title="reproductions")
         t.add_column("name")
         t.add_column("what")
         t.add_column("paper")
         t.add_column("claims", justify="right")
+        t.add_column("time", justify="right")
         for e in rp.all_experiments():
-            t.add_row(e.name, e.title, e.paper, str(len(e.claims)))
+            w = times.get(e.name)
+            t.add_row(e.name, e.title, e.paper, str(len(e.claims)), "?" if w is None else _duration(w))
+        t.caption = ("time: wall clock of the quick run with its sensitivity re-runs, as measured for "
+                     "docs/scoreboard.json (a 2-core VM shared with other work); --full takes longer"
+                     if times else "time: unknown (docs/scoreboard.json is not here: not a source checkout)")
         out_console.print(t)
         return
     if all_:
@@ -326,9 +343,9 @@ def reproduce_cmd(
         raise typer.Exit(1)
 
 
-@app.command("sweep")
+@app.command("sweep", cls=Command)
 def sweep_cmd(
-    sweep_file: Path = typer.Argument(..., help="Sweep TOML file: a base scenario, [parameters], [axes.NAME], seeds."),
+    sweep_file: Path = typer.Argument(..., metavar="SWEEP_FILE", help="Sweep TOML file: a base scenario, [parameters], [axes.NAME], seeds."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: results/<sweep file name>."),
     workers: Optional[int] = typer.Option(None, min=1, max=4096,
                                           help="Parallel runs. Default: the sweep's `workers`, else every core "
@@ -374,9 +391,9 @@ def sweep_cmd(
                       f"(every run's flows)", highlight=False)
 
 
-@app.command("report")
+@app.command("report", cls=Command)
 def report_cmd(
-    folder: Path = typer.Argument(..., help="A sweep output folder (runs.parquet) or a single run folder "
+    folder: Path = typer.Argument(..., metavar="FOLDER", help="A sweep output folder (runs.parquet) or a single run folder "
                                             "(summary.json)."),
     scheme: Optional[str] = typer.Option(None, "--scheme", help="Parameter whose values are the schemes. "
                                          "Default: an axis called 'scheme', else the first parameter."),
@@ -402,9 +419,9 @@ def report_cmd(
     out_console.print(f"report written to {index}", highlight=False)
 
 
-@app.command("calibrate")
+@app.command("calibrate", cls=Command)
 def calibrate_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML file with a [workload] of Poisson arrivals."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO", help="Scenario TOML file with a [workload] of Poisson arrivals."),
     loads: str = typer.Option("0.3,0.6,0.8", "--loads", help="Target PRB utilizations, comma-separated, each in (0, 1]."),
     seeds: Optional[str] = typer.Option(None, "--seeds", help="Seeds, comma-separated. Default: the scenario's."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
@@ -438,6 +455,7 @@ def calibrate_cmd(
         _write_file(out, json.dumps(rows, indent=2) + "\n")
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        _warn_short_calibration(rows)
         return
     t = Table(title=f"{scenario}: workload alone, target vs achieved PRB utilization")
     for col in ("target", "seed", "achieved", "error pp", "capacity Mbps", "offered Mbps", "delivered Mbps", "flows", "completed"):
@@ -447,9 +465,26 @@ def calibrate_cmd(
                   f"{r['capacity_mbps']:.2f}", f"{r['offered_mbps']:.2f}", f"{r['delivered_mbps']:.2f}",
                   str(r["flows"]), str(r["completed"]))
     out_console.print(t)
+    _warn_short_calibration(rows)
 
 
-@app.command("scenario-reference")
+def _warn_short_calibration(rows: list[dict]) -> None:
+    """A warning on standard error when the runs are too short for their achieved load to
+    mean much: Poisson arrivals alone spread the generated load by more than SPREAD_WARN."""
+    from .calibrate import SPREAD_WARN
+
+    worst = max(rows, key=lambda r: r["load_spread"], default=None)
+    if worst is None or not worst["load_spread"] > SPREAD_WARN:
+        return
+    need = max((r["duration_for_10pc_s"] or 0.0) for r in rows)
+    err_console.print(
+        f"warning: {worst['duration_s']:g} s is short for this workload: Poisson arrivals alone spread the "
+        f"generated load by ±{worst['load_spread']:.0%} of the target (one standard deviation, at load "
+        f"{worst['target']:g}); use --duration {need:.0f} or more for ±{SPREAD_WARN:.0%}, or several --seeds.",
+        highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("scenario-reference", cls=Command)
 def scenario_reference_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the markdown here instead of stdout."),
 ) -> None:

@@ -26,15 +26,22 @@ def _type(s: dict, defs: dict) -> str:
     if "enum" in s:
         return " or ".join(json.dumps(v) for v in s["enum"])
     if "oneOf" in s:
-        kinds = []
+        # Tagged tables (`{ kind = "pf", ... }`) and plain strings (`fading = "none"`) are
+        # written as what they are: a string enum is not a table (issue 29).
+        kinds, strings = [], []
         for v in s["oneOf"]:
             v = _resolve(v, defs)
             k = v.get("properties", {}).get("kind", {})
             if "enum" in k:
                 kinds.extend(k["enum"])
             elif "enum" in v:
-                kinds.extend(v["enum"])
-        return "table: kind = " + " or ".join(json.dumps(k) for k in kinds) if kinds else "one of several forms"
+                strings.extend(v["enum"])
+        forms = []
+        if strings:
+            forms.append("string: " + " or ".join(json.dumps(x) for x in strings))
+        if kinds:
+            forms.append("table: kind = " + " or ".join(json.dumps(k) for k in kinds))
+        return ", or ".join(forms) if forms else "one of several forms"
     t = s.get("type", "table")
     if isinstance(t, list):
         t = " or ".join(x for x in t if x != "null")

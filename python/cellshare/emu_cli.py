@@ -13,9 +13,10 @@ import typer
 from rich.table import Table
 
 from . import bpf as bpfmod
+from .clihelp import Command
 from . import emulate as emu
 
-bpf_app = typer.Typer(add_completion=False, no_args_is_help=True,
+bpf_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                       help="eBPF TCP congestion controls (Legilimens, LEDBAT, TCP-LP): build, load, unload, list.")
 
 
@@ -30,8 +31,8 @@ def _name_arg(name: str) -> str:
     return name
 
 
-@bpf_app.command("load")
-def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
+@bpf_app.command("load", cls=Command)
+def bpf_load(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
     """Compile (clang, against this kernel's BTF) and register a control; it then appears in
     /proc/sys/net/ipv4/tcp_available_congestion_control."""
     from .cli import out_console
@@ -43,8 +44,8 @@ def bpf_load(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp, w
     out_console.print(f"{name}: {'loaded' if fresh else 'already loaded'}", highlight=False)
 
 
-@bpf_app.command("unload")
-def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
+@bpf_app.command("unload", cls=Command)
+def bpf_unload(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
     """Unregister a control (sockets using it keep it until they close)."""
     from .cli import out_console
     _name_arg(name)
@@ -55,7 +56,7 @@ def bpf_unload(name: str = typer.Argument(..., help="legilimens, ledbat, tcp_lp,
     out_console.print(f"{name}: {'unloaded' if was else 'was not loaded'}", highlight=False)
 
 
-@bpf_app.command("list")
+@bpf_app.command("list", cls=Command)
 def bpf_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """The project's controls and whether each is loaded, and what the kernel offers."""
     from .cli import out_console
@@ -130,7 +131,7 @@ def _interrupted(summary: dict, out: Path) -> None:
 
 
 def emulate_cmd(
-    scenario: Optional[Path] = typer.Argument(None, help="Scenario TOML (the simulator's format plus an optional "
+    scenario: Optional[Path] = typer.Argument(None, metavar="SCENARIO", help="Scenario TOML (the simulator's format plus an optional "
                                               "[emulator] table)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder: summary.json, flows/, commands/, "
                                        "emu.pcap (created; an existing one must be empty or a cellshare output, "
@@ -234,7 +235,7 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
 
 
 def crosscheck_cmd(
-    scenario: Path = typer.Argument(..., help="Scenario TOML with TCP flows."),
+    scenario: Path = typer.Argument(..., metavar="SCENARIO", help="Scenario TOML with TCP flows."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for sim/, emu/, crosscheck.json and crosscheck.md."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
     force: bool = typer.Option(False, "--force", help="Replace a previous cellshare output in --out."),
@@ -347,5 +348,5 @@ def crosscheck_cmd(
 def register(app: typer.Typer) -> None:
     """Adds `bpf`, `emulate` and `crosscheck` to the main app."""
     app.add_typer(bpf_app, name="bpf")
-    app.command("emulate")(emulate_cmd)
-    app.command("crosscheck")(crosscheck_cmd)
+    app.command("emulate", cls=Command)(emulate_cmd)
+    app.command("crosscheck", cls=Command)(crosscheck_cmd)

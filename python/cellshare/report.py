@@ -42,6 +42,8 @@ class ReportError(ValueError):
 #: Scheme colours, in scheme order (the baseline is black).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#999999", "#882255",
            "#117733")
+#: The queue-delay CDF's x axis leaves out this share of packets at either end.
+CDF_AXIS_TAIL = 0.001
 #: Percentiles of the short-flow FCT figure.
 FCT_PERCENTILES = ((50.0, "p50"), (99.0, "p99"), (99.9, "p99.9"))
 #: Categories of the throughput figure, in panel order.
@@ -427,7 +429,10 @@ class _Report:
         plt = self.plt
         fig, axes = plt.subplots(1, 3, figsize=(7.0, 2.6))
         for ax, (_, lab) in zip(axes, FCT_PERCENTILES):
-            self._grouped_bars(ax, vals[lab], log=True)
+            # A linear axis from 0: on a log axis (or one starting near the smallest bar) a
+            # 5 % difference between schemes looks like a large one.
+            self._grouped_bars(ax, vals[lab], log=False)
+            ax.set_ylim(bottom=0)
             ax.set_title(f"{lab} FCT")
         axes[0].set_ylabel("flow completion time (ms)")
         fig.tight_layout()
@@ -436,7 +441,7 @@ class _Report:
         rows.sort(key=lambda r: (self.loads.index(_orig(self.loads, r[1])), self.schemes.index(_orig(self.schemes, r[0]))))
         self._section("Short-flow completion times", img,
                       "FCT percentiles of completed short flows (≤ 256 KB), pooled over the runs of each scheme and "
-                      "load (log scale)." + self._baseline_note(),
+                      "load (linear scale from 0)." + self._baseline_note(),
                       _table_html(["scheme", self.d.load or "load", "completed", "p50 ms", "p99 ms", "p99.9 ms",
                                    "p99 ÷ baseline"], rows))
 
@@ -495,6 +500,7 @@ class _Report:
                                  sharey=True, sharex=True)
         rows = []
         drawn = False
+        x_lo, x_hi = float("inf"), 0.0
         for i, l in enumerate(self.loads):
             ax = axes[i // ncol][i % ncol]
             for s in self.schemes:
@@ -513,11 +519,16 @@ class _Report:
                 ax.plot(grid, ys, color=self.colors[s], linestyle="--" if s == self.baseline else "-",
                         label=str(s) + (" (baseline)" if s == self.baseline else ""))
                 drawn = True
+                # The axis spans where the curves rise: from the first delay any scheme's CDF
+                # reaches 0.1 % to the last one where it is below 99.9 % (the max, often one
+                # straggler far to the right, is in the table).
+                x_lo = min(x_lo, float(grid[min(np.searchsorted(ys, CDF_AXIS_TAIL), len(grid) - 1)]))
+                x_hi = max(x_hi, float(grid[min(np.searchsorted(ys, 1.0 - CDF_AXIS_TAIL), len(grid) - 1)]))
                 p50 = float(np.mean([r["queue_delay_p50_ms"] for r in rs]))
                 p99 = float(np.mean([r["queue_delay_p99_ms"] for r in rs]))
-                rows.append([str(s), str(l), len(rs), p50, p99])
+                mx = float(np.mean([r["queue_delay_max_ms"] for r in rs]))
+                rows.append([str(s), str(l), len(rs), p50, p99, mx])
             ax.set_xscale("log")
-            _plain_log(ax.xaxis)
             ax.set_xlabel("queue delay (ms)")
             ax.set_ylim(0, 1.0)
             if self.d.load:
@@ -530,13 +541,20 @@ class _Report:
             self.plt.close(fig)
             self._section("Queue delay", None, "No packets were queued at the base station.", "")
             return
+        if x_hi <= x_lo:
+            x_lo, x_hi = x_lo / 1.5, x_lo * 1.5
+        for ax in axes.ravel():
+            ax.set_xlim(x_lo / 1.1, x_hi * 1.1)
         fig.tight_layout()
+        _fit_log_ticks(fig, [ax.xaxis for ax in axes.ravel() if ax.get_visible()])
         self._legend(fig, axes.ravel())
         img = _save(fig, self.out, "queue_delay_cdf")
         self._section("Queue delay", img,
                       "CDF of every packet's base-station sojourn (arrival to the end of the TTI carrying its last "
-                      "byte), averaged over the runs of each scheme and load.",
-                      _table_html(["scheme", self.d.load or "load", "runs", "mean p50 ms", "mean p99 ms"], rows))
+                      "byte), averaged over the runs of each scheme and load; log x axis from where the first "
+                      "0.1 % to where the last 0.1 % of the packets lie (the maximum is in the table).",
+                      _table_html(["scheme", self.d.load or "load", "runs", "mean p50 ms", "mean p99 ms", "mean max ms"],
+                                  rows))
 
     def jain(self) -> None:
         """Jain's index of the flows' throughput per scheme and load."""
@@ -598,7 +616,9 @@ class _Report:
         if d.scheme:
             facts.append(f"scheme: <code>{html.escape(d.scheme)}</code> ({', '.join(html.escape(str(s)) for s in self.schemes)})")
         if d.load:
-            facts.append(f"load: <code>{html.escape(d.load)}</code> ({', '.join(html.escape(str(l)) for l in self.loads)})")
+            facts.append(f"load: <code>{html.escape(d.load)}</code> ({', '.join(html.escape(str(l)) for l in self.loads)}) — "
+                         "the values the sweep sets, named as it names them; the load the cell carried is the "
+                         "PRB utilization in the overview")
         if self.baseline is not None:
             facts.append(f"baseline: {html.escape(str(self.baseline))}")
         if pooled:
@@ -613,13 +633,36 @@ class _Report:
                 + "".join(self.sections) + "</body></html>\n")
 
 
-def _plain_log(axis) -> None:
+def _plain_log(axis, locator=None) -> None:
     """Log-axis labels as plain numbers (1, 10, 100), no minor labels."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_locator(locator or LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
+
+
+def _tick_labels_overlap(fig, axis) -> bool:
+    """Whether any two visible tick labels of `axis` overlap once drawn."""
+    renderer = fig.canvas.get_renderer()
+    lo, hi = sorted(axis.get_view_interval())
+    boxes = [t.label1.get_window_extent(renderer) for t in axis.get_major_ticks()
+             if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi]
+    boxes.sort(key=lambda b: (b.x0, b.y0))
+    return any(a.overlaps(b) for a, b in zip(boxes, boxes[1:]))
+
+
+def _fit_log_ticks(fig, axes_) -> None:
+    """Plain-number labels on log axes, as dense as fits: 1-2-5 per decade, else 1-3, else
+    one per decade, else one every other decade — the first where no two labels overlap."""
+    from matplotlib.ticker import LogLocator
+
+    for base, subs in ((10, (1.0, 2.0, 5.0)), (10, (1.0, 3.0)), (10, (1.0,)), (100, (1.0,))):
+        for axis in axes_:
+            _plain_log(axis, LogLocator(base=base, subs=subs))
+        fig.canvas.draw()
+        if not any(_tick_labels_overlap(fig, a) for a in axes_):
+            return
 
 
 def _orig(values: Sequence, text: str):

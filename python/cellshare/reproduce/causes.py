@@ -20,7 +20,7 @@ CATEGORIES = {
                         "moving with it (usually a sensitivity row of the scoreboard)",
     "set-up substituted": "the reproduction runs a different set-up than the paper's (named: traces, workload), for "
                           "availability or cost; the measurement shows what the paper's set-up gives",
-    "paper's own evidence differs": "the paper's own simulator (ns-3: the README's cross-check), its own analysis or "
+    "paper's own evidence differs": "the paper's own simulator (ns-3: docs/crosscheck.md), its own analysis or "
                                     "its other documents give what we measure, not the paper's number",
     "paper's model is idealised": "the paper's number follows from its analytical model, and the protocol it models "
                                   "measurably departs from that model (named)",
@@ -68,7 +68,7 @@ CAUSES: dict[str, Cause] = {
         "set-up not given",
         "the UE's distance (not given for Fig. 7): 0.47 at 300 m, 0.67 (holds) at 150 m, the thesis's real-network "
         "distance (sensitivity). Farther out, deep Rayleigh fades reach CQI 0, and Algorithm 1 cannot tell an outage "
-        "from a competitor's TTIs (README, Known limits), so the lone flow backs off spuriously"),
+        "from a competitor's TTIs (docs/legilimens.md, Known limits), so the lone flow backs off spuriously"),
     "legilimens-fairness/jain-2": Cause(
         "not explained",
         "the back-off lottery evens out slower than the paper's 20 s periods: the same two flows over 195 s give "
@@ -107,7 +107,7 @@ CAUSES: dict[str, Cause] = {
     "legilimens-at-scale/fg-within-12-of-wobg": Cause(
         "set-up not given",
         "the background's placement and the back-off cap (neither in the paper): " + _ATSCALE + ", and 100 "
-        "Legilimens flows' GAP probes alone exceed the cell (README). 0.98 as shipped; at 60 % load and one seed "
+        "Legilimens flows' GAP probes alone exceed the cell (docs/workloads.md). 0.98 as shipped; at 60 % load and one seed "
         "(sensitivity) 0.99 as shipped, 0.56 with the background at 10 UEs, 0.28 at cap 10, 0.98 with 64 KB RLC "
         "queues, 0.99 with the UEs within 300 m: none within 12 %"),
     "legilimens-at-scale/fg-within-12-of-ideal": Cause(
@@ -116,7 +116,7 @@ CAUSES: dict[str, Cause] = {
     "legilimens-at-scale/bg-vs-lpt-average": Cause(
         "paper's own evidence differs",
         _ATSCALE + ". ns-3's LTE module, the paper's simulator, does the same: with a background at each of 10 UEs it "
-        "gives each background flow 3.05 (LEDBAT), 2.80 (Vegas), 3.17 (CUBIC) Mbit/s, ours 3.19 (README cross-check), "
+        "gives each background flow 3.05 (LEDBAT), 2.80 (Vegas), 3.17 (CUBIC) Mbit/s, ours 3.19 (docs/crosscheck.md), "
         "so Legilimens can beat LEDBAT and Vegas only by taking more than its UE's share (1.01 here; 0.53 with 10 "
         "background UEs at 60 % load, one seed)"),
     "legilimens-at-scale/bg-vs-lpt-max": Cause(
@@ -161,7 +161,7 @@ CAUSES: dict[str, Cause] = {
         "paper's model is idealised",
         "each medium foreground flow queues more than a TTI at its UE for a fraction of a second, τ_F exceeds 1 and "
         "Sneaker drops at the ε rate; Reno then climbs back one packet per RTT, ~4 s to the BDP, longer than the "
-        "~1.4 s between medium flows (README), so Sneaker leaves the cell 41 % idle (PRB utilization 0.59, "
+        "~1.4 s between medium flows (docs/workloads.md), so Sneaker leaves the cell 41 % idle (PRB utilization 0.59, "
         "observation): 26.5 Mbps against LEDBAT's 57.3 and TCP-LP's 32.4; at ε = 0.2 34.8. LEDBAT alone in its UE's "
         "queue never yields; with ns-3's LEDBAT window rule (`allowed_increase = 0`) it still takes 42.5 Mbps "
         "(3 seeds), so ns-3's LEDBAT does not explain the paper's order"),
@@ -281,7 +281,7 @@ CAUSES: dict[str, Cause] = {
     "rtac/dc-rtac-share": Cause(
         "set-up not given",
         "the AP's buffer (not given; 750 KB from the thesis's 337 ms): RTAC's Eq. (2.14) fixed point is about 115 "
-        "packets (README) while auto-tuning holds the rest of the buffer: 0.41 at 750 KB, 0.68 at 300 KB, 0.89 "
+        "packets (docs/rtac-sorpc-dtpa.md) while auto-tuning holds the rest of the buffer: 0.41 at 750 KB, 0.68 at 300 KB, 0.89 "
         "(holds) at 150 KB (sensitivity)"),
     "rtac/dc-drwa-share": Cause(
         "set-up not given",
@@ -303,7 +303,7 @@ CAUSES: dict[str, Cause] = {
     "dtpa/dtpa-goodput-drop-10": Cause(
         "set-up not given",
         "DTPA's c (not given, \"future work\"): the drop is 0.07 at c = 2 (ours), 0.48 at c = 1 and 0.02 at c = 4 "
-        "(sensitivity); the thesis's 23 % lies between c = 1 and 2 (README: 24 % at c = 1.5)"),
+        "(sensitivity); the thesis's 23 % lies between c = 1 and 2 (docs/rtac-sorpc-dtpa.md: 24 % at c = 1.5)"),
     "dtpa/eq-4-3-vs-measured": Cause(
         "paper's model is idealised",
         "Eq. (4.3) is a Mathis-style equilibrium that ignores the idle time of retransmission timeouts; among the "

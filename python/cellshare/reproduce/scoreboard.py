@@ -214,30 +214,37 @@ def _assumption_lines(e: dict, full_table: bool) -> list[str]:
     return lines
 
 
+def _per_reproduction_table(board: dict, n: dict) -> list[str]:
+    lines = ["| reproduction | link model | claims held / claims | observations | claims that miss |",
+             "|---|---|---|---|---|"]
+    for e, r in zip(board["reproductions"], n["per_reproduction"]):
+        miss = ", ".join(f"`{c['id']}`" for c in e["claims"] if c["verdict"] != "holds")
+        status = "" if e["status"] == "ok" else f" (failed: {_cell(e['error'])})"
+        lines.append(f"| `{e['name']}`{status} | {e['link']} | {r['held']} / {r['claims']} | {r['observations']} | "
+                     f"{miss or '—'} |")
+    return lines
+
+
 def readme_block(board: dict) -> str:
-    """The README's generated block: counts per paper and per reproduction, the misses."""
+    """The README's generated block: claims held per paper (the per-reproduction table and
+    every claim are on docs/reproductions.md, see :func:`docs_block`)."""
     n = counts(board)
     lines = [README_BEGIN, "",
              f"Judged by one rule against the papers' own numbers ([docs/reproductions.md](docs/reproductions.md): "
              f"point values within ×/÷ {board['rule']['ratio_tolerance']:g}, ranges, bounds within "
              f"{board['rule']['bound_tolerance']:.0%}, orders), from `{board['generated_by']}`:", ""]
     lines += _counts_table(n)
-    lines += ["", "| reproduction | link model | claims held / claims | observations | claims that miss |",
-              "|---|---|---|---|---|"]
-    for e, r in zip(board["reproductions"], n["per_reproduction"]):
-        miss = ", ".join(f"`{c['id']}`" for c in e["claims"] if c["verdict"] != "holds")
-        status = "" if e["status"] == "ok" else f" (failed: {_cell(e['error'])})"
-        lines.append(f"| `{e['name']}`{status} | {e['link']} | {r['held']} / {r['claims']} | {r['observations']} | "
-                     f"{miss or '—'} |")
     lines += ["", README_END]
     return "\n".join(lines)
 
 
 def docs_block(board: dict) -> str:
-    """docs/reproductions.md's generated block: every claim with its paper value, ours,
-    the verdict and the cause of a miss; the parameters the papers do not give."""
+    """docs/reproductions.md's generated block: counts per paper and per reproduction, then
+    every claim with its paper value, ours, the verdict and the cause of a miss; the
+    parameters the papers do not give."""
     n = counts(board)
     lines = [DOCS_BEGIN, "", f"From `{board['generated_by']}`.", ""] + _counts_table(n) + [""]
+    lines += _per_reproduction_table(board, n) + [""]
     for e in board["reproductions"]:
         lines += [f"### `{e['name']}`", "", f"{e['title']}. Paper: {e['paper']}. Link model: {e['link']}.", ""]
         if e["status"] != "ok":
@@ -261,6 +268,17 @@ def source_root() -> Path:
         raise DocsError(f"not running from a source tree: no README.md and docs/ in {root} "
                         "(install the clone with `pip install -e .`)")
     return root
+
+
+def committed_wall_times() -> dict[str, float]:
+    """Each reproduction's wall-clock time as the committed docs/scoreboard.json measured it
+    (empty outside a source checkout): what `cellshare reproduce --list` shows."""
+    try:
+        sj = source_root() / "docs" / "scoreboard.json"
+        board = json.loads(sj.read_text())
+    except (DocsError, OSError, ValueError):
+        return {}
+    return {e["name"]: float(e["wall_s"]) for e in board.get("reproductions", []) if e.get("wall_s") is not None}
 
 
 def _replace_block(text: str, begin: str, end: str, block: str, path: Path) -> str:
