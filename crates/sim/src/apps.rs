@@ -161,7 +161,7 @@ impl AppConfig {
                 if !matches!(transport, TransportConfig::Tcp { .. }) {
                     return Err(ScenarioError::new(
                         format!("{at}.transport.kind"),
-                        "\"cbr\"",
+                        format!("{:?}", transport.kind()),
                         format!("\"tcp\" for a {} app", self.kind()),
                     ));
                 }
@@ -171,7 +171,11 @@ impl AppConfig {
                     return Err(ScenarioError::new(k("response_bytes"), response_bytes, "an echo size in 1..=65507 bytes"));
                 }
                 if !matches!(transport, TransportConfig::Cbr { .. }) {
-                    return Err(ScenarioError::new(format!("{at}.transport.kind"), "\"tcp\"", "\"cbr\" (UDP) for a voip app"));
+                    return Err(ScenarioError::new(
+                        format!("{at}.transport.kind"),
+                        format!("{:?}", transport.kind()),
+                        "\"cbr\" (UDP) for a voip app",
+                    ));
                 }
             }
         }
@@ -214,7 +218,7 @@ impl AppRt {
                 let wire = (*packet_bytes + cellshare_transport::wire::UDP_HEADER_BYTES) as f64 * 8.0;
                 (wire / (rate_mbps * 1e6) * 1e9) as Nanos
             }
-            (None, TransportConfig::Tcp { .. }) => duration,
+            (None, _) => duration,
         };
         let n = (duration / interval.max(1)) as usize + 1;
         Self {

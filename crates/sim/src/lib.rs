@@ -36,3 +36,6 @@ mod uplink_tests;
 
 #[cfg(test)]
 mod workload_tests;
+
+#[cfg(test)]
+mod datagram_tests;
