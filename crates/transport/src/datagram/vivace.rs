@@ -492,8 +492,9 @@ impl VivaceSender {
                     self.latest = info[0];
                     self.rounds += 1;
                 } else {
-                    // code PccSender::EnterProbing from STARTING: back to the rate before.
-                    self.rate *= 0.5;
+                    // code PccSender::EnterProbing from STARTING: back to the rate before
+                    // (never under the smallest rate, which the starting rate may be).
+                    self.rate = (self.rate * 0.5).max(self.min_rate());
                     self.mode = Mode::Probing;
                     self.rounds = 1;
                 }
