@@ -113,7 +113,7 @@ _SERIES_KEYS = ("per_second_mbps", "trace", "mode_changes")
 _FLOW_TRACE_SCHEMA = pa.schema([
     ("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mbps", pa.float64()),
     ("cwnd_bytes", pa.uint64()), ("srtt_ms", pa.float64()), ("mode", pa.uint8()),
-    ("estimate", pa.float64()), ("flag", pa.bool_()),
+    ("estimate", pa.float64()), ("flag", pa.bool_()), ("aux", pa.float64()),
 ])
 _MODE_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mode", pa.uint8())])
 _UE_TRACE_SCHEMA = pa.schema([

@@ -156,11 +156,12 @@ impl EmuScenario {
                         "a DSCP in 0..=63 in the emulator (real packets carry it in 6 bits of the IP header)",
                     ));
                 }
-                if let TransportConfig::Cbr { .. } = f.transport {
+                if !matches!(f.transport, TransportConfig::Tcp { .. }) {
                     return Err(ScenarioError::new(
                         format!("flows[{i}].transport.kind"),
-                        "cbr",
-                        "tcp (the emulator runs TCP flows; run a UDP tool through [emulator].commands)",
+                        f.transport.kind(),
+                        "tcp (the emulator runs TCP flows; run a UDP tool or another transport's own programs through \
+                         [emulator].commands)",
                     ));
                 }
             }

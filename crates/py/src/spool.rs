@@ -103,6 +103,7 @@ pub const TABLES: [TableDef; 6] = [
             ("mode", Col::U8),
             ("estimate", Col::F64),
             ("flag", Col::Bool),
+            ("aux", Col::F64),
         ],
     },
     TableDef { name: "mode_changes", owner: Owner::Flow, prefix: &[Prefix::IdU32, Prefix::Name], cols: &[("t_s", Col::F64), ("mode", Col::U8)] },
@@ -291,6 +292,7 @@ impl Spool {
             b.extend_from_slice(&tr.mode);
             put(b, tr.estimate.iter().map(|x| x.to_le_bytes()));
             b.extend(tr.flag.iter().map(|&f| f as u8));
+            put(b, tr.aux.iter().map(|x| x.to_le_bytes()));
         })?;
         self.append(1, flow, mc.t_s.len(), |b| {
             put(b, mc.t_s.iter().map(|x| x.to_le_bytes()));
@@ -518,6 +520,7 @@ mod tests {
                 mode: (i % 3) as u8,
                 estimate: if i % 2 == 0 { f64::NAN } else { 2.0 },
                 flag: i % 4 == 0,
+                aux: if i % 3 == 0 { f64::NAN } else { 3.0 },
             });
         }
         tr

@@ -241,7 +241,11 @@ impl AppConfig {
                     return Err(ScenarioError::new(k("response_bytes"), response_bytes, "an echo size in 1..=65507 bytes"));
                 }
                 if !matches!(transport, TransportConfig::Cbr { .. }) {
-                    return Err(ScenarioError::new(format!("{at}.transport.kind"), format!("{:?}", transport.kind()), "\"cbr\" (UDP) for a voip app"));
+                    return Err(ScenarioError::new(
+                        format!("{at}.transport.kind"),
+                        format!("{:?}", transport.kind()),
+                        "\"cbr\" (UDP) for a voip app",
+                    ));
                 }
             }
             AppConfig::VideoCall(_) | AppConfig::Stream(_) | AppConfig::Web(_) => unreachable!("checked above"),

@@ -13,7 +13,7 @@ use cellshare_cell::{Delivery, DropCause};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, StreamRng, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_ran::Ran;
-use cellshare_transport::wire::{Segment, TCP_HEADER_BYTES};
+use cellshare_transport::wire::Segment;
 use rand::Rng;
 
 use crate::assembly::{build_ran, PositionTraces, TraceSet};
@@ -944,7 +944,7 @@ impl Simulation {
                     (Some(sb), Sender::Tcp(t)) => sb.occupancy(t.written() - t.snd_una()),
                     _ => 0.0,
                 };
-                let udp = matches!(fl.sender, Sender::Cbr { .. });
+                let udp = matches!(fl.sender, Sender::Cbr { .. } | Sender::Datagram(_));
                 let id = self.arena.alloc(p);
                 self.enqueue_uplink(id, udp, sor);
                 continue;
@@ -978,12 +978,12 @@ impl Simulation {
         loop {
             let fl = &mut self.flows[f as usize];
             let Some(ack) = fl.receiver.poll_ack(now) else { break };
-            // With SACK blocks the TCP options grow by 2 + 8 bytes per block (+2 padding).
-            let sack_bytes = if ack.sack_len > 0 { 4 + 8 * ack.sack_len as u32 } else { 0 };
+            // With SACK blocks the TCP options grow by 2 + 8 bytes per block (+2 padding); a
+            // datagram transport's control packet has its scheme's size.
             let p = Packet {
                 flow: f,
                 ue: fl.ue,
-                size: TCP_HEADER_BYTES + sack_bytes,
+                size: fl.receiver.ack_size(&ack),
                 sack: ack.sack,
                 sack_len: ack.sack_len,
                 kind: PacketKind::Ack,
@@ -1305,6 +1305,10 @@ impl Simulation {
                 mode: tr.map_or(0, |t| t.mode),
                 estimate: tr.map_or(f64::NAN, |t| t.estimate),
                 flag: tr.is_some_and(|t| t.flag),
+                aux: {
+                    let a = fl.sender.trace_aux();
+                    if a.is_nan() { fl.receiver.trace_aux() } else { a }
+                },
             });
         }
         if let Access::Cell(ran) = &self.access {

@@ -44,3 +44,6 @@ mod workload_tests;
 
 #[cfg(test)]
 mod app_tests;
+
+#[cfg(test)]
+mod datagram_tests;

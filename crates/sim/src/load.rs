@@ -18,7 +18,6 @@
 //! diversity under load (PF serves UEs near their fading peaks: fewer PRBs per byte).
 
 use cellshare_core::TTI;
-use cellshare_transport::wire::{TCP_HEADER_BYTES, UDP_HEADER_BYTES};
 
 use crate::assembly::{build_ran, PositionTraces, TraceSet};
 use crate::scenario::{Scenario, ScenarioError};
@@ -68,10 +67,6 @@ pub fn capacity_bytes_per_s(
     }
     let mean_cost = costs.iter().sum::<f64>() / costs.len() as f64;
     let air_per_s = (cellshare_core::SEC / TTI) as f64 / mean_cost;
-    let payload_share = match transport {
-        TransportConfig::Tcp { tcp, .. } => tcp.mss as f64 / (tcp.mss + TCP_HEADER_BYTES) as f64,
-        TransportConfig::Cbr { packet_bytes, .. } => *packet_bytes as f64 / (*packet_bytes + UDP_HEADER_BYTES) as f64,
-        TransportConfig::Udp {} => unreachable!("validated: a workload's transport is tcp or cbr"),
-    };
-    Ok(air_per_s * payload_share)
+    // A workload's transport is tcp or cbr (validated); `payload_share` covers every kind.
+    Ok(air_per_s * transport.payload_share())
 }

@@ -290,6 +290,10 @@ pub struct FlowSample {
     pub estimate: f64,
     /// The controller's flag (Legilimens: cell busy).
     pub flag: bool,
+    /// A second transport-specific quantity (Sprout: the posterior mean link rate, Mbit/s;
+    /// Verus: the delay profile's delay at the current window, ms; PCC-Vivace: the utility of
+    /// the latest monitor interval; NaN, serialized as null, for the others).
+    pub aux: f64,
 }
 
 /// A change of a controller's mode.
@@ -351,6 +355,8 @@ pub struct FlowTrace {
     pub estimate: Vec<f64>,
     /// Controller flags.
     pub flag: Vec<bool>,
+    /// Second transport-specific quantities (NaN, serialized as null, when none).
+    pub aux: Vec<f64>,
 }
 
 impl FlowTrace {
@@ -363,6 +369,7 @@ impl FlowTrace {
         self.mode.push(s.mode);
         self.estimate.push(s.estimate);
         self.flag.push(s.flag);
+        self.aux.push(s.aux);
     }
 
     /// Samples held.

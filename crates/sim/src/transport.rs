@@ -1,6 +1,8 @@
 //! Transport selection for flows, and the sender/receiver endpoints the engine drives.
 //!
-//! Endpoints are enums (not trait objects): the engine calls them for every packet.
+//! Endpoints are enums (not trait objects): the engine calls them for every packet. Besides
+//! TCP and CBR, a flow may run a transport of its own over datagrams (Sprout, Verus,
+//! PCC-Vivace: `cellshare_transport::datagram`), whose packets travel in the same records.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,12 @@ use cellshare_transport::cc::{
     vegas::{Vegas, VegasConfig},
     westwood::{Westwood, WestwoodConfig},
     CcTrace, CongestionControl,
+};
+use cellshare_transport::datagram::{
+    sprout::{SproutConfig, SproutReceiver, SproutSender},
+    verus::{VerusConfig, VerusReceiver, VerusSender},
+    vivace::{VivaceConfig, VivaceReceiver, VivaceSender},
+    AnyReceiver, AnySender, Datagram, DatagramReceiver, DatagramSender, Feedback,
 };
 use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use cellshare_transport::udp::{CbrSource, DatagramSink};
@@ -129,6 +137,20 @@ pub enum TransportConfig {
         #[serde(default)]
         tcp: TcpConfig,
     },
+    /// Sprout (Winstein et al., NSDI 2013): the receiver's Bayesian forecast of the link rate
+    /// (a Poisson process whose rate moves in Brownian motion), the sender keeping each
+    /// packet's queueing under 100 ms with 95 % probability. Its own receiver and feedback;
+    /// no retransmission. docs/transports.md.
+    Sprout(SproutConfig),
+    /// Verus (Zaki et al., SIGCOMM 2015): 5 ms epochs, a delay profile learned from
+    /// (window, delay) pairs, a delay target moved by δ1/δ2 and capped at R·D_min,
+    /// multiplicative decrease on loss. Per-packet echoes; no retransmission.
+    Verus(VerusConfig),
+    /// PCC-Vivace (Dong et al., NSDI 2018): rate-based monitor intervals, the latency-aware
+    /// utility x^0.9 − 900·x·dRTT/dT − 11.35·x·L, online gradient ascent with a confidence
+    /// amplifier and a dynamic change boundary; UDT-like reliability (per-packet
+    /// acknowledgements, lost packets resent first).
+    Vivace(VivaceConfig),
 }
 
 fn default_cbr_payload() -> u32 {
@@ -152,17 +174,38 @@ impl TransportConfig {
                 tcp.validate().map_err(|e| ("tcp".to_string(), String::new(), e))?;
             }
             TransportConfig::Udp {} => {}
+            TransportConfig::Sprout(c) => c.validate()?,
+            TransportConfig::Verus(c) => c.validate()?,
+            TransportConfig::Vivace(c) => c.validate()?,
         }
         Ok(())
     }
 
-    /// The transport's `kind`.
+    /// The transport's `kind` as written in a scenario.
     pub fn kind(&self) -> &'static str {
         match self {
             TransportConfig::Cbr { .. } => "cbr",
             TransportConfig::Udp {} => "udp",
             TransportConfig::Tcp { .. } => "tcp",
+            TransportConfig::Sprout(_) => "sprout",
+            TransportConfig::Verus(_) => "verus",
+            TransportConfig::Vivace(_) => "vivace",
         }
+    }
+
+    /// Payload bytes over wire bytes of a full data packet.
+    pub fn payload_share(&self) -> f64 {
+        use cellshare_transport::datagram::{sprout, verus, vivace};
+        let (p, h) = match self {
+            TransportConfig::Tcp { tcp, .. } => (tcp.mss, TCP_HEADER_BYTES),
+            TransportConfig::Cbr { packet_bytes, .. } => (*packet_bytes, UDP_HEADER_BYTES),
+            // An app's datagrams vary in size; a full 1500-byte packet is the reference.
+            TransportConfig::Udp {} => (1472, UDP_HEADER_BYTES),
+            TransportConfig::Sprout(c) => (c.packet_bytes, UDP_HEADER_BYTES + sprout::HEADER_BYTES),
+            TransportConfig::Verus(c) => (c.packet_bytes, UDP_HEADER_BYTES + verus::HEADER_BYTES),
+            TransportConfig::Vivace(c) => (c.packet_bytes, UDP_HEADER_BYTES + vivace::HEADER_BYTES),
+        };
+        p as f64 / (p + h) as f64
     }
 
     /// Short label for results (e.g. `"cbr"`, `"tcp-cubic"`).
@@ -171,6 +214,7 @@ impl TransportConfig {
             TransportConfig::Cbr { .. } => "cbr".into(),
             TransportConfig::Udp {} => "udp".into(),
             TransportConfig::Tcp { cc, .. } => format!("tcp-{}", cc.name()),
+            other => other.kind().into(),
         }
     }
 }
@@ -189,6 +233,8 @@ pub enum Sender {
     },
     /// A TCP connection.
     Tcp(Box<TcpSender>),
+    /// A datagram transport's sender (Sprout, Verus, PCC-Vivace).
+    Datagram(AnySender),
     /// A finished connection whose state was freed: only its counters remain.
     Closed {
         /// Retransmitted segments.
@@ -205,6 +251,8 @@ pub enum Receiver {
     Sink(DatagramSink),
     /// A TCP receiver.
     Tcp(Box<TcpReceiver>),
+    /// A datagram transport's receiver.
+    Datagram(AnyReceiver),
     /// A finished receiver whose state was freed.
     Closed {
         /// Payload bytes it delivered.
@@ -216,6 +264,7 @@ pub enum Receiver {
 pub fn header_bytes(s: &Sender) -> u32 {
     match s {
         Sender::Cbr { .. } => UDP_HEADER_BYTES,
+        Sender::Datagram(d) => d.header_bytes(),
         Sender::Tcp(_) | Sender::Closed { .. } => TCP_HEADER_BYTES,
     }
 }
@@ -237,6 +286,9 @@ impl Sender {
                 let controller = cc.build(tcp.mss, tcp.initial_window_bytes(), seed, index);
                 Sender::Tcp(Box::new(TcpSender::new(tcp, controller, now, ts_offset_ms)))
             }
+            TransportConfig::Sprout(c) => Sender::Datagram(AnySender::Sprout(Box::new(SproutSender::new(c, ts_offset_ms)))),
+            TransportConfig::Verus(c) => Sender::Datagram(AnySender::Verus(Box::new(VerusSender::new(c)))),
+            TransportConfig::Vivace(c) => Sender::Datagram(AnySender::Vivace(Box::new(VivaceSender::new(c, seed, index)))),
         }
     }
 
@@ -246,6 +298,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, limit),
             Sender::Tcp(t) => t.write(limit),
+            Sender::Datagram(d) => d.write(now, limit),
             Sender::Closed { .. } => {}
         }
     }
@@ -256,6 +309,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, rate_bps, payload } => *src = CbrSource::new(*rate_bps, *payload, now, 0),
             Sender::Tcp(t) => t.stop_writing(),
+            Sender::Datagram(d) => d.stop_writing(),
             Sender::Closed { .. } => {}
         }
     }
@@ -266,6 +320,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, .. } => src.poll_transmit(now),
             Sender::Tcp(t) => t.poll_transmit(now),
+            Sender::Datagram(d) => d.poll_transmit(now).map(Datagram::to_segment),
             Sender::Closed { .. } => None,
         }
     }
@@ -285,6 +340,7 @@ impl Sender {
         match self {
             Sender::Cbr { .. } | Sender::Closed { .. } => {}
             Sender::Tcp(t) => t.on_ack(now, ack),
+            Sender::Datagram(d) => d.on_feedback(now, &Feedback::from_ack(ack)),
         }
     }
 
@@ -294,6 +350,7 @@ impl Sender {
         match self {
             Sender::Cbr { src, .. } => src.poll_timeout(),
             Sender::Tcp(t) => t.poll_timeout(),
+            Sender::Datagram(d) => d.poll_timeout(),
             Sender::Closed { .. } => None,
         }
     }
@@ -304,6 +361,7 @@ impl Sender {
         match self {
             Sender::Cbr { .. } | Sender::Closed { .. } => {}
             Sender::Tcp(t) => t.on_timeout(now),
+            Sender::Datagram(d) => d.on_timeout(now),
         }
     }
 
@@ -313,23 +371,42 @@ impl Sender {
         match self {
             Sender::Cbr { .. } | Sender::Closed { .. } => 0,
             Sender::Tcp(t) => t.srtt(),
+            Sender::Datagram(d) => d.srtt(),
         }
     }
 
-    /// The congestion controller's trace point (mode, estimate, flag), if a TCP sender.
+    /// The congestion controller's trace point (mode, estimate, flag), if a TCP sender, or
+    /// a datagram transport's.
     #[inline]
     pub fn cc_trace(&self) -> Option<CcTrace> {
         match self {
             Sender::Cbr { .. } | Sender::Closed { .. } => None,
             Sender::Tcp(t) => Some(t.cc().trace()),
+            Sender::Datagram(d) => {
+                let tr = d.trace();
+                Some(CcTrace { mode: tr.mode, estimate: tr.estimate, flag: tr.flag })
+            }
         }
     }
 
-    /// Congestion window (bytes) and smoothed RTT (ns), if a TCP sender.
+    /// Congestion window (bytes) and smoothed RTT (ns), if a TCP sender; a datagram
+    /// transport's window (docs/transports.md says what it is per scheme).
     pub fn window(&self) -> Option<(u64, Nanos)> {
         match self {
             Sender::Cbr { .. } | Sender::Closed { .. } => None,
             Sender::Tcp(t) => Some((t.cwnd(), t.srtt())),
+            Sender::Datagram(d) => {
+                let tr = d.trace();
+                Some((tr.window_bytes, tr.srtt))
+            }
+        }
+    }
+
+    /// A datagram transport's second traced quantity (NaN for the others).
+    pub fn trace_aux(&self) -> f64 {
+        match self {
+            Sender::Datagram(d) => d.trace().aux,
+            _ => f64::NAN,
         }
     }
 
@@ -338,7 +415,7 @@ impl Sender {
     pub fn cbr_datagrams(&self) -> u64 {
         match self {
             Sender::Cbr { src, payload, .. } => src.bytes_sent() / (*payload).max(1) as u64,
-            Sender::Tcp(_) | Sender::Closed { .. } => 0,
+            Sender::Tcp(_) | Sender::Datagram(_) | Sender::Closed { .. } => 0,
         }
     }
 
@@ -347,15 +424,18 @@ impl Sender {
         match self {
             Sender::Cbr { .. } => (0, 0),
             Sender::Tcp(t) => (t.stats().retransmits, t.stats().timeouts),
+            Sender::Datagram(d) => (d.stats().retransmits, d.stats().timeouts),
             Sender::Closed { retransmits, timeouts } => (*retransmits, *timeouts),
         }
     }
 
     /// Whether a TCP sender has had every byte its application wrote acknowledged (a
-    /// finished finite flow: nothing more will be sent).
+    /// finished finite flow: nothing more will be sent); a datagram sender, whether it is done
+    /// (PCC-Vivace: everything acknowledged; Sprout, Verus: everything sent).
     pub fn all_acked(&self) -> bool {
         match self {
             Sender::Tcp(t) => t.all_acked(),
+            Sender::Datagram(d) => d.finished(),
             Sender::Cbr { .. } | Sender::Closed { .. } => false,
         }
     }
@@ -373,6 +453,28 @@ impl Receiver {
         match cfg {
             TransportConfig::Cbr { .. } | TransportConfig::Udp {} => Receiver::Sink(DatagramSink::default()),
             TransportConfig::Tcp { tcp, .. } => Receiver::Tcp(Box::new(TcpReceiver::new(tcp, now, ts_offset_ms))),
+            TransportConfig::Sprout(c) => Receiver::Datagram(AnyReceiver::Sprout(Box::new(SproutReceiver::new(c)))),
+            TransportConfig::Verus(_) => Receiver::Datagram(AnyReceiver::Verus(Box::new(VerusReceiver::new()))),
+            TransportConfig::Vivace(_) => Receiver::Datagram(AnyReceiver::Vivace(Box::new(VivaceReceiver::new()))),
+        }
+    }
+
+    /// Bytes on the wire of an acknowledgement (TCP: headers and SACK option) or of a
+    /// datagram transport's control packet.
+    #[inline]
+    pub fn ack_size(&self, ack: &Ack) -> u32 {
+        match self {
+            Receiver::Datagram(d) => d.feedback_bytes(),
+            _ => TCP_HEADER_BYTES + if ack.sack_len > 0 { 4 + 8 * ack.sack_len as u32 } else { 0 },
+        }
+    }
+
+    /// A datagram receiver's traced quantity (Sprout: the posterior mean link rate, Mbit/s),
+    /// NaN for the others.
+    pub fn trace_aux(&self) -> f64 {
+        match self {
+            Receiver::Datagram(d) => d.trace_aux(),
+            _ => f64::NAN,
         }
     }
 
@@ -382,6 +484,7 @@ impl Receiver {
         match self {
             Receiver::Sink(s) => s.on_segment(seg),
             Receiver::Tcp(t) => t.on_segment(now, seg),
+            Receiver::Datagram(d) => d.on_datagram(now, &Datagram::from_segment(seg)),
             Receiver::Closed { .. } => {}
         }
     }
@@ -401,6 +504,7 @@ impl Receiver {
         match self {
             Receiver::Sink(_) | Receiver::Closed { .. } => None,
             Receiver::Tcp(t) => t.poll_ack(now),
+            Receiver::Datagram(d) => d.poll_feedback(now).map(Feedback::to_ack),
         }
     }
 
@@ -410,6 +514,7 @@ impl Receiver {
         match self {
             Receiver::Sink(_) | Receiver::Closed { .. } => None,
             Receiver::Tcp(t) => t.poll_timeout(),
+            Receiver::Datagram(d) => d.poll_timeout(),
         }
     }
 
@@ -419,6 +524,7 @@ impl Receiver {
         match self {
             Receiver::Sink(_) | Receiver::Closed { .. } => {}
             Receiver::Tcp(t) => t.on_timeout(now),
+            Receiver::Datagram(d) => d.on_timeout(now),
         }
     }
 
@@ -428,6 +534,7 @@ impl Receiver {
         match self {
             Receiver::Sink(s) => s.bytes,
             Receiver::Tcp(t) => t.delivered(),
+            Receiver::Datagram(d) => d.delivered(),
             Receiver::Closed { delivered } => *delivered,
         }
     }

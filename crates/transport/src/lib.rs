@@ -11,11 +11,15 @@
 //!   undo as Linux, NewReno without SACK, Linux's or RFC 6298's RTO, timestamps, delayed
 //!   ACKs, receive-window policies);
 //! - [`cc`]: congestion controllers behind the [`cc::CongestionControl`] trait, one file each;
-//! - [`udp`]: paced UDP-like sources (constant bit rate) and their sink.
+//! - [`udp`]: paced UDP-like sources (constant bit rate) and their sink;
+//! - [`datagram`]: transports of their own over datagrams (Sprout, Verus, PCC-Vivace),
+//!   each a sender/receiver pair behind [`datagram::DatagramSender`] and
+//!   [`datagram::DatagramReceiver`].
 
 #![warn(missing_docs)]
 
 pub mod cc;
+pub mod datagram;
 pub mod tcp;
 pub mod udp;
 pub mod wire;

@@ -11,9 +11,10 @@ throughput cost of 3-40 %, and "at least about 2× higher power" than the best o
 
 Ours: every downlink trace in `../shared/traces` (`CELLSHARE_TRACES` overrides the folder),
 the end-to-end schemes cellshare has of the paper's list (:data:`CONTROLLERS`: CUBIC, BBR,
-C2TCP, Westwood+) plus two classic ones marked as ours (Reno, Vegas: observations only), the
-same AQM schemes and parameters; 60 s per run (`--full`: the paper's 300 s). The 10 ms
-minimum RTT: 4 ms each way on the wired path, 1 ms uplink, plus the TTI. Queueing delay is
+C2TCP, Westwood+, and Sprout and PCC-Vivace as transports of their own, docs/transports.md)
+plus two classic ones marked as ours (Reno, Vegas: observations only), the same AQM schemes
+and parameters; 60 s per run (`--full`: the paper's 300 s). The 10 ms minimum RTT: 4 ms each
+way on the wired path, 1 ms uplink, plus the TTI. Queueing delay is
 cellshare's sojourn (arrival at the base station to the end of the TTI that carried the
 packet's last byte), every packet of the flow.
 
@@ -67,6 +68,8 @@ CONTROLLERS: dict[str, Controller] = {
     "bbr": Controller(_tcp("bbr"), "BBR", True),
     "c2tcp": Controller(_tcp("c2tcp"), "C2TCP", True),
     "westwood": Controller(_tcp("westwood"), "Westwood+", True),
+    "sprout": Controller({"kind": "sprout"}, "Sprout", True),
+    "vivace": Controller({"kind": "vivace"}, "PCC-Vivace", True),
     "reno": Controller(_tcp("reno"), "Reno (ours)", False),
     "vegas": Controller(_tcp("vegas"), "Vegas (ours)", False),
 }

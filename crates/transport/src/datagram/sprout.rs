@@ -1,0 +1,1191 @@
+//! Sprout: K. Winstein, A. Sivaraman, H. Balakrishnan, "Stochastic Forecasts Achieve High
+//! Throughput and Low Delay over Cellular Networks", NSDI 2013 (cited as *\[Sprout §n\]*),
+//! with what the paper leaves open taken from the authors' code, `keithw/sprout`
+//! (`src/sprout/receiver.cc`, `process.cc`, `processforecaster.cc`,
+//! `src/network/sproutconn.cc`, `network.cc`, `src/examples/sproutbt2.cc`; cited as *code*).
+//!
+//! **The receiver infers the link** \[Sprout §3.1–3.2\]: packets arrive as a Poisson
+//! process whose rate λ wanders in Brownian motion (σ = 200 packets/s per √s) and, once at 0
+//! (an outage), stays there until it escapes at λ_z = 1 per second. λ is discretized into
+//! 256 bins between 0 and 1000 packets/s (code: 257 bins, bin 0 being exactly 0, the
+//! outage). Every tick (τ = 20 ms) the receiver *evolves* its probability distribution of λ
+//! by the Brownian motion and *observes* the number of packets that arrived in the tick,
+//! multiplying by the Poisson likelihood (Bayes).
+//!
+//! **The cautious forecast** \[Sprout §3.3\]: from that distribution the receiver forecasts
+//! the cumulative packets delivered over each of the next 8 ticks (160 ms) — not the mean
+//! but the 5th percentile, so that the sender's packets leave the queue within the target
+//! delay with 95 % probability. The forecast of tick k for a certain rate is precomputed
+//! (code: `ProcessForecastInterval`, one table per horizon and rate bin); the receiver's
+//! forecast is the 5 % quantile of the mixture over its distribution.
+//!
+//! **Feedback** \[Sprout §3.4\]: the forecast travels to the sender with the bytes the
+//! receiver has received or written off as lost (a packet sent more than 10 ms before one
+//! that arrived is written off: code `REORDER_LIMIT`, the sender's `throwaway` field).
+//!
+//! **The sender** \[Sprout §3.5\]: it estimates its own queue as bytes sent minus bytes
+//! received-or-lost at the forecast's arrival, minus the forecast deliveries of the ticks
+//! since, and sends what the forecast says can be delivered within the target delay
+//! (100 ms = 5 ticks) minus that queue estimate.
+//!
+//! Choices where the paper and the code are silent or differ (each tested):
+//! - **Feedback timing**: the paper piggybacks forecasts on the receiver's own outgoing
+//!   packets (a video call sends both ways); a one-way flow's receiver here sends a
+//!   forecast-only packet whenever a tick completes, as long as it heard from the sender in
+//!   the last second (code: the forecast is attached whenever its time changed, and
+//!   `sproutbt2` sends in both directions).
+//! - **Queue estimate**: code subtracts the *cumulative* count `counts[k]` at each tick k
+//!   since the forecast, which counts tick 0 k+1 times; ours subtracts the tick's own share
+//!   `counts[k] − counts[k−1]`, what \[Sprout §3.5\] describes. They differ only when a
+//!   forecast is more than one tick old.
+//! - **Sending**: as `sproutbt2`: the sender sends its whole window at once, in packets of
+//!   at most `packet_bytes` (the last one may be shorter), marks the last packet of the
+//!   flight with a time-to-next of 50 ms (`fallback_interval`), and sends a heartbeat (an
+//!   empty packet) when it has sent nothing for 50 ms. The receiver does not count a tick
+//!   with no arrival as an observation of 0 until the time-to-next has passed
+//!   (`_score_time`), and counts a tick whose arrivals are less than a packet as one packet
+//!   (code: `0 < count < 1` observes 1; a heartbeat's payload is the 2-byte forecast
+//!   header, counted as such here).
+//! - **Units**: counts are in packets of `packet_bytes` payload, on both sides (code: 1400
+//!   at the receiver, 1440 at the sender, and sequence numbers advancing 50 bytes more
+//!   than the payload).
+//! - The Brownian-motion kernel is the exact normal CDF difference over each bin (code: a
+//!   CDF cached on a grid of 128 points per bin), cut at ±5σ as in the code. Arithmetic
+//!   runs over the bins holding probability above 1e-15 only (the rest cannot move a 5 %
+//!   quantile); an observation so unlikely that every bin's likelihood underflows is
+//!   skipped (code: NaN).
+//! - The distribution is normalized after every tick (code: before each forecast; the same
+//!   forecast, computed each tick here).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cellshare_core::{Nanos, MS, SEC};
+
+use super::{Datagram, DatagramReceiver, DatagramSender, Feedback, RttEstimator, SenderStats, TransportTrace};
+
+/// Bytes of Sprout's own header on a data packet: the 8-byte nonce (direction and sequence
+/// number), four 16-bit timestamps (code: `Network::Packet`) and the 16-byte OCB tag.
+pub const HEADER_BYTES: u32 = 32;
+/// Bytes of a forecast packet on the wire: IP/UDP (28), Sprout's header (32), the forecast
+/// framing (2) and the serialized forecast (two varints and eight packed counts, ~26).
+pub const FEEDBACK_BYTES: u32 = 88;
+/// Most forecast ticks a [`Feedback`] carries (four 64-bit words of 16-bit counts).
+pub const MAX_FORECAST_TICKS: u32 = 16;
+/// Probability below which a bin takes no part in the arithmetic.
+const SUPPORT_EPS: f64 = 1e-15;
+/// Observations of fewer packets use a likelihood table.
+const LIKELIHOOD_TABLE: usize = 64;
+/// A receiver that heard nothing for this long stops sending forecasts.
+const IDLE: Nanos = SEC;
+
+/// Parameters of Sprout (`transport = { kind = "sprout", ... }`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct SproutConfig {
+    /// Tick length τ, ms: how often the receiver updates its belief and forecasts. Default
+    /// 20 (\[Sprout §3.1\]; code `TICK_LENGTH`).
+    pub tick_ms: f64,
+    /// Ticks forecast ahead. Default 8 (160 ms; code `NUM_TICKS`).
+    pub forecast_ticks: u32,
+    /// The delay the sender aims to keep each packet's queueing under, ms: a whole number of
+    /// ticks, at most the forecast's horizon. Default 100 (\[Sprout §3.5\]; code
+    /// `TARGET_DELAY_TICKS` = 5).
+    pub target_delay_ms: f64,
+    /// Probability that the forecast deliveries happen: the forecast is the
+    /// (1 − confidence) quantile. Default 0.95 (\[Sprout §3.3\]: the 5th percentile).
+    pub confidence: f64,
+    /// Largest link rate the model considers, packets per second. Default 1000 (code
+    /// `MAX_ARRIVAL_RATE`).
+    pub max_rate_pps: f64,
+    /// Bins of the rate's distribution between 0 and `max_rate_pps`. Default 256
+    /// (\[Sprout §3.2\]; code `NUM_BINS`).
+    pub bins: u32,
+    /// σ of the rate's Brownian motion, packets per second per √second. Default 200
+    /// (\[Sprout §3.1\]; code `BROWNIAN_MOTION_RATE`).
+    pub brownian_motion_rate: f64,
+    /// λ_z: rate at which an outage (λ = 0) ends, per second. Default 1 (\[Sprout §3.1\];
+    /// code `OUTAGE_ESCAPE_RATE`).
+    pub outage_escape_rate: f64,
+    /// Arrivals per tick the forecast tables count before lumping the rest. Default 30 (code
+    /// `MAX_ARRIVALS_PER_TICK`).
+    pub max_arrivals_per_tick: u32,
+    /// Payload bytes per data packet (a forecast count is one such packet). Default 1440
+    /// (code: `sproutbt2`'s packets).
+    pub packet_bytes: u32,
+    /// The sender sends an empty heartbeat after this long without sending, ms, and marks
+    /// the last packet of each flight with it as time-to-next. Default 50 (code
+    /// `fallback_interval`).
+    pub heartbeat_ms: f64,
+    /// Packets sent this long before one that arrived are written off as lost, ms. Default
+    /// 10 (code `REORDER_LIMIT`).
+    pub reorder_ms: f64,
+}
+
+impl Default for SproutConfig {
+    fn default() -> Self {
+        Self {
+            tick_ms: 20.0,
+            forecast_ticks: 8,
+            target_delay_ms: 100.0,
+            confidence: 0.95,
+            max_rate_pps: 1000.0,
+            bins: 256,
+            brownian_motion_rate: 200.0,
+            outage_escape_rate: 1.0,
+            max_arrivals_per_tick: 30,
+            packet_bytes: 1440,
+            heartbeat_ms: 50.0,
+            reorder_ms: 10.0,
+        }
+    }
+}
+
+impl SproutConfig {
+    /// Checks the parameters; on error returns (key, value, expectation).
+    pub fn validate(&self) -> Result<(), (String, String, String)> {
+        let err = |k: &str, v: String, e: &str| Err((k.to_string(), v, e.to_string()));
+        if !(self.tick_ms >= 1.0 && self.tick_ms <= 1000.0) {
+            return err("tick_ms", self.tick_ms.to_string(), "a tick in ms in [1, 1000]");
+        }
+        if !(1..=MAX_FORECAST_TICKS).contains(&self.forecast_ticks) {
+            return err("forecast_ticks", self.forecast_ticks.to_string(), "a number of ticks in 1..=16");
+        }
+        let ticks = self.target_delay_ms / self.tick_ms;
+        if !(self.target_delay_ms.is_finite() && ticks >= 1.0 - 1e-9 && (ticks - ticks.round()).abs() < 1e-6 && ticks.round() <= self.forecast_ticks as f64) {
+            return err(
+                "target_delay_ms",
+                self.target_delay_ms.to_string(),
+                "a whole number of ticks (tick_ms), at least one and at most forecast_ticks",
+            );
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            return err("confidence", self.confidence.to_string(), "a probability in (0, 1)");
+        }
+        if !(self.max_rate_pps > 0.0 && self.max_rate_pps <= 1e6) {
+            return err("max_rate_pps", self.max_rate_pps.to_string(), "a rate in packets/s in (0, 1e6]");
+        }
+        if !(8..=1024).contains(&self.bins) {
+            return err("bins", self.bins.to_string(), "a number of bins in 8..=1024");
+        }
+        if !(self.brownian_motion_rate > 0.0 && self.brownian_motion_rate.is_finite()) {
+            return err("brownian_motion_rate", self.brownian_motion_rate.to_string(), "a σ in packets/s per √s > 0");
+        }
+        if !(self.outage_escape_rate >= 0.0 && self.outage_escape_rate.is_finite()) {
+            return err("outage_escape_rate", self.outage_escape_rate.to_string(), "a rate per second >= 0");
+        }
+        if !(1..=200).contains(&self.max_arrivals_per_tick) {
+            return err("max_arrivals_per_tick", self.max_arrivals_per_tick.to_string(), "a count in 1..=200");
+        }
+        if !(1..=65_000).contains(&self.packet_bytes) {
+            return err("packet_bytes", self.packet_bytes.to_string(), "a payload size in 1..=65000 bytes");
+        }
+        if !(self.heartbeat_ms >= 1.0 && self.heartbeat_ms <= 10_000.0) {
+            return err("heartbeat_ms", self.heartbeat_ms.to_string(), "an interval in ms in [1, 10000]");
+        }
+        if !(self.reorder_ms >= 0.0 && self.reorder_ms <= 10_000.0) {
+            return err("reorder_ms", self.reorder_ms.to_string(), "a time in ms in [0, 10000]");
+        }
+        Ok(())
+    }
+
+    fn tick(&self) -> Nanos {
+        (self.tick_ms * MS as f64).round() as Nanos
+    }
+
+    fn target_ticks(&self) -> usize {
+        (self.target_delay_ms / self.tick_ms).round() as usize
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The model: bins, the Brownian-motion kernel, likelihoods and the forecast tables. Built
+// once per set of model parameters and shared by every flow that uses them.
+
+/// Standard normal CDF.
+fn phi(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// Poisson probability of `k` arrivals at mean `mean` (code `poissonpdf`).
+fn poisson(mean: f64, k: usize) -> f64 {
+    if mean == 0.0 {
+        return if k == 0 { 1.0 } else { 0.0 };
+    }
+    (-mean + k as f64 * mean.ln() - libm::lgamma(k as f64 + 1.0)).exp()
+}
+
+/// The discretized rate process of one parameter set.
+#[derive(Debug)]
+pub(crate) struct Model {
+    /// Bins (`bins + 1`: bin 0 is the outage).
+    n: usize,
+    /// Bin midpoints, packets per second (bin 0: 0).
+    mid: Vec<f64>,
+    /// Brownian motion over one tick, row by old bin: the first new bin it reaches and the
+    /// weights (`band[band_off[o]..band_off[o + 1]]`).
+    band_first: Vec<u32>,
+    band_off: Vec<u32>,
+    band: Vec<f64>,
+    /// Poisson likelihood of k arrivals in a tick, `lik[k * n + b]`, k < [`LIKELIHOOD_TABLE`].
+    lik: Vec<f64>,
+    /// ln(mid · τ) and mid · τ per bin (for larger observations).
+    ln_mean: Vec<f64>,
+    mean: Vec<f64>,
+    /// Cumulative forecast tables: for horizon t (ticks 0..=t), component (certain rate bin)
+    /// b and count c, P(at most c arrivals) = `cdf[t][b * cdf_len[t] + c]`.
+    cdf: Vec<Vec<f64>>,
+    cdf_len: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ModelKey {
+    bins: u32,
+    max_rate: u64,
+    sigma: u64,
+    escape: u64,
+    tick: u64,
+    ticks: u32,
+    arrivals: u32,
+}
+
+impl ModelKey {
+    fn of(c: &SproutConfig) -> Self {
+        Self {
+            bins: c.bins,
+            max_rate: c.max_rate_pps.to_bits(),
+            sigma: c.brownian_motion_rate.to_bits(),
+            escape: c.outage_escape_rate.to_bits(),
+            tick: c.tick_ms.to_bits(),
+            ticks: c.forecast_ticks,
+            arrivals: c.max_arrivals_per_tick,
+        }
+    }
+}
+
+/// The shared model for `c` (built on first use; a pure function of the parameters).
+pub(crate) fn model(c: &SproutConfig) -> Arc<Model> {
+    static CACHE: OnceLock<Mutex<Vec<(ModelKey, Arc<Model>)>>> = OnceLock::new();
+    let key = ModelKey::of(c);
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    let mut g = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, m)) = g.iter().find(|(k, _)| *k == key) {
+        return m.clone();
+    }
+    let m = Arc::new(Model::new(c));
+    g.push((key, m.clone()));
+    m
+}
+
+impl Model {
+    fn new(c: &SproutConfig) -> Self {
+        let width = c.max_rate_pps / c.bins as f64;
+        // code SampledFunction: int((max − min) / width) + 1 bins.
+        let n = c.bins as usize + 1;
+        let mid: Vec<f64> = (0..n).map(|b| if b == 0 { 0.0 } else { (b as f64 + 0.5) * width }).collect();
+        let to_bin = |x: f64| -> usize {
+            let r = (x / width).trunc();
+            if r < 0.0 {
+                0
+            } else if r >= n as f64 {
+                n - 1
+            } else {
+                r as usize
+            }
+        };
+        let floor = |b: usize| if b == 0 { f64::NEG_INFINITY } else { b as f64 * width };
+        let ceil = |b: usize| if b >= n - 1 { f64::INFINITY } else { (b + 1) as f64 * width };
+        let tick_s = c.tick_ms / 1000.0;
+        let sd = c.brownian_motion_rate * tick_s.sqrt();
+        // code Process::evolve: the outage bin keeps (1 − P(escape)) of its mass in place
+        // and spreads P(escape) like any other bin.
+        let escape = 1.0 - poisson(tick_s * c.outage_escape_rate, 0);
+        let (mut band_first, mut band_off, mut band) = (Vec::with_capacity(n), Vec::with_capacity(n + 1), Vec::new());
+        band_off.push(0u32);
+        for (o, &old) in mid.iter().enumerate() {
+            // code for_range(old − 5σ, old + 5σ): from the bin holding old − 5σ to the bin
+            // after the one holding old + 5σ.
+            let lo = to_bin(old - 5.0 * sd);
+            let hi = to_bin(ceil(to_bin(old + 5.0 * sd)).min(f64::MAX));
+            band_first.push(lo as u32);
+            for nb in lo..=hi {
+                let z = if o == 0 {
+                    if nb != 0 {
+                        escape
+                    } else {
+                        1.0 - escape
+                    }
+                } else {
+                    1.0
+                };
+                let w = phi((ceil(nb) - old) / sd) - phi((floor(nb) - old) / sd);
+                band.push(z * w.max(0.0));
+            }
+            band_off.push(band.len() as u32);
+        }
+        let mean: Vec<f64> = mid.iter().map(|m| m * tick_s).collect();
+        let ln_mean: Vec<f64> = mean.iter().map(|m| if *m > 0.0 { m.ln() } else { f64::NEG_INFINITY }).collect();
+        let mut lik = vec![0.0; LIKELIHOOD_TABLE * n];
+        for k in 0..LIKELIHOOD_TABLE {
+            for b in 0..n {
+                lik[k * n + b] = poisson(mean[b], k);
+            }
+        }
+        let mut m = Self { n, mid, band_first, band_off, band, lik, ln_mean, mean, cdf: Vec::new(), cdf_len: Vec::new() };
+        m.build_forecast_tables(c.forecast_ticks as usize, c.max_arrivals_per_tick as usize);
+        m
+    }
+
+    /// code `ProcessForecastInterval`: for each certain starting rate, the distribution of
+    /// the arrivals over 1..=`ticks` ticks (each tick's arrivals counted up to `upper` − 1;
+    /// the rest is dropped, as there), the rate evolving between ticks.
+    fn build_forecast_tables(&mut self, ticks: usize, upper: usize) {
+        let n = self.n;
+        // code ProcessForecastTick: arrivals in one tick at a certain rate.
+        let per_tick: Vec<f64> = (0..n).flat_map(|b| (0..upper).map(move |i| (b, i))).map(|(b, i)| poisson(self.mean[b], i)).collect();
+        let mut lens = Vec::with_capacity(ticks);
+        let mut len = 1;
+        for _ in 0..ticks {
+            len += upper - 1;
+            lens.push(len);
+        }
+        let mut cdf: Vec<Vec<f64>> = lens.iter().map(|l| vec![0.0; n * l]).collect();
+        let mut proc = vec![0.0; n];
+        let mut next = vec![0.0; n];
+        let mut this_tick = vec![0.0; upper];
+        let mut dist: Vec<f64> = Vec::with_capacity(len);
+        let mut conv: Vec<f64> = Vec::with_capacity(len);
+        for b in 0..n {
+            proc.iter_mut().for_each(|p| *p = 0.0);
+            proc[b] = 1.0;
+            dist.clear();
+            dist.push(1.0);
+            for (t, tab) in cdf.iter_mut().enumerate() {
+                let s: f64 = proc.iter().sum();
+                if s > 0.0 {
+                    proc.iter_mut().for_each(|p| *p /= s);
+                }
+                for (i, v) in this_tick.iter_mut().enumerate() {
+                    *v = proc.iter().enumerate().map(|(bb, p)| p * per_tick[bb * upper + i]).sum::<f64>().min(1.0);
+                }
+                conv.clear();
+                conv.resize(dist.len() + upper - 1, 0.0);
+                for (i, &a) in dist.iter().enumerate() {
+                    for (j, &p) in this_tick.iter().enumerate() {
+                        conv[i + j] += a * p;
+                    }
+                }
+                std::mem::swap(&mut dist, &mut conv);
+                let l = lens[t];
+                debug_assert_eq!(dist.len(), l);
+                let row = &mut tab[b * l..(b + 1) * l];
+                let mut acc = 0.0;
+                for (c, &p) in dist.iter().enumerate() {
+                    acc += p;
+                    row[c] = acc;
+                }
+                self.evolve_full(&proc, &mut next);
+                std::mem::swap(&mut proc, &mut next);
+            }
+        }
+        self.cdf = cdf;
+        self.cdf_len = lens;
+    }
+
+    /// One tick of Brownian motion over every bin.
+    fn evolve_full(&self, from: &[f64], to: &mut [f64]) {
+        to.iter_mut().for_each(|p| *p = 0.0);
+        for (o, &p) in from.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            self.spread(o, p, to);
+        }
+    }
+
+    #[inline]
+    fn spread(&self, o: usize, p: f64, to: &mut [f64]) {
+        let first = self.band_first[o] as usize;
+        let w = &self.band[self.band_off[o] as usize..self.band_off[o + 1] as usize];
+        for (t, &x) in to[first..first + w.len()].iter_mut().zip(w) {
+            *t += p * x;
+        }
+    }
+}
+
+/// A probability distribution over the rate bins, with the range of bins that hold any.
+#[derive(Clone, Debug)]
+struct Belief {
+    pmf: Vec<f64>,
+    scratch: Vec<f64>,
+    lo: usize,
+    hi: usize,
+}
+
+impl Belief {
+    /// code: the prior is uniform over every bin.
+    fn uniform(n: usize) -> Self {
+        Self { pmf: vec![1.0 / n as f64; n], scratch: vec![0.0; n], lo: 0, hi: n - 1 }
+    }
+
+    /// Brownian motion over one tick (code `Process::evolve`).
+    fn evolve(&mut self, m: &Model) {
+        let first = m.band_first[self.lo] as usize;
+        let last = m.band_first[self.hi] as usize + (m.band_off[self.hi + 1] - m.band_off[self.hi]) as usize - 1;
+        self.scratch[first..=last].iter_mut().for_each(|x| *x = 0.0);
+        for o in self.lo..=self.hi {
+            let p = self.pmf[o];
+            if p != 0.0 {
+                m.spread(o, p, &mut self.scratch);
+            }
+        }
+        self.pmf[self.lo..=self.hi].iter_mut().for_each(|x| *x = 0.0);
+        std::mem::swap(&mut self.pmf, &mut self.scratch);
+        // Both buffers are zero outside their support from here on.
+        self.lo = first;
+        self.hi = last;
+    }
+
+    /// Multiplies by the likelihood of `k` arrivals in a tick (code `Process::observe`) and
+    /// normalizes. An observation every bin finds impossible (underflow) is skipped.
+    fn observe(&mut self, m: &Model, k: usize) {
+        let (lo, hi, n) = (self.lo, self.hi, m.n);
+        if k < LIKELIHOOD_TABLE {
+            let lik = &m.lik[k * n..(k + 1) * n];
+            let sum: f64 = self.pmf[lo..=hi].iter().zip(&lik[lo..=hi]).map(|(p, l)| p * l).sum();
+            if sum > 0.0 && sum.is_finite() {
+                for (p, l) in self.pmf[lo..=hi].iter_mut().zip(&lik[lo..=hi]) {
+                    *p *= l / sum;
+                }
+            }
+        } else {
+            // In logs, relative to the most likely bin: no underflow.
+            let ll = |b: usize| if m.mean[b] > 0.0 { k as f64 * m.ln_mean[b] - m.mean[b] } else { f64::NEG_INFINITY };
+            let top = (lo..=hi).filter(|&b| self.pmf[b] > 0.0).map(ll).fold(f64::NEG_INFINITY, f64::max);
+            if top.is_finite() {
+                let mut sum = 0.0;
+                for b in lo..=hi {
+                    self.pmf[b] *= (ll(b) - top).exp();
+                    sum += self.pmf[b];
+                }
+                if sum > 0.0 {
+                    self.pmf[lo..=hi].iter_mut().for_each(|p| *p /= sum);
+                }
+            }
+        }
+        self.trim();
+    }
+
+    /// Normalizes and narrows the support to the bins above [`SUPPORT_EPS`].
+    fn trim(&mut self) {
+        let s: f64 = self.pmf[self.lo..=self.hi].iter().sum();
+        if s > 0.0 && (s - 1.0).abs() > 1e-12 {
+            self.pmf[self.lo..=self.hi].iter_mut().for_each(|p| *p /= s);
+        }
+        let (mut lo, mut hi) = (self.lo, self.hi);
+        while lo < hi && self.pmf[lo] < SUPPORT_EPS {
+            self.pmf[lo] = 0.0;
+            lo += 1;
+        }
+        while hi > lo && self.pmf[hi] < SUPPORT_EPS {
+            self.pmf[hi] = 0.0;
+            hi -= 1;
+        }
+        self.lo = lo;
+        self.hi = hi;
+    }
+
+    /// P(at most `c` arrivals within horizon `t`) under this belief.
+    #[inline]
+    fn cdf(&self, m: &Model, t: usize, c: usize) -> f64 {
+        let len = m.cdf_len[t];
+        let c = c.min(len - 1);
+        let tab = &m.cdf[t];
+        (self.lo..=self.hi).map(|b| self.pmf[b] * tab[b * len + c]).sum()
+    }
+
+    /// code `ProcessForecastInterval::lower_quantile`: the smallest count whose cumulative
+    /// probability reaches `x` (the table's size + 1 if none), searched from `start`.
+    fn lower_quantile(&self, m: &Model, t: usize, x: f64, start: usize) -> usize {
+        let len = m.cdf_len[t];
+        let mut c = start.min(len - 1);
+        if self.cdf(m, t, c) >= x {
+            while c > 0 && self.cdf(m, t, c - 1) >= x {
+                c -= 1;
+            }
+            c
+        } else {
+            while c + 1 < len {
+                c += 1;
+                if self.cdf(m, t, c) >= x {
+                    return c;
+                }
+            }
+            len + 1
+        }
+    }
+
+    /// Mean rate, packets per second.
+    fn mean(&self, m: &Model) -> f64 {
+        (self.lo..=self.hi).map(|b| self.pmf[b] * m.mid[b]).sum()
+    }
+}
+
+/// The forecast a receiver sends: cumulative packets deliverable by the end of each of the
+/// next ticks, with 95 % probability.
+fn forecast_of(belief: &Belief, m: &Model, q: f64, prev: &mut [u32]) {
+    for (t, p) in prev.iter_mut().enumerate() {
+        *p = belief.lower_quantile(m, t, q, *p as usize) as u32;
+    }
+}
+
+fn pack_counts(counts: &[u32]) -> [u64; 4] {
+    let mut w = [0u64; 4];
+    for (i, &c) in counts.iter().enumerate().take(MAX_FORECAST_TICKS as usize) {
+        w[i / 4] |= (c.min(u16::MAX as u32) as u64) << (16 * (i % 4));
+    }
+    w
+}
+
+fn unpack_counts(w: &[u64; 4], n: usize, out: &mut [u32]) {
+    for (i, o) in out.iter_mut().enumerate().take(n) {
+        *o = ((w[i / 4] >> (16 * (i % 4))) & 0xffff) as u32;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The receiver.
+
+/// Sprout's receiver: infers the link rate and forecasts deliveries (code `Receiver`).
+#[derive(Debug)]
+pub struct SproutReceiver {
+    model: Arc<Model>,
+    tick: Nanos,
+    packet_bytes: f64,
+    quantile: f64,
+    ticks: usize,
+    belief: Belief,
+    /// The receiver's tick clock (`_time`); None before the first packet.
+    time: Option<Nanos>,
+    /// Until when empty ticks are not observed (`_score_time`).
+    score_time: Nanos,
+    /// Packets counted in the current tick.
+    count: f64,
+    /// Everything before this sequence number is received or written off.
+    throwaway_before: u64,
+    /// Packets received at or after `throwaway_before`: (seq, len), in sequence order.
+    received: VecDeque<(u64, u32)>,
+    received_bytes: u64,
+    /// The latest forecast counts.
+    counts: [u32; MAX_FORECAST_TICKS as usize],
+    /// A forecast not sent yet.
+    pending: bool,
+    last_heard: Nanos,
+    /// The sender timestamp of the latest packet and when it arrived (for its reply).
+    saved_ts: Option<(u32, Nanos)>,
+    delivered: u64,
+}
+
+impl SproutReceiver {
+    /// A receiver for `cfg`.
+    pub fn new(cfg: &SproutConfig) -> Self {
+        let m = model(cfg);
+        let belief = Belief::uniform(m.n);
+        let ticks = cfg.forecast_ticks as usize;
+        let mut counts = [0u32; MAX_FORECAST_TICKS as usize];
+        forecast_of(&belief, &m, 1.0 - cfg.confidence, &mut counts[..ticks]);
+        Self {
+            model: m,
+            tick: cfg.tick(),
+            packet_bytes: cfg.packet_bytes as f64,
+            quantile: 1.0 - cfg.confidence,
+            ticks,
+            belief,
+            time: None,
+            score_time: 0,
+            count: 0.0,
+            throwaway_before: 0,
+            received: VecDeque::new(),
+            received_bytes: 0,
+            counts,
+            pending: false,
+            last_heard: 0,
+            saved_ts: None,
+            delivered: 0,
+        }
+    }
+
+    /// The current forecast: cumulative packets deliverable by the end of each tick ahead.
+    pub fn forecast(&self) -> &[u32] {
+        &self.counts[..self.ticks]
+    }
+
+    /// Mean of the rate's distribution, packets per second.
+    pub fn mean_rate_pps(&self) -> f64 {
+        self.belief.mean(&self.model)
+    }
+
+    /// Bytes received, or written off as lost (code `RecvQueue::packet_count`).
+    pub fn received_or_lost(&self) -> u64 {
+        self.throwaway_before + self.received_bytes
+    }
+
+    /// code `Receiver::advance_to`: every tick that ended before `now` evolves the belief
+    /// and, unless the sender said it would be silent, observes the tick's arrivals.
+    fn advance_to(&mut self, now: Nanos) {
+        let Some(mut time) = self.time else { return };
+        let mut ticked = false;
+        while time + self.tick < now {
+            self.belief.evolve(&self.model);
+            if time >= self.score_time || self.count > 0.0 {
+                let k = if self.count > 0.0 && self.count < 1.0 { 1 } else { (self.count + 0.5) as usize };
+                self.belief.observe(&self.model, k);
+                self.count = 0.0;
+            } else {
+                self.belief.trim();
+            }
+            time += self.tick;
+            ticked = true;
+        }
+        self.time = Some(time);
+        if ticked {
+            let mut counts = self.counts;
+            forecast_of(&self.belief, &self.model, self.quantile, &mut counts[..self.ticks]);
+            self.counts = counts;
+            self.pending = true;
+        }
+    }
+
+    fn drop_before_throwaway(&mut self) {
+        while let Some(&(s, l)) = self.received.front() {
+            if s >= self.throwaway_before {
+                break;
+            }
+            self.received.pop_front();
+            self.received_bytes -= l as u64;
+        }
+    }
+}
+
+impl DatagramReceiver for SproutReceiver {
+    fn on_datagram(&mut self, now: Nanos, d: &Datagram) {
+        if self.time.is_none() {
+            self.time = Some(now);
+            self.score_time = now;
+        }
+        self.advance_to(now);
+        let time = self.time.expect("set above");
+        // A heartbeat carries only the 2-byte forecast header (code counts its length).
+        let bytes = if d.len == 0 { 2.0 } else { d.len as f64 };
+        self.count += bytes / self.packet_bytes;
+        let throwaway = (d.header[1] >> 16) as u64;
+        let time_to_next = (d.header[1] & 0xffff) as u64 * MS;
+        self.throwaway_before = self.throwaway_before.max(d.seq.saturating_sub(throwaway));
+        if d.seq >= self.throwaway_before && d.len > 0 {
+            // In sequence order (arrivals are, but for a reordering network).
+            let pos = self.received.iter().rposition(|&(s, _)| s <= d.seq).map_or(0, |p| p + 1);
+            if pos == self.received.len() {
+                self.received.push_back((d.seq, d.len));
+            } else {
+                self.received.insert(pos, (d.seq, d.len));
+            }
+            self.received_bytes += d.len as u64;
+        }
+        self.drop_before_throwaway();
+        self.score_time = self.score_time.max(time + time_to_next);
+        self.delivered += d.len as u64;
+        self.saved_ts = Some((d.header[0], now));
+        self.last_heard = now;
+    }
+
+    fn poll_feedback(&mut self, now: Nanos) -> Option<Feedback> {
+        if !self.pending {
+            return None;
+        }
+        self.pending = false;
+        // code Connection::new_packet: the timestamp reply, corrected by the time held.
+        let reply = match self.saved_ts {
+            Some((ts, at)) if now - at < SEC => ts.wrapping_add(((now - at) / MS) as u32),
+            _ => u32::MAX,
+        };
+        self.saved_ts = None;
+        Some(Feedback {
+            number: self.received_or_lost(),
+            value: self.time.unwrap_or(0),
+            words: pack_counts(&self.counts[..self.ticks]),
+            small: [reply, self.ticks as u32],
+        })
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        let time = self.time?;
+        let next = time + self.tick + 1;
+        (next <= self.last_heard + IDLE).then_some(next)
+    }
+
+    fn on_timeout(&mut self, now: Nanos) {
+        self.advance_to(now);
+    }
+
+    fn delivered(&self) -> u64 {
+        self.delivered
+    }
+
+    fn trace_aux(&self) -> f64 {
+        self.mean_rate_pps() * self.packet_bytes * 8.0 / 1e6
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The sender.
+
+/// Sprout's sender: sends what the latest forecast says can leave the queue within the
+/// target delay (code `SproutConnection`, `sproutbt2`).
+#[derive(Debug)]
+pub struct SproutSender {
+    tick: Nanos,
+    target_ticks: usize,
+    packet_bytes: u32,
+    heartbeat: Nanos,
+    reorder: Nanos,
+    ticks: usize,
+    /// The operative forecast.
+    counts: [u32; MAX_FORECAST_TICKS as usize],
+    /// When it arrived; None before the first (the prior's forecast is used, code
+    /// "something reasonable").
+    remote_forecast_time: Option<Nanos>,
+    current_tick: usize,
+    /// Estimated bytes of ours queued in the network.
+    queue_estimate: i64,
+    next_seq: u64,
+    /// Recently sent packets (seq, time) for the throwaway window.
+    sent_log: VecDeque<(u64, Nanos)>,
+    next_heartbeat: Nanos,
+    /// Bytes the application still offers (`u64::MAX`: bulk).
+    app_left: u64,
+    /// Bytes left in the flight being sent.
+    flight_left: u64,
+    /// Whether the current flight is a heartbeat.
+    heartbeat_due: bool,
+    rtt: RttEstimator,
+    stats: SenderStats,
+    ts_offset: u32,
+}
+
+impl SproutSender {
+    /// A sender for `cfg`; `ts_offset_ms` offsets its timestamp clock.
+    pub fn new(cfg: &SproutConfig, ts_offset_ms: u32) -> Self {
+        let m = model(cfg);
+        let ticks = cfg.forecast_ticks as usize;
+        let mut counts = [0u32; MAX_FORECAST_TICKS as usize];
+        forecast_of(&Belief::uniform(m.n), &m, 1.0 - cfg.confidence, &mut counts[..ticks]);
+        Self {
+            tick: cfg.tick(),
+            target_ticks: cfg.target_ticks(),
+            packet_bytes: cfg.packet_bytes,
+            heartbeat: (cfg.heartbeat_ms * MS as f64).round() as Nanos,
+            reorder: (cfg.reorder_ms * MS as f64).round() as Nanos,
+            ticks,
+            counts,
+            remote_forecast_time: None,
+            current_tick: 0,
+            queue_estimate: 0,
+            next_seq: 0,
+            sent_log: VecDeque::new(),
+            next_heartbeat: 0,
+            app_left: 0,
+            flight_left: 0,
+            heartbeat_due: false,
+            rtt: RttEstimator::default(),
+            stats: SenderStats::default(),
+            ts_offset: ts_offset_ms,
+        }
+    }
+
+    /// The operative forecast.
+    pub fn forecast(&self) -> &[u32] {
+        &self.counts[..self.ticks]
+    }
+
+    /// Estimated bytes of ours in the network's queue.
+    pub fn queue_estimate(&self) -> u64 {
+        self.queue_estimate.max(0) as u64
+    }
+
+    /// code `update_queue_estimate`: the forecast deliveries of every tick since the
+    /// forecast arrived leave the queue estimate (the tick's own share; see the module docs).
+    fn update_queue_estimate(&mut self, now: Nanos) {
+        let Some(t0) = self.remote_forecast_time else { return };
+        let new_tick = (((now - t0) / self.tick) as usize).min(self.ticks - 1);
+        while self.current_tick < new_tick {
+            let k = self.current_tick;
+            let share = self.counts[k] as i64 - if k == 0 { 0 } else { self.counts[k - 1] as i64 };
+            self.queue_estimate = (self.queue_estimate - self.packet_bytes as i64 * share.max(0)).max(0);
+            self.current_tick += 1;
+        }
+    }
+
+    /// Bytes the forecast lets be delivered within the target delay from now.
+    fn forecast_bytes(&self) -> i64 {
+        let cdt = (self.current_tick + self.target_ticks).min(self.ticks - 1);
+        self.packet_bytes as i64 * (self.counts[cdt] as i64 - self.counts[self.current_tick] as i64)
+    }
+
+    /// code `window_size`: what may be sent now.
+    pub fn window_size(&mut self, now: Nanos) -> u64 {
+        self.update_queue_estimate(now);
+        (self.forecast_bytes() - self.queue_estimate).max(0) as u64
+    }
+
+    /// code `SendQueue::add`: how far back (in sequence bytes) the packets sent within the
+    /// reorder window reach, capped at 65535.
+    fn throwaway(&mut self, seq: u64, now: Nanos) -> u32 {
+        self.sent_log.push_back((seq, now));
+        while self.sent_log.len() > 1 && self.sent_log.front().is_some_and(|&(_, t)| t + self.reorder < now) {
+            self.sent_log.pop_front();
+        }
+        (seq - self.sent_log.front().map_or(seq, |&(s, _)| s)).min(65_535) as u32
+    }
+}
+
+impl DatagramSender for SproutSender {
+    fn write(&mut self, _now: Nanos, bytes: u64) {
+        self.app_left = self.app_left.saturating_add(bytes);
+    }
+
+    fn stop_writing(&mut self) {
+        self.app_left = 0;
+        self.flight_left = 0;
+        self.heartbeat_due = false;
+    }
+
+    fn poll_transmit(&mut self, now: Nanos) -> Option<Datagram> {
+        if self.app_left == 0 {
+            return None;
+        }
+        if self.flight_left == 0 && !self.heartbeat_due {
+            let w = self.window_size(now).min(self.app_left);
+            if w > 0 {
+                self.flight_left = w;
+            } else if now >= self.next_heartbeat {
+                self.heartbeat_due = true;
+            } else {
+                return None;
+            }
+        }
+        let len = if self.heartbeat_due { 0 } else { self.flight_left.min(self.packet_bytes as u64) as u32 };
+        self.heartbeat_due = false;
+        self.flight_left -= len as u64;
+        let last = self.flight_left == 0;
+        let seq = self.next_seq;
+        let throwaway = self.throwaway(seq, now);
+        let time_to_next = if last { (self.heartbeat / MS).min(65_535) as u32 } else { 0 };
+        self.next_seq += len as u64;
+        if self.app_left != u64::MAX {
+            self.app_left -= len as u64;
+        }
+        self.queue_estimate += len as i64;
+        if last {
+            // sproutbt2: the next transmission is due a heartbeat interval after a flight.
+            self.next_heartbeat = self.next_heartbeat.max(now + self.heartbeat);
+        }
+        let ts = ((now / MS) as u32).wrapping_add(self.ts_offset);
+        Some(Datagram { seq, len, header: [ts, (throwaway << 16) | time_to_next], retransmit: false })
+    }
+
+    fn on_feedback(&mut self, now: Nanos, fb: &Feedback) {
+        let n = (fb.small[1] as usize).min(self.ticks);
+        unpack_counts(&fb.words, n, &mut self.counts);
+        self.remote_forecast_time = Some(now);
+        self.queue_estimate = (self.next_seq as i64 - fb.number as i64).max(0);
+        self.current_tick = 0;
+        self.update_queue_estimate(now);
+        if fb.small[0] != u32::MAX {
+            let ts_now = ((now / MS) as u32).wrapping_add(self.ts_offset);
+            let r = ts_now.wrapping_sub(fb.small[0]) as u64;
+            if r < 50_000 {
+                self.rtt.sample(r * MS);
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Nanos> {
+        if self.app_left == 0 {
+            return None;
+        }
+        let tick = match self.remote_forecast_time {
+            Some(t0) if self.current_tick + 1 < self.ticks => Some(t0 + (self.current_tick as u64 + 1) * self.tick),
+            _ => None,
+        };
+        Some(tick.map_or(self.next_heartbeat, |t| t.min(self.next_heartbeat)))
+    }
+
+    fn on_timeout(&mut self, now: Nanos) {
+        self.update_queue_estimate(now);
+    }
+
+    fn finished(&self) -> bool {
+        self.app_left == 0
+    }
+
+    fn srtt(&self) -> Nanos {
+        self.rtt.srtt_ns()
+    }
+
+    fn stats(&self) -> SenderStats {
+        self.stats
+    }
+
+    fn trace(&self) -> TransportTrace {
+        let fb = self.forecast_bytes().max(0);
+        let target_s = (self.target_ticks as u64 * self.tick) as f64 / SEC as f64;
+        let mode = match self.remote_forecast_time {
+            None => 0,
+            Some(_) if self.current_tick + 1 >= self.ticks => 2,
+            Some(_) => 1,
+        };
+        TransportTrace {
+            window_bytes: fb as u64,
+            srtt: self.rtt.srtt_ns(),
+            mode,
+            estimate: fb as f64 * 8.0 / target_s / 1e6,
+            flag: mode == 2,
+            aux: f64::NAN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> SproutConfig {
+        SproutConfig::default()
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = cfg();
+        assert!(c.validate().is_ok());
+        assert_eq!((c.tick_ms, c.forecast_ticks, c.target_ticks(), c.bins), (20.0, 8, 5, 256));
+        assert_eq!((c.brownian_motion_rate, c.outage_escape_rate, c.max_rate_pps, c.confidence), (200.0, 1.0, 1000.0, 0.95));
+    }
+
+    #[test]
+    fn validation_names_the_key() {
+        for (c, key) in [
+            (SproutConfig { target_delay_ms: 90.0, ..cfg() }, "target_delay_ms"),
+            (SproutConfig { target_delay_ms: 200.0, ..cfg() }, "target_delay_ms"),
+            (SproutConfig { confidence: 1.0, ..cfg() }, "confidence"),
+            (SproutConfig { bins: 2, ..cfg() }, "bins"),
+            (SproutConfig { forecast_ticks: 17, ..cfg() }, "forecast_ticks"),
+            (SproutConfig { tick_ms: f64::NAN, ..cfg() }, "tick_ms"),
+        ] {
+            assert_eq!(c.validate().unwrap_err().0, key);
+        }
+    }
+
+    #[test]
+    fn kernel_rows_carry_the_brownian_mass() {
+        let m = model(&cfg());
+        assert_eq!(m.n, 257);
+        // An interior bin keeps all its mass within ±5σ (σ = 200·√0.02 ≈ 28 pkt/s ≈ 7 bins).
+        let o = 128;
+        let w = &m.band[m.band_off[o] as usize..m.band_off[o + 1] as usize];
+        let s: f64 = w.iter().sum();
+        assert!((s - 1.0).abs() < 1e-6, "{s}");
+        // The outage bin keeps e^{-λz τ} ≈ 0.980 of its mass at 0 times the part of the
+        // Gaussian below the first bin edge, and spreads the rest with P(escape).
+        let z = &m.band[m.band_off[0] as usize..m.band_off[1] as usize];
+        let escape = 1.0 - (-0.02f64).exp();
+        let stay = (1.0 - escape) * phi(1000.0 / 256.0 / (200.0 * 0.02f64.sqrt()));
+        assert!((z[0] - stay).abs() < 1e-12);
+    }
+
+    #[test]
+    fn forecast_tables_are_cumulative_distributions() {
+        let m = model(&cfg());
+        for t in 0..8 {
+            let len = m.cdf_len[t];
+            assert_eq!(len, 1 + 29 * (t + 1));
+            for b in [0usize, 10, 100, 256] {
+                let row = &m.cdf[t][b * len..(b + 1) * len];
+                assert!(row.windows(2).all(|w| w[1] >= w[0] - 1e-15));
+                assert!(row[len - 1] <= 1.0 + 1e-9);
+            }
+        }
+        // A link certainly in outage delivers nothing in the next tick.
+        assert!((m.cdf[0][0] - 1.0).abs() < 1e-12);
+        // At 500 pkt/s (10 per tick) the median of one tick's arrivals is 10.
+        let b = 128; // mid (128.5)·3.906 = 502 pkt/s
+        let row = &m.cdf[0][b * m.cdf_len[0]..];
+        let med = row.iter().position(|&p| p >= 0.5).unwrap();
+        assert_eq!(med, 10);
+    }
+
+    /// Feeds a receiver packets at `pps` for `secs` seconds in ticks of 20 ms.
+    fn run_at(r: &mut SproutReceiver, pps: f64, start: Nanos, secs: f64) -> Nanos {
+        let gap = (SEC as f64 / pps) as Nanos;
+        let mut t = start;
+        let mut seq = 0u64;
+        while t < start + (secs * SEC as f64) as Nanos {
+            r.on_datagram(t, &Datagram { seq, len: 1440, header: [0, 50], retransmit: false });
+            seq += 1440;
+            t += gap;
+            while r.poll_feedback(t).is_some() {}
+        }
+        t
+    }
+
+    #[test]
+    fn receiver_learns_a_steady_rate_and_forecasts_cautiously() {
+        let mut r = SproutReceiver::new(&cfg());
+        run_at(&mut r, 500.0, 0, 3.0);
+        let mean = r.mean_rate_pps();
+        assert!((mean - 500.0).abs() < 60.0, "posterior mean {mean}");
+        let f = r.forecast().to_vec();
+        assert!(f.windows(2).all(|w| w[1] >= w[0]), "cumulative: {f:?}");
+        // Cautious: below the mean deliveries (10 per tick), but not by much for 5 ticks.
+        assert!(f[4] < 50 && f[4] > 25, "{f:?}");
+    }
+
+    #[test]
+    fn an_outage_drives_the_forecast_to_zero() {
+        let mut r = SproutReceiver::new(&cfg());
+        let t = run_at(&mut r, 500.0, 0, 2.0);
+        // Nothing arrives for 200 ms after the sender's time-to-next (50 ms) passed.
+        r.on_timeout(t + 250 * MS);
+        assert!(r.poll_feedback(t + 250 * MS).is_some());
+        assert_eq!(r.forecast()[4], 0, "{:?}", r.forecast());
+        // Ticks inside the time-to-next are not observed as empty.
+        let mut r2 = SproutReceiver::new(&cfg());
+        let t2 = run_at(&mut r2, 500.0, 0, 2.0);
+        let before = r2.mean_rate_pps();
+        r2.on_timeout(t2 + 30 * MS);
+        assert!(r2.mean_rate_pps() > 0.8 * before);
+    }
+
+    #[test]
+    fn receiver_counts_bytes_received_or_written_off() {
+        let mut r = SproutReceiver::new(&cfg());
+        let d = |seq: u64, throwaway: u32| Datagram { seq, len: 1440, header: [0, throwaway << 16], retransmit: false };
+        // Packet 1 (seq 1440) is lost. Packet 2 was sent within the reorder window of
+        // packet 0: nothing is written off yet.
+        r.on_datagram(0, &d(0, 0));
+        r.on_datagram(MS, &d(2880, 2880));
+        assert_eq!(r.received_or_lost(), 2 * 1440);
+        // Packet 3 says packets sent before seq 1440 are older than the window: packet 0's
+        // bytes now count as "before the throwaway point"; packet 1 is still pending.
+        r.on_datagram(2 * MS, &d(4320, 2880));
+        assert_eq!(r.received_or_lost(), 1440 + 2 * 1440);
+        // Packet 4 writes off packet 1 too.
+        r.on_datagram(3 * MS, &d(5760, 2880));
+        assert_eq!(r.received_or_lost(), 2880 + 3 * 1440);
+        assert_eq!(r.delivered(), 4 * 1440);
+    }
+
+    #[test]
+    fn sender_sends_the_forecast_minus_its_queue() {
+        let c = cfg();
+        let mut s = SproutSender::new(&c, 0);
+        s.write(0, u64::MAX);
+        // Forecast: 10 packets per tick, cumulative.
+        let counts: Vec<u32> = (1..=8).map(|k| 10 * k).collect();
+        let fb = Feedback { number: 0, value: 0, words: pack_counts(&counts), small: [u32::MAX, 8] };
+        s.on_feedback(0, &fb);
+        // Target 5 ticks: counts[5] − counts[0] = 50 packets.
+        let mut sent = 0u64;
+        let mut n = 0;
+        while let Some(d) = s.poll_transmit(0) {
+            sent += d.len as u64;
+            n += 1;
+            let last = d.header[1] & 0xffff;
+            assert_eq!(last, if sent == 50 * 1440 { 50 } else { 0 });
+        }
+        assert_eq!((sent, n), (50 * 1440, 50));
+        // One tick later the first tick's 10 packets have left the queue estimate and the
+        // window's far end moved a tick: 10 more packets.
+        assert_eq!(s.poll_timeout(), Some(20 * MS));
+        s.on_timeout(20 * MS);
+        assert_eq!(s.window_size(20 * MS), 10 * 1440);
+        // A forecast saying 30 packets were received or lost: the queue is 20 packets.
+        let fb = Feedback { number: 30 * 1440, ..fb };
+        s.on_feedback(25 * MS, &fb);
+        assert_eq!(s.queue_estimate(), 20 * 1440);
+        assert_eq!(s.window_size(25 * MS), 30 * 1440);
+    }
+
+    #[test]
+    fn sender_sends_heartbeats_when_the_forecast_is_zero() {
+        let mut s = SproutSender::new(&cfg(), 0);
+        s.write(0, u64::MAX);
+        let fb = Feedback { number: 0, value: 0, words: [0; 4], small: [u32::MAX, 8] };
+        s.on_feedback(0, &fb);
+        let d = s.poll_transmit(0).expect("a heartbeat is due at once");
+        assert_eq!((d.len, d.header[1] & 0xffff), (0, 50));
+        assert_eq!(s.poll_transmit(MS), None);
+        assert_eq!(s.poll_timeout(), Some(20 * MS));
+        assert!(s.poll_transmit(50 * MS).is_some());
+    }
+
+    #[test]
+    fn sender_and_receiver_converge_on_a_fixed_link() {
+        // A 500 pkt/s bottleneck with 20 ms of delay each way, driven by hand in 1 ms steps:
+        // the sender keeps the link mostly busy and its packets' queueing delay bounded.
+        let c = cfg();
+        let mut s = SproutSender::new(&c, 0);
+        let mut r = SproutReceiver::new(&c);
+        s.write(0, u64::MAX);
+        let service = SEC / 500;
+        let delay = 20 * MS;
+        let mut link: VecDeque<(Datagram, Nanos)> = VecDeque::new();
+        let mut arrivals: VecDeque<(Datagram, Nanos)> = VecDeque::new();
+        let mut fbq: VecDeque<(Feedback, Nanos)> = VecDeque::new();
+        let mut link_free = 0;
+        let (mut delivered, mut sojourns) = (0u64, Vec::new());
+        let end = 20 * SEC;
+        let mut t = 0;
+        while t < end {
+            while let Some(d) = s.poll_transmit(t) {
+                link.push_back((d, t + delay));
+            }
+            while let Some(&(d, at)) = link.front() {
+                let start = link_free.max(at);
+                if at > t || start > t {
+                    break;
+                }
+                link.pop_front();
+                link_free = start + if d.len == 0 { 0 } else { service };
+                if t > 5 * SEC && d.len > 0 {
+                    sojourns.push(link_free - at);
+                    delivered += d.len as u64;
+                }
+                arrivals.push_back((d, link_free + delay));
+            }
+            while arrivals.front().is_some_and(|&(_, at)| at <= t) {
+                let (d, _) = arrivals.pop_front().unwrap();
+                r.on_datagram(t, &d);
+            }
+            if r.poll_timeout().is_some_and(|w| w <= t) {
+                r.on_timeout(t);
+            }
+            while let Some(fb) = r.poll_feedback(t) {
+                fbq.push_back((fb, t + delay));
+            }
+            while fbq.front().is_some_and(|&(_, at)| at <= t) {
+                let (fb, _) = fbq.pop_front().unwrap();
+                s.on_feedback(t, &fb);
+            }
+            if s.poll_timeout().is_some_and(|w| w <= t) {
+                s.on_timeout(t);
+            }
+            t += MS;
+        }
+        let rate = delivered as f64 / 15.0 / 1440.0;
+        sojourns.sort_unstable();
+        let p95 = sojourns[sojourns.len() * 95 / 100];
+        assert!(rate > 0.6 * 500.0, "throughput {rate} pkt/s of 500");
+        assert!(p95 < 150 * MS, "95th percentile queueing {p95} ns");
+        assert!(s.srtt() > 40 * MS && s.srtt() < 300 * MS, "srtt {}", s.srtt());
+    }
+}
