@@ -2,7 +2,7 @@
 //! engine: they fill a link, keep its queue short, finish finite flows, trace their state,
 //! give byte-identical results for a seed, and name the key of a bad parameter.
 
-use crate::engine::TraceSet;
+use crate::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
 
 fn run(toml: &str) -> RunResult {

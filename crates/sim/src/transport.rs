@@ -325,12 +325,13 @@ impl Sender {
         }
     }
 
-    /// When the bytes at `seq` (outstanding) were first sent: TCP keeps it per segment; a
-    /// datagram is never resent.
+    /// When the bytes at `seq` (outstanding) were first sent: TCP keeps it per segment; CBR
+    /// never resends, and the datagram transports keep no such record (PCC-Vivace's resent
+    /// datagram counts from its resending).
     pub fn first_sent_of(&self, seq: u64) -> Option<Nanos> {
         match self {
             Sender::Tcp(t) => t.first_sent_of(seq),
-            Sender::Cbr { .. } | Sender::Closed { .. } => None,
+            Sender::Cbr { .. } | Sender::Datagram(_) | Sender::Closed { .. } => None,
         }
     }
 
@@ -494,7 +495,7 @@ impl Receiver {
     pub fn duplicate_segments(&self) -> u64 {
         match self {
             Receiver::Tcp(t) => t.stats().duplicate_segments,
-            Receiver::Sink(_) | Receiver::Closed { .. } => 0,
+            Receiver::Sink(_) | Receiver::Datagram(_) | Receiver::Closed { .. } => 0,
         }
     }
 
