@@ -140,3 +140,35 @@ def test_reuse_compares_a_new_simulator_run_with_the_stored_emulator_runs(run_cl
     # A stored run of another length is another scenario: refused, naming both durations.
     r = run_cli("crosscheck", scenario, "--out", out, "--duration", "3", "--reuse")
     assert r.returncode == 2 and "lasted 2.0 s, the simulator's 3.0 s" in r.stderr, r.stderr
+
+
+def test_the_source_trees_emulator_is_brought_up_to_date_before_it_runs(tmp_path, monkeypatch):
+    """An old `target/release/cellshare-emu` ran old code beside a new simulator (a crosscheck
+    compared against a traffic tool without the loss counters): in a source tree with cargo,
+    `cargo build` runs first (a no-op when current); a binary the user names is used as it is."""
+    import subprocess
+
+    import cellshare.emulate as emulate
+
+    exe = tmp_path / "target" / "release" / "cellshare-emu"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    (tmp_path / "Cargo.toml").write_text("[workspace]\n")
+    calls = []
+    monkeypatch.setattr(emulate, "REPO", tmp_path)
+    monkeypatch.delenv("CELLSHARE_EMU_BIN", raising=False)
+    monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    monkeypatch.setattr(emulate.shutil, "which", lambda name: "/usr/bin/cargo" if name == "cargo" else None)
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0))
+    assert emulate.emulator_binary() == exe
+    assert calls == [["cargo", "build", "--release", "--quiet", "-p", "cellshare-emu"]]
+    # A failed build is an error, not a silent fall-back to the old binary.
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 101))
+    with pytest.raises(emulate.EmulatorError, match="building cellshare-emu failed"):
+        emulate.emulator_binary()
+    # The user's own binary: no build.
+    monkeypatch.setenv("CELLSHARE_EMU_BIN", str(exe))
+    calls.clear()
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0))
+    assert emulate.emulator_binary() == exe and calls == []

@@ -45,7 +45,8 @@ class EmulatorError(RuntimeError):
 HOST_STEAL_FLOOR_PERCENT = 0.5
 
 
-def _candidates() -> list[Path]:
+def _installed() -> list[Path]:
+    """Binaries named by the user: `$CELLSHARE_EMU_BIN`, then `cellshare-emu` on the PATH."""
     out = []
     env = os.environ.get("CELLSHARE_EMU_BIN")
     if env:
@@ -53,30 +54,40 @@ def _candidates() -> list[Path]:
     which = shutil.which("cellshare-emu")
     if which:
         out.append(Path(which))
-    tdir = os.environ.get("CARGO_TARGET_DIR")
-    if tdir:
-        out.append(Path(tdir) / "release" / "cellshare-emu")
-    out.append(REPO / "target" / "release" / "cellshare-emu")
     return out
 
 
+def _built() -> list[Path]:
+    """Where `cargo build --release -p cellshare-emu` puts the binary."""
+    tdir = os.environ.get("CARGO_TARGET_DIR")
+    return ([Path(tdir) / "release" / "cellshare-emu"] if tdir else []) + [REPO / "target" / "release" / "cellshare-emu"]
+
+
+def _runnable(p: Path) -> bool:
+    return p.is_file() and os.access(p, os.X_OK)
+
+
 def emulator_binary(build: bool = True) -> Path:
-    """The `cellshare-emu` binary: `$CELLSHARE_EMU_BIN`, the PATH, the cargo target folder;
-    built with `cargo build --release -p cellshare-emu` from the source tree if none exists."""
-    for c in _candidates():
-        if c.is_file() and os.access(c, os.X_OK):
+    """The `cellshare-emu` binary: `$CELLSHARE_EMU_BIN` or the PATH's, as they are; else the
+    source tree's, brought up to date first with `cargo build --release -p cellshare-emu`
+    (which does nothing when it is current: an old build would run old code beside a new
+    simulator, as it did here once)."""
+    for c in _installed():
+        if _runnable(c):
+            return c
+    source = (REPO / "Cargo.toml").exists() and shutil.which("cargo") is not None
+    if build and source:
+        p = subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellshare-emu"], cwd=REPO)
+        if p.returncode != 0:
+            raise EmulatorError(f"building cellshare-emu failed (exit {p.returncode})")
+    for c in _built():
+        if _runnable(c):
             return c
     if not build:
         raise EmulatorError("cellshare-emu is not built: run `cargo build --release -p cellshare-emu`")
-    if not (REPO / "Cargo.toml").exists() or shutil.which("cargo") is None:
+    if not source:
         raise EmulatorError("cellshare-emu is not built and there is no source tree with cargo to build it; "
                             "set CELLSHARE_EMU_BIN to the binary")
-    p = subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "cellshare-emu"], cwd=REPO)
-    if p.returncode != 0:
-        raise EmulatorError(f"building cellshare-emu failed (exit {p.returncode})")
-    for c in _candidates():
-        if c.is_file():
-            return c
     raise EmulatorError("cellshare-emu was built but not found; set CELLSHARE_EMU_BIN")
 
 
