@@ -87,3 +87,22 @@ def test_the_readmes_measurements_live_on_pages():
     }
     for page, needle in expect.items():
         assert needle in (REPO / "docs" / page).read_text(), (page, needle)
+
+
+def test_every_list_on_a_page_starts_after_a_blank_line():
+    """Python-Markdown (MkDocs) runs a list into the paragraph above it unless a blank line
+    separates them: `Two additions came with them: - a ... - b` rendered as one paragraph."""
+    bad = []
+    for page in sorted((REPO / "docs").glob("*.md")):
+        lines = page.read_text().split("\n")
+        fence = False
+        for i, line in enumerate(lines):
+            if line.startswith("```"):
+                fence = not fence
+                continue
+            if fence or i == 0:
+                continue
+            prev = lines[i - 1]
+            if re.match(r"^(- |\d+\. )", line) and prev.strip() and not re.match(r"^(\s*- |\s*\d+\. |\s+|\||#|<)", prev):
+                bad.append(f"{page.name}:{i + 1}")
+    assert not bad, bad
