@@ -100,11 +100,12 @@ enum TrafficCmd {
 
 fn load(path: &PathBuf, duration: Option<f64>) -> Result<EmuScenario, String> {
     // A FIFO or a device is refused before it is opened (reading one blocks or never ends).
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if !meta.is_file() || meta.len() > 16 << 20 {
-        return Err(format!("{}: expected a regular file of at most 16 MiB (a scenario TOML)", path.display()));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    use cellshare_sim::input::{open_regular, OpenError};
+    let f = open_regular(path, 16 << 20).map_err(|e| match e {
+        OpenError::Io(e) => format!("cannot read {}: {e}", path.display()),
+        _ => format!("{}: expected a regular file of at most 16 MiB (a scenario TOML)", path.display()),
+    })?;
+    let text = std::io::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut sc = EmuScenario::from_toml_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(d) = duration {
         if !(d > 0.0 && d <= 86_400.0) {

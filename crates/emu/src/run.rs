@@ -12,6 +12,7 @@ use std::sync::Arc;
 use cellshare_channel::MahimahiTrace;
 use cellshare_core::{time::from_secs_f64, time::from_millis_f64, Nanos, SEC};
 use cellshare_sim::scenario::ChannelConfig;
+use cellshare_sim::input::open_regular;
 use cellshare_sim::{PositionTraces, TraceSet};
 use serde_json::{json, Value};
 
@@ -57,35 +58,17 @@ pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> 
     Ok(set)
 }
 
-/// Reads a Mahimahi trace file: a FIFO or a device is refused before it is opened (reading
-/// one blocks forever or never ends), and the file is opened non-blocking and checked again.
+/// Reads a Mahimahi trace file (refused unless a regular file: `cellshare_sim::input`; the
+/// parser bounds what it reads).
 fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let regular = |m: &std::fs::Metadata| {
-        if m.is_file() {
-            Ok(())
-        } else {
-            Err(format!("not a regular file ({:?}); expected a Mahimahi trace file", m.file_type()))
-        }
-    };
-    regular(&std::fs::metadata(path).map_err(|e| format!("cannot read it: {e}"))?)?;
-    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    regular(&f.metadata().map_err(|e| e.to_string())?)?;
+    let f = open_regular(path, u64::MAX).map_err(|e| format!("cannot read it: {e}"))?;
     MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
 }
 
 /// Reads and parses one position trace file, refusing files over the parser's size limit.
 fn read_position_trace(p: &Path) -> Result<cellshare_ran::PositionTrace, String> {
-    let meta = std::fs::metadata(p).map_err(|e| format!("cannot read it: {e}"))?;
-    if !meta.is_file() {
-        // A FIFO or a device would block the read forever (issue 22).
-        return Err(format!("not a regular file ({:?}); expected a position trace file", meta.file_type()));
-    }
-    let len = meta.len();
-    if len > cellshare_ran::mobility::MAX_TRACE_BYTES {
-        return Err(format!("{len} bytes, expected a position trace of at most {} bytes", cellshare_ran::mobility::MAX_TRACE_BYTES));
-    }
-    let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read it: {e}"))?;
+    let f = open_regular(p, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
+    let text = std::io::read_to_string(f).map_err(|e| format!("cannot read it: {e}"))?;
     cellshare_ran::PositionTrace::parse(&text).map_err(|e| e.to_string())
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
+use cellshare_sim::input::open_regular;
 use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation, TraceSet};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
@@ -25,42 +26,10 @@ fn to_py(e: ScenarioError) -> PyErr {
     ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
 }
 
-/// What kind of file `m` is, for an error message.
-fn file_kind(m: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = m.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// Reads and parses a Mahimahi trace file. A FIFO or a device is refused before it is
-/// opened (reading one blocked forever or until memory ran out), and the file is opened
-/// non-blocking and checked again, so one swapped in meanwhile is refused too.
+/// Reads and parses a Mahimahi trace file (refused unless a regular file within the parser's
+/// size limit: `cellshare_sim::input`).
 fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let m = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !m.is_file() {
-        return Err(format!("{} (expected a regular file)", file_kind(&m)));
-    }
-    if m.len() > cellshare_channel::trace::MAX_TRACE_BYTES {
-        return Err(format!("{} bytes (expected at most {} bytes)", m.len(), cellshare_channel::trace::MAX_TRACE_BYTES));
-    }
-    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(|e| e.to_string())?;
-    let m = f.metadata().map_err(|e| e.to_string())?;
-    if !m.is_file() {
-        return Err(format!("{} (expected a regular file)", file_kind(&m)));
-    }
+    let f = open_regular(path, cellshare_channel::trace::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
     MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| format!("a valid Mahimahi trace: {e}"))
 }
 
@@ -89,6 +58,13 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
     }
 }
 
+/// Reads and parses a position trace file (as [`read_trace`]).
+fn read_position_trace(path: &Path) -> Result<cellshare_ran::PositionTrace, String> {
+    let f = open_regular(path, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
+    let text = std::io::read_to_string(f).map_err(|e| e.to_string())?;
+    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("a valid position trace: {e}"))
+}
+
 fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, ScenarioError> {
     let mut set = PositionTraces::new();
     for (key, file) in sc.position_files() {
@@ -97,17 +73,10 @@ fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, Scen
         }
         let path = base_dir.join(&file);
         let shown = format!("{:?}", path.display().to_string());
-        let meta = std::fs::metadata(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?;
-        if !meta.is_file() {
-            // A FIFO or a device would block the read forever (issue 22).
-            return Err(ScenarioError::new(&key, &shown, format!("a regular position trace file (it is {:?})", meta.file_type())));
-        }
-        let len = meta.len();
-        if len > cellshare_ran::mobility::MAX_TRACE_BYTES {
-            return Err(ScenarioError::new(&key, &shown, format!("a position trace of at most {} bytes (it has {len})", cellshare_ran::mobility::MAX_TRACE_BYTES)));
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| ScenarioError::new(&key, &shown, format!("a readable position trace file ({e})")))?;
-        let trace = cellshare_ran::PositionTrace::parse(&text).map_err(|e| ScenarioError::new(&key, &shown, format!("a valid position trace: {e}")))?;
+        let trace = read_position_trace(&path).map_err(|e| {
+            let expected = if e.starts_with("a valid") { e } else { format!("a readable position trace file ({e})") };
+            ScenarioError::new(&key, &shown, expected)
+        })?;
         set.insert(file, Arc::new(trace));
     }
     Ok(set)

@@ -12,6 +12,7 @@
 pub mod apps;
 pub mod assembly;
 pub mod engine;
+pub mod input;
 pub mod limits;
 pub mod load;
 pub mod metrics;
