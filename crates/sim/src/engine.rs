@@ -335,18 +335,6 @@ impl Simulation {
         Self::with_inputs(scenario, traces, &PositionTraces::new(), &crate::Limits::default())
     }
 
-    /// [`Simulation::new`] with the scenario checked against `limits` instead of the
-    /// defaults (before anything is allocated).
-    pub fn new_with_limits(scenario: &Scenario, traces: &TraceSet, limits: &crate::Limits) -> Result<Self, ScenarioError> {
-        Self::with_inputs(scenario, traces, &PositionTraces::new(), limits)
-    }
-
-    /// [`new`](Self::new) with the position traces of the UEs' mobility parsed into
-    /// `positions` (keyed by the file string as written in the scenario).
-    pub fn with_positions(scenario: &Scenario, traces: &TraceSet, positions: &PositionTraces) -> Result<Self, ScenarioError> {
-        Self::with_inputs(scenario, traces, positions, &crate::Limits::default())
-    }
-
     /// The simulation of `scenario` with its parsed trace files, its parsed position traces
     /// and the limits it is checked against (before anything is allocated).
     pub fn with_inputs(

@@ -199,8 +199,8 @@ impl TransportConfig {
         let (p, h) = match self {
             TransportConfig::Tcp { tcp, .. } => (tcp.mss, TCP_HEADER_BYTES),
             TransportConfig::Cbr { packet_bytes, .. } => (*packet_bytes, UDP_HEADER_BYTES),
-            // An app's datagrams vary in size; a full 1500-byte packet is the reference.
-            TransportConfig::Udp {} => (1472, UDP_HEADER_BYTES),
+            // An app's datagrams vary in size; a full 1500-byte packet (as CBR's default) is the reference.
+            TransportConfig::Udp {} => (default_cbr_payload(), UDP_HEADER_BYTES),
             TransportConfig::Sprout(c) => (c.packet_bytes, UDP_HEADER_BYTES + sprout::HEADER_BYTES),
             TransportConfig::Verus(c) => (c.packet_bytes, UDP_HEADER_BYTES + verus::HEADER_BYTES),
             TransportConfig::Vivace(c) => (c.packet_bytes, UDP_HEADER_BYTES + vivace::HEADER_BYTES),
