@@ -264,6 +264,8 @@ def run_ns3(args: argparse.Namespace) -> dict:
                 bulk(1, ue, 2000, 0.5 + 0.01 * ue, f"bg{ue}")
         bulk(0, 0, 1000, FG_START_S, "fg0")
         measure_from = MEASURE_FROM_S
+        if args.phy_stats:
+            lte.EnableDlTxPhyTraces()
 
     flowmon = ns.FlowMonitorHelper()
     monitor = flowmon.InstallAll() if not udp else None
@@ -277,6 +279,8 @@ def run_ns3(args: argparse.Namespace) -> dict:
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
     if monitor is not None:
         out["delays"] = flow_delays(ns, flowmon, monitor)
+    if not udp and args.phy_stats:
+        out["fill"] = block_fill(Path.cwd() / "DlTxPhyStats.txt", end, bg_ues, n_ues)
     ns.Simulator.Destroy()
     if udp:
         out["harq"] = ns3_harq_stats(Path.cwd())
@@ -300,6 +304,32 @@ def flow_delays(ns, flowmon, monitor) -> dict:
         name = ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack")
         out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
                      "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
+    return out
+
+
+def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dict:
+    """How full ns-3's downlink transport blocks are, over the whole run: application bytes
+    received at UE 0 (the foreground's) and at the background UEs over the bytes of the new
+    transport blocks (`rv` 0, both layers) sent to them (DlTxPhyStats). `PfFfMacScheduler`
+    gives every resource-block group of a TTI to the best-metric UE with data, whatever its
+    queue holds, and the MAC pads what the queue does not fill; at full blocks the ratio is
+    about 1448/1506 (TCP/IP, PDCP, RLC and MAC headers)."""
+    tb = [0] * n_ues
+    with path.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_imsi, i_size, i_rv = cols.index("IMSI"), cols.index("size"), cols.index("rv")
+        for line in fh:
+            f = line.split()
+            if f and f[i_rv] == "0":
+                tb[int(f[i_imsi]) - 1] += int(f[i_size])  # IMSIs are 1.. in install order
+    app = [0] * n_ues
+    for name, rx in received.items():
+        app[0 if name == "fg0" else int(name[2:])] += rx
+    out = {}
+    for group, members in (("UE 0", [0]), ("background UEs", [u for u in bg_ues if u != 0])):
+        if members:
+            t, a = sum(tb[u] for u in members), sum(app[u] for u in members)
+            out[group] = {"tb_mbit": t * 8 / 1e6, "app_mbit": a * 8 / 1e6, "fill": a / max(t, 1)}
     return out
 
 
@@ -374,7 +404,17 @@ def run_cellshare(args: argparse.Namespace) -> dict:
         "ues": [{"count": n_ues, "channel": channel_of(args)}],
         "flows": flows,
     }
-    result = api.run(scenario)
+    period = getattr(args, "cellshare_ack_every_ms", None)
+    with tempfile.TemporaryDirectory(prefix="ns3-crosscheck-ack-") as tmp:
+        if period:
+            # Diagnosis: ACKs leave each UE only at periodic uplink opportunities (a Mahimahi
+            # trace with one opportunity every `period` ms, each UE at its own seeded phase),
+            # like ns-3's UE waiting for its uplink grants, instead of cellshare's fixed path.
+            trace = Path(tmp) / "ack-opportunities.up"
+            trace.write_text(f"{period}\n")
+            for group in scenario["ues"]:
+                group["uplink"] = {"channel": {"kind": "trace", "file": str(trace), "random_offset": True}}
+        result = api.run(scenario)
     b = int(args.duration)
     out = {f["name"]: sum(result.flow(f["name"])["per_second_mbps"][a:b]) / (b - a) for f in flows}
     if udp:
@@ -388,7 +428,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
     return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
-            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays"))}
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill"))}
 
 
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
@@ -441,6 +481,12 @@ def table(case: str, rows: list[dict]) -> list[str]:
             c, n = summarise(r["cellshare"]), summarise(r["ns3"])
             lines.append(f"| {r['label'][0]} | {r['label'][1]} | {c['fg']:.2f} / {n['fg']:.2f} | {c['bg_mean']:.2f} / {n['bg_mean']:.2f} | "
                          f"{c['total']:.1f} / {n['total']:.1f} | {r['cellshare_wall_s']:.1f} s / {r['ns3_wall_s']:.0f} s |")
+        fills = [(r["label"], r["ns3"]["fill"]) for r in rows if "fill" in r["ns3"]]
+        if fills:
+            lines.append("")
+            for label, fill in fills:
+                lines.append(f"- ns-3 block fill, {'/'.join(label)} (application bytes / new transport-block bytes): " + "; ".join(
+                    f"{g} {v['fill']:.2f} ({v['app_mbit']:.0f} of {v['tb_mbit']:.0f} Mbit)" for g, v in fill.items()))
     elif case == "cubic":
         lines = ["| eNB power | SNR | CUBIC, cellshare / ns-3 (Mbit/s) | ratio |", "|---|---|---|---|"]
         for r in rows:
@@ -486,6 +532,12 @@ def main() -> None:
     p.add_argument("--speed-kmh", type=float, default=3.0, help="harq: UE speed for the Rayleigh fading, km/h (default 3)")
     p.add_argument("--reuse-ns3", type=Path, metavar="JSON",
                    help="take ns-3's side of each run from this earlier crosscheck.json (same case and labels) instead of running ns-3")
+    p.add_argument("--cellshare-ack-every-ms", type=int, metavar="MS",
+                   help="background, diagnosis: cellshare's UEs send their ACKs only at uplink opportunities "
+                        "every MS ms (each UE at its own seeded phase), as ns-3's UEs wait for grants")
+    p.add_argument("--phy-stats", action="store_true",
+                   help="background, diagnosis: record ns-3's downlink transport blocks and report how full they are "
+                        "(application bytes / new-block bytes) at UE 0 and the background UEs")
     p.add_argument("--ns3-case", nargs="+", metavar="LABEL", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.case not in CASES:
@@ -496,6 +548,8 @@ def main() -> None:
         p.error(f"--ns3-amc: {args.ns3_amc!r} is not mi or piro")
     if args.align_radio:
         args.link, args.ns3_amc = "ideal", "piro"
+    if args.cellshare_ack_every_ms is not None and not 1 <= args.cellshare_ack_every_ms <= 1000:
+        p.error(f"--cellshare-ack-every-ms: {args.cellshare_ack_every_ms} is not a period of 1 to 1000 ms")
     if args.duration <= MEASURE_FROM_S:
         p.error(f"--duration: {args.duration} is not above the {MEASURE_FROM_S:.0f} s warm-up")
     for flag, value in (("--ues", args.ues), ("--distance", args.distance), ("--rlc-bytes", args.rlc_bytes), ("--speed-kmh", args.speed_kmh)):
@@ -540,7 +594,7 @@ def main() -> None:
         row = {"label": label, "snr_db": snr_db(run_args), "cellshare": ours, "ns3": theirs,
                "cellshare_wall_s": round(t1 - t0, 2), "ns3_wall_s": round(t2 - t1, 1)}
         rows.append(row)
-        print(table(args.case, [row])[-1], flush=True)
+        print("\n".join(line for line in table(args.case, [row])[2:] if line), flush=True)  # the row (and its fill)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         settings = {k: v for k, v in vars(args).items() if k not in ("out", "ns3_case", "layout", "background")}
