@@ -38,8 +38,10 @@ import math
 import os
 import random
 import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,6 +53,15 @@ import legilimens_ns3 as L  # noqa: E402
 # -- shared set-up --------------------------------------------------------------------------
 
 RADIO = {"kind": "radio", "layers": 2, "fading": "none"}  # cellshare's defaults otherwise
+
+
+def link(harq_errors: bool) -> dict:
+    """cellshare's `cell.link` for ns-3's set-up: ns-3 runs its block-error model and HARQ
+    (`LteSpectrumPhy::DataErrorModelEnabled`, on by default) with the `PiroEW2010` AMC
+    (`legilimens_ns3.Ns3Cell`), so cellshare runs its realistic link with that AMC rule;
+    `--ns3-no-harq` turns ns-3's errors off and cellshare's ideal link is the counterpart."""
+    return {"kind": "realistic", "amc": "piro_ew2010"} if harq_errors else {"kind": "ideal"}
+
 RLC_BYTES = 524288
 MSS = 1448
 #: LEDBAT runs ns-3.44's `TcpLedbat` rules on both sides. Its window is capped at the flight
@@ -102,7 +113,7 @@ def on_off_seconds(duration: float) -> tuple[list[int], list[int]]:
     return on, off
 
 
-def fig7_cellshare(bg: bool, duration: float, seed: int) -> dict:
+def fig7_cellshare(bg: bool, duration: float, seed: int, harq_errors: bool = True) -> dict:
     """cellshare's side: 100 ms series of both flows, Mbit/s, and Legilimens' modes."""
     from cellshare import api
 
@@ -113,7 +124,8 @@ def fig7_cellshare(bg: bool, duration: float, seed: int) -> dict:
     flows.append({"name": "foreground", "ue": 1, "start_s": FG_START, "on_s": ON, "off_s": OFF,
                   "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
     sc = {"name": "fig7", "simulation": {"duration_s": duration, "seed": seed},
-          "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES},
+          "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES,
+                   "link": link(harq_errors)},
           "wired": {"remote_delay_ms": 10.0},
           "ues": [{"count": 2, "channel": dict(RADIO, distance_m=300.0)}], "flows": flows}
     t0 = time.monotonic()
@@ -219,7 +231,8 @@ def bg_start(k: int) -> float:
     return 0.1 + 0.005 * k
 
 
-def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: float) -> dict:
+def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: float,
+                   harq_errors: bool = True) -> dict:
     cc = SCHEMES[scheme][0]
     flows = []
     if cc is not None:
@@ -229,13 +242,51 @@ def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: f
     return {
         "name": f"fig12-{scheme}-{layout}-{load}",
         "simulation": {"duration_s": duration, "seed": seed, "trace_interval_ms": 100 if legilimens else 0},
-        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES},
+        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES,
+                 "link": link(harq_errors)},
         "wired": {"remote_delay_ms": 10.0},
         "ues": [{"channel": dict(RADIO, distance_m=d)} for d in placements(seed)],
         "flows": flows,
         "workload": {"ues": "all", "transport": {"kind": "tcp", "cc": {"kind": "cubic"}},
                      "arrivals": {"kind": "poisson", "load": load, "preset": "legilimens"}},
     }
+
+
+def fig12_cellshare_replay(scheme: str, layout: str, load: float, seed: int, duration: float, harq_errors: bool,
+                           arrivals: list, setup_each: list) -> dict:
+    """cellshare with ns-3's connection set-up: each foreground flow of `arrivals` (the seeded
+    workload's list) starts when its ns-3 twin first wrote data, arrival + `setup_each[i]`
+    (None: it never wrote in ns-3, so it sends nothing here either). FCTs run from that first
+    write and long-flow throughput over the life from arrival, as on the ns-3 side, so the
+    remaining difference is the cells' and the RTTs'."""
+    from cellshare import api
+
+    if len(setup_each) != sum(1 for a in arrivals if a[0] < duration):
+        sys.exit("legilimens_study: the ns-3 result's set-up list does not match the arrivals")
+    sc = fig12_scenario(scheme, layout, load, seed, duration, harq_errors)
+    del sc["workload"]
+    fg = []
+    for i, ((start, ue, size, cat), delay) in enumerate(zip([a for a in arrivals if a[0] < duration], setup_each)):
+        rec = {"category": cat, "ue": ue, "start_s": start, "size": size, "bytes": 0, "done_s": None,
+               "first_s": start if delay is None else start + delay}
+        if delay is not None and start + delay < duration:
+            rec["name"] = f"fg{i}"
+            sc["flows"].append({"name": rec["name"], "ue": ue, "start_s": start + delay, "bytes": size,
+                                "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
+        fg.append(rec)
+    r = api.run(sc)
+    by_name = {f["name"]: f for f in r.summary["flows"]}
+    flows = [{"category": "background", "ue": f["ue"], "start_s": f["start_s"], "size": None,
+              "bytes": f["bytes_delivered"], "done_s": None, "first_s": f["start_s"]}
+             for f in r.summary["flows"] if f["category"] == "background"]
+    for rec in fg:
+        f = by_name.get(rec.pop("name", None))
+        if f is not None:
+            rec["bytes"] = f["bytes_delivered"]
+            if f["completed"] and f["fct_s"] is not None:
+                rec["done_s"] = rec["first_s"] + f["fct_s"]
+        flows.append(rec)
+    return {"summary": summarize(flows, duration)}
 
 
 def summarize(flows: list[dict], duration: float) -> dict:
@@ -271,11 +322,12 @@ def long_records(flows: list[dict]) -> list[tuple]:
     return [(f["ue"], f["start_s"], f["bytes"], f["done_s"]) for f in flows if f["category"] == "long"]
 
 
-def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: float) -> dict:
+def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: float,
+                    harq_errors: bool = True) -> dict:
     from cellshare import api
 
     t0 = time.monotonic()
-    r = api.run(fig12_scenario(scheme, layout, load, seed, duration))
+    r = api.run(fig12_scenario(scheme, layout, load, seed, duration, harq_errors))
     wall = time.monotonic() - t0
     flows = []
     for f in r.summary["flows"]:
@@ -296,9 +348,15 @@ def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: 
 
 
 def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: list,
-              harq_errors: bool = True, ul_rbs: int = 50) -> dict:
+              harq_errors: bool = True, ul_rbs: int = 50, phy_stats: bool = False) -> dict:
     cell = L.Ns3Cell(L.CellConfig(distances_m=placements(seed), seed=seed, harq_errors=harq_errors, ul_rbs=ul_rbs),
                      SCHEMES[scheme][1])
+    stats_dir = None
+    if phy_stats:
+        # ns-3's PhyTxStatsCalculator writes DlTxPhyStats.txt into the working directory.
+        stats_dir = tempfile.mkdtemp(prefix="legilimens-study-phy-")
+        os.chdir(stats_dir)
+        cell.lte.EnableDlTxPhyTraces()
     records = []
     if SCHEMES[scheme][1]:
         for k, ue in enumerate(bg_ues(layout, seed)):
@@ -320,7 +378,13 @@ def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: li
     # The connection set-up cellshare does not model: first data write − arrival, s.
     setup = sorted(f["first_s"] - f["start_s"] for f in flows if f["category"] != "background")
     out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows),
+           # Per foreground flow, in arrival order: first data write − arrival, s (None: no write).
+           "setup_each_s": [round(f["first_s"] - f["start_s"], 6) if f["first_s"] != f["start_s"] else None
+                            for f in flows if f["category"] != "background"],
            "setup_s": {q: setup[min(len(setup) - 1, int(q * len(setup)))] for q in (0.5, 0.9, 0.99)} if setup else {}}
+    if stats_dir:
+        out["phy"] = fill_of_blocks(Path(stats_dir) / "DlTxPhyStats.txt", flows, bg_ues(layout, seed) if SCHEMES[scheme][1] else [])
+        shutil.rmtree(stats_dir)
     ccs = cell.controllers()
     if ccs:
         secs = [sum(cc.GetSecondsIn(m) for _, cc in ccs) for m in range(5)]
@@ -331,6 +395,31 @@ def fig12_ns3(scheme: str, layout: str, seed: int, duration: float, arrivals: li
                                   "max": max(int(cc.GetReturnDelayMaxMs()) for _, cc in ccs)}
     cell.destroy()
     return out
+
+
+def fill_of_blocks(path: Path, flows: list[dict], bg: list[int]) -> dict:
+    """How full ns-3's transport blocks are: application bytes delivered to a group of UEs
+    over the bytes of the new transport blocks (`rv` 0, both layers) sent to them, from
+    `DlTxPhyStats.txt`. `PfFfMacScheduler` gives every resource-block group of a TTI to the
+    best-metric UE with data whatever its queue holds, and the MAC pads what the queue does
+    not fill; at full blocks the ratio is about 1448/1506 (TCP/IP, PDCP, RLC and MAC headers)."""
+    tb = [0] * N_UES
+    with path.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_imsi, i_size, i_rv = cols.index("IMSI"), cols.index("size"), cols.index("rv")
+        for line in fh:
+            f = line.split()
+            if f and f[i_rv] == "0":
+                tb[int(f[i_imsi]) - 1] += int(f[i_size])  # IMSIs are 1.. in install order
+    app = [0] * N_UES
+    for f in flows:
+        app[f["ue"]] += f["bytes"]
+    bgset = set(bg)
+    groups = {"background UEs": [u for u in range(N_UES) if u in bgset],
+              "other UEs": [u for u in range(N_UES) if u not in bgset]}
+    return {name: {"tb_bytes": sum(tb[u] for u in ues), "app_bytes": sum(app[u] for u in ues),
+                   "fill": sum(app[u] for u in ues) / max(1, sum(tb[u] for u in ues))}
+            for name, ues in groups.items() if ues}
 
 
 # -- driver ----------------------------------------------------------------------------------
@@ -350,7 +439,8 @@ def child_main(spec: dict) -> None:
     if spec["figure"] == "fig7":
         res = fig7_ns3(spec["bg"], spec["duration"], spec["seed"], harq)
     else:
-        res = fig12_ns3(spec["scheme"], spec["layout"], spec["seed"], spec["duration"], spec["arrivals"], harq)
+        res = fig12_ns3(spec["scheme"], spec["layout"], spec["seed"], spec["duration"], spec["arrivals"], harq,
+                        phy_stats=spec.get("phy_stats", False))
     print(json.dumps(res))
 
 
@@ -390,7 +480,7 @@ def ns3_cases(path: Path, args, cases: list[tuple[str, dict]]) -> dict:
 
 def suffix(args) -> str:
     """Case-name suffix of a diagnostic variant."""
-    return "-noharq" if args.ns3_no_harq else ""
+    return ("-noharq" if args.ns3_no_harq else "") + ("-phy" if getattr(args, "ns3_phy_stats", False) else "")
 
 
 def fmt(x, nd=2):
@@ -406,7 +496,9 @@ def diff(a, b):
 
 def fig7(args) -> None:
     duration = fig7_duration(args.periods)
-    cs = {"alone": fig7_cellshare(False, duration, args.seed), "legilimens": fig7_cellshare(True, duration, args.seed)}
+    harq = not args.ns3_no_harq
+    cs = {"alone": fig7_cellshare(False, duration, args.seed, harq),
+          "legilimens": fig7_cellshare(True, duration, args.seed, harq)}
     path = args.ns3_results or args.out / "ns3-fig7.jsonl"
     cases = [(f"fig7-{k}-{duration:g}s-seed{args.seed}{suffix(args)}",
               {"figure": "fig7", "bg": k == "legilimens", "duration": duration, "seed": args.seed,
@@ -430,7 +522,7 @@ def fig7(args) -> None:
     lines.append("| recapture after each stop (s) | " + " | ".join(
         ", ".join(fmt(x, 1) for x in m[side]["recapture_s"]) for side in ("cellshare", "ns-3")) + " | |")
     nb = ns["legilimens"]
-    lines += ["", f"ns-3 Legilimens: seconds in NORMAL / GAP I / II / III / back-off: "
+    lines += ["", "ns-3 Legilimens: seconds in NORMAL / GAP I / II / III / back-off: "
               + " / ".join(f"{s:.1f}" for s in nb["seconds_in_mode"])
               + f"; capacity estimate {nb['capacity_mbps']:.1f} Mbit/s; idle retransmission timeouts {nb['idle_timeouts']}"]
     emit(args, "fig7", lines, {"cellshare": cs, "ns3": ns, "metrics": m, "duration": duration})
@@ -455,7 +547,7 @@ def fig12(args) -> None:
     for load in loads:
         arrivals = None
         for s, lay in combos:
-            r = fig12_cellshare(s, lay, load, args.seed, args.duration)
+            r = fig12_cellshare(s, lay, load, args.seed, args.duration, not args.ns3_no_harq)
             if arrivals is None:
                 arrivals = r["arrivals"]
             elif r["arrivals"] != arrivals:
@@ -465,7 +557,7 @@ def fig12(args) -> None:
                     f"-seed{args.seed}{suffix(args)}")
             cases.append((case, {"figure": "fig12", "scheme": s, "layout": lay, "seed": args.seed,
                                  "duration": args.duration, "arrivals": arrivals, "load": load,
-                                 "harq_errors": not args.ns3_no_harq}))
+                                 "harq_errors": not args.ns3_no_harq, "phy_stats": args.ns3_phy_stats}))
     print(f"cellshare: {len(cs)} runs in {time.monotonic() - t0:.1f} s", flush=True)
     if args.cellshare_alone:
         fig12_cellshare_table(args, cs, schemes, layouts, loads)
@@ -509,6 +601,26 @@ def fig12(args) -> None:
                 if all(shares):
                     lines.append(f"- {side} Legilimens, share of time in NORMAL / GAP I / II / III / back-off, per load: "
                                  + "; ".join(" / ".join(f"{x:.2f}" for x in sh) for sh in shares))
+        for s in schemes:
+            for ld in loads:
+                key = (s, lay if s != "w/o bg" else layouts[0], ld)
+                each = ns[key].get("setup_each_s")
+                if each is not None:
+                    a = fig12_cellshare_replay(s, key[1], ld, args.seed, args.duration, not args.ns3_no_harq,
+                                               cs[key]["arrivals"], each)["summary"]
+                    b = ns[key]["summary"]
+                    lines.append(f"- {s} at {ld:.0%}, cellshare with ns-3's connection set-up times / ns-3: long fg "
+                                 f"{fmt(a['long_mbps'])} / {fmt(b['long_mbps'])} ({diff(a['long_mbps'], b['long_mbps'])}), "
+                                 f"short FCT p50 {fmt(a['short_fct_p50_s'], 3)} / {fmt(b['short_fct_p50_s'], 3)}, "
+                                 f"fg delivered {fmt(a['fg_mbps'], 1)} / {fmt(b['fg_mbps'], 1)} ({diff(a['fg_mbps'], b['fg_mbps'])}), "
+                                 f"background {fmt(a['bg_mbps'])} / {fmt(b['bg_mbps'])} ({diff(a['bg_mbps'], b['bg_mbps'])})")
+        for s in schemes:
+            for ld in loads:
+                phy = ns[(s, lay if s != "w/o bg" else layouts[0], ld)].get("phy")
+                if phy:
+                    lines.append(f"- ns-3 block fill, {s} at {ld:.0%} (application bytes / new transport-block bytes): "
+                                 + "; ".join(f"{g} {v['fill']:.2f} ({v['app_bytes'] * 8 / args.duration / 1e6:.1f} of "
+                                             f"{v['tb_bytes'] * 8 / args.duration / 1e6:.1f} Mbit/s)" for g, v in phy.items()))
         lines.append("")
     walls = [r["wall_s"] for r in ns.values()]
     lines.append(f"Wall time: cellshare {sum(r['wall_s'] for r in cs.values()):.0f} s for {len(cs)} runs; "
@@ -575,6 +687,9 @@ def main() -> None:
                         "not at the first loss as ns-3's TcpLedbat")
     p.add_argument("--ns3-no-harq", action="store_true",
                    help="diagnosis: ns-3 without its block-error model (no HARQ retransmissions), as cellshare")
+    p.add_argument("--ns3-phy-stats", action="store_true",
+                   help="fig12 diagnosis: record ns-3's downlink transport blocks and report how full they are "
+                        "(application bytes / new-block bytes) at the background UEs and the others")
     p.add_argument("--ns3-case", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.ns3_case:
