@@ -181,6 +181,37 @@ def test_fig12_replays_one_arrival_list_whatever_the_background():
     assert cc["allowed_increase"] == 0 and cc["slow_start_exit_fraction"] >= 1e6
 
 
+def test_fig12_replay_with_ns3s_set_up_times_starts_each_flow_at_its_first_write():
+    S = _study()
+    run = S.fig12_cellshare("Vegas", "some", 0.6, 1, 4.0)
+    n = sum(1 for a in run["arrivals"] if a[0] < 4.0)
+    # No set-up: the replay of the arrival list is the workload's own run, flow for flow.
+    assert S.fig12_cellshare_replay("Vegas", "some", 0.6, 1, 4.0, True, run["arrivals"], [0.0] * n)["summary"] == run["summary"]
+    # A flow that never wrote in ns-3 sends nothing; later starts deliver less.
+    none = S.fig12_cellshare_replay("Vegas", "some", 0.6, 1, 4.0, True, run["arrivals"], [None] * n)["summary"]
+    late = S.fig12_cellshare_replay("Vegas", "some", 0.6, 1, 4.0, True, run["arrivals"], [0.5] * n)["summary"]
+    assert none["fg_mbps"] == 0 and none["short_completed"] == 0
+    assert 0 < late["fg_mbps"] < run["summary"]["fg_mbps"]
+    with pytest.raises(SystemExit, match="set-up list"):
+        S.fig12_cellshare_replay("Vegas", "some", 0.6, 1, 4.0, True, run["arrivals"], [0.0] * (n - 1))
+    # ns-3 runs its error model and HARQ with the PiroEW2010 AMC: cellshare its realistic link
+    # with that rule; without ns-3's errors, the ideal link.
+    assert S.fig12_scenario("CUBIC", "some", 0.6, 1, 4.0)["cell"]["link"] == {"kind": "realistic", "amc": "piro_ew2010"}
+    assert S.fig12_scenario("CUBIC", "some", 0.6, 1, 4.0, harq_errors=False)["cell"]["link"] == {"kind": "ideal"}
+
+
+def test_fill_of_blocks_is_application_bytes_over_new_block_bytes_per_group(tmp_path):
+    S = _study()
+    trace = tmp_path / "DlTxPhyStats.txt"
+    rows = [(1, 1, 0, 3000, 0), (1, 1, 1, 3000, 0), (2, 2, 0, 1000, 0), (10, 2, 0, 1000, 1)]  # t, IMSI, layer, size, rv
+    trace.write_text("% time\tcellId\tIMSI\tRNTI\tlayer\tmcs\tsize\trv\tndi\tccId\n"
+                     + "".join(f"{t}\t1\t{i}\t{i}\t{la}\t28\t{sz}\t{rv}\t1\t0\n" for t, i, la, sz, rv in rows))
+    flows = [{"ue": 0, "bytes": 4000}, {"ue": 0, "bytes": 800}, {"ue": 1, "bytes": 900}]
+    fill = S.fill_of_blocks(trace, flows, [0])
+    assert fill["background UEs"] == {"tb_bytes": 6000, "app_bytes": 4800, "fill": 0.8}
+    assert fill["other UEs"]["tb_bytes"] == 1000 and fill["other UEs"]["fill"] == 0.9
+
+
 def test_summary_measures_long_flows_over_their_life_and_fct_from_the_first_byte():
     S = _study()
     flows = [{"category": "long", "start_s": 10.0, "bytes": 10_000_000, "done_s": 20.0, "first_s": 10.04},
