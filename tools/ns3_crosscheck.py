@@ -269,7 +269,17 @@ def run_ns3(args: argparse.Namespace) -> dict:
 
     flowmon = ns.FlowMonitorHelper()
     monitor = flowmon.InstallAll() if not udp else None
-    ns.Simulator.Stop(ns.Seconds(measure_from))
+    tcp_trace = None
+    if not udp and getattr(args, "tcp_trace", False):
+        # Each server's sockets exist once its applications have started: the backgrounds'
+        # by 0.5 + 0.01·UE s, the foreground's at FG_START_S. (Pausing the simulator to
+        # connect the sinks changes nothing in the run.)
+        tcp_trace = TcpTrace(ns, servers)
+        for k, at in ((1, 0.5 + 0.01 * n_ues + 0.001), (0, FG_START_S + 0.001)):
+            ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
+            ns.Simulator.Run()
+            tcp_trace.connect(k)
+    ns.Simulator.Stop(ns.Seconds(measure_from - ns.Simulator.Now().GetSeconds()))
     ns.Simulator.Run()
     start = {k: s.GetTotalRx() for k, s in sinks.items()}
     ns.Simulator.Stop(ns.Seconds(args.duration - measure_from))
@@ -279,6 +289,8 @@ def run_ns3(args: argparse.Namespace) -> dict:
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
     if monitor is not None:
         out["delays"] = flow_delays(ns, flowmon, monitor)
+    if tcp_trace is not None:
+        out["tcp"] = tcp_trace.summary(0.0, args.duration)
     if not udp and args.phy_stats:
         out["fill"] = block_fill(Path.cwd() / "DlTxPhyStats.txt", end, bg_ues, n_ues)
     ns.Simulator.Destroy()
@@ -305,6 +317,61 @@ def flow_delays(ns, flowmon, monitor) -> dict:
         out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
                      "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
     return out
+
+
+class TcpTrace:
+    """Diagnosis (`--tcp-trace`): ns-3's TCP senders on server 0 (the foreground) and server 1
+    (the backgrounds) over the whole run: the congestion window at each whole second and the
+    times of entries into fast recovery (`CA_RECOVERY`) and into loss recovery after a timeout
+    (`CA_LOSS`), from
+    the sockets' `CongestionWindow` and `CongState` trace sources. The sinks are C++ (cppyy)
+    so no Python runs per ACK."""
+
+    _defined = False
+
+    def __init__(self, ns, servers):
+        import cppyy
+        if not TcpTrace._defined:
+            cppyy.cppdef("""
+            #include <vector>
+            namespace cellshare_xc {
+            // Function-local statics: cppyy's JIT cannot run global static initialisers here.
+            inline std::vector<double>& Store(int i) { static std::vector<double> v[8]; return v[i]; }
+            template <int K> void Cwnd(uint32_t, uint32_t n) {
+              Store(4 * K).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 1).push_back(n); }
+            template <int K> void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
+              Store(4 * K + 2).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 3).push_back(n); }
+            inline ns3::Callback<void, uint32_t, uint32_t> CwndSink(int k) {
+              return k ? ns3::MakeCallback(&Cwnd<1>) : ns3::MakeCallback(&Cwnd<0>); }
+            inline ns3::Callback<void, ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t> StateSink(int k) {
+              return k ? ns3::MakeCallback(&State<1>) : ns3::MakeCallback(&State<0>); }
+            }
+            """)
+            TcpTrace._defined = True
+        self.g, self.ns, self.servers = cppyy.gbl.cellshare_xc, ns, servers
+        for i in range(8):
+            self.g.Store(i).clear()
+
+    def connect(self, k: int) -> None:
+        """Connects the sinks to the sockets server `k` has now."""
+        base = f"/NodeList/{self.servers.Get(k).GetId()}/$ns3::TcpL4Protocol/SocketList/*/"
+        self.ns.Config.ConnectWithoutContext(base + "CongestionWindow", self.g.CwndSink(k))
+        self.ns.Config.ConnectWithoutContext(base + "CongState", self.g.StateSink(k))
+
+    def summary(self, t0: float, t1: float) -> dict:
+        out = {}
+        for k, name in ((0, "server 0"), (1, "server 1")):
+            t, w = list(self.g.Store(4 * k)), list(self.g.Store(4 * k + 1))
+            ts, st = list(self.g.Store(4 * k + 2)), list(self.g.Store(4 * k + 3))
+            per_s, j = [], 0
+            for sec in range(int(t0) + 1, int(t1) + 1):  # the last window change before each whole second
+                while j < len(t) and t[j] <= sec:
+                    j += 1
+                per_s.append(int(w[j - 1] // 1448) if j else None)
+            out[name] = {"cwnd_segments_per_s": per_s,
+                         "fast_recoveries_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 3],
+                         "timeouts_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 4]}
+        return out
 
 
 def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dict:
@@ -428,7 +495,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
     return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
-            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill"))}
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill", "tcp"))}
 
 
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
@@ -535,6 +602,8 @@ def main() -> None:
     p.add_argument("--cellshare-ack-every-ms", type=int, metavar="MS",
                    help="background, diagnosis: cellshare's UEs send their ACKs only at uplink opportunities "
                         "every MS ms (each UE at its own seeded phase), as ns-3's UEs wait for grants")
+    p.add_argument("--tcp-trace", action="store_true",
+                   help="background, diagnosis: ns-3's senders' windows and recoveries over the measurement window")
     p.add_argument("--phy-stats", action="store_true",
                    help="background, diagnosis: record ns-3's downlink transport blocks and report how full they are "
                         "(application bytes / new-block bytes) at UE 0 and the background UEs")
