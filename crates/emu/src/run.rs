@@ -572,6 +572,7 @@ fn summarize(
         "base_rtt_ms": base_rtt,
         "idle_rtt_ms": idle,
         "prb_utilization": res.prb_utilization,
+        "prb_used_share_of_all": res.prb_used_share_of_all,
         "delivered_mbps": res.delivered_mbps,
         "queue_delay_ms": res.queue_delay_ms,
         "overhead_ms": res.overhead_ms,
