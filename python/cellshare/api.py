@@ -302,6 +302,8 @@ class Result:
             "sim_speed": r["duration_s"] / self.wall_s if self.wall_s > 0 else float("inf"),
             "wall_s": self.wall_s,
             "prb_utilization": r["prb_utilization"],
+            "prb_used_share_of_all": r["prb_used_share_of_all"],
+            "prb_offered_share": r["prb_offered_share"],
             "delivered_mbps": r["delivered_mbps"],
             "queue_delay_ms": r["queue_delay_ms"],
             "drops": r["drops"],
@@ -434,11 +436,16 @@ class Result:
         return pa.table(cols)
 
     def cell_series(self) -> pa.Table:
-        """Per-second cell series: second, delivered_mbps, prb_utilization (LTE only)."""
+        """Per-second cell series: second, delivered_mbps, prb_utilization (PRBs used over PRBs
+        offered; null in a second that offered none) and prb_used_share_of_all (PRBs used over all
+        the cell's PRBs); the PRB columns are null behind a shared FIFO."""
         s = self.raw["series"]
         n = len(s["delivered_mbps"])
         prb = s["prb_utilization"] or [None] * n
-        return pa.table({"second": list(range(n)), "delivered_mbps": s["delivered_mbps"], "prb_utilization": prb})
+        share = s.get("prb_used_share_of_all") or [None] * n
+        return pa.table({"second": list(range(n)), "delivered_mbps": s["delivered_mbps"],
+                         "prb_utilization": pa.array(prb, pa.float64()),
+                         "prb_used_share_of_all": pa.array(share, pa.float64())})
 
     def queue_delay_cdf(self) -> pa.Table:
         """CDF of all packets' base-station sojourn: delay_ms, fraction."""

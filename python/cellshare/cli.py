@@ -80,10 +80,20 @@ def _print_summary(summary: dict) -> None:
         t.caption = f"(first 40 of {len(flows)} flows; all are in summary.json)"
     out_console.print(t)
     q = summary["queue_delay_ms"]
-    access = f"PRB utilization {summary['prb_utilization']:.1%}, " if summary["access"] == "lte_cell" else ""
+    access = f"PRB utilization {_prb_text(summary)}, " if summary["access"] == "lte_cell" else ""
     out_console.print(f"cell: {access}delivered {summary['delivered_mbps']:.2f} Mbps, "
                       f"queue delay p50 {q['p50']:.1f} ms / p99 {q['p99']:.1f} ms / max {q['max']:.1f} ms, "
                       f"Jain {summary['jain_index']:.3f}", highlight=False)
+
+
+def _prb_text(summary: dict) -> str:
+    """PRB utilization of the offered PRBs, and of all the cell's PRBs when some TTIs offered
+    none (trace channels)."""
+    text = f"{summary['prb_utilization']:.1%}"
+    share = summary.get("prb_used_share_of_all")
+    if share is not None and summary.get("prb_offered_share", 1.0) < 1.0:
+        text += f" of offered ({share:.1%} of all PRBs; {summary['prb_offered_share']:.1%} offered)"
+    return text
 
 
 def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool, force: bool) -> None:

@@ -45,16 +45,44 @@ class EmulatorError(RuntimeError):
 HOST_STEAL_FLOOR_PERCENT = 0.5
 
 
+def _is_package_entry(p: Path) -> bool:
+    """Whether `p` is this package's `cellshare-emu` console script (a small Python script
+    pip generates, naming `cellshare._emu`), not a binary of the user's."""
+    from ._emu import ENTRY_MARK
+
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return head.startswith(b"#!") and ENTRY_MARK.encode() in head
+
+
 def _installed() -> list[Path]:
-    """Binaries named by the user: `$CELLSHARE_EMU_BIN`, then `cellshare-emu` on the PATH."""
+    """Binaries named by the user: `$CELLSHARE_EMU_BIN`, then `cellshare-emu` on the PATH
+    unless it is this package's own entry point (see `package_entry`)."""
     out = []
     env = os.environ.get("CELLSHARE_EMU_BIN")
     if env:
         out.append(Path(env))
     which = shutil.which("cellshare-emu")
-    if which:
+    if which and not _is_package_entry(Path(which)):
         out.append(Path(which))
     return out
+
+
+def package_entry() -> Optional[Path]:
+    """The installed package's `cellshare-emu` (its console script, running the emulator in
+    the extension module: `cellshare._emu`), on the PATH or in this interpreter's scripts
+    folder; `None` when this installation has none."""
+    import sysconfig
+
+    cands = [shutil.which("cellshare-emu"), Path(sys.executable).parent / "cellshare-emu",
+             Path(sysconfig.get_path("scripts")) / "cellshare-emu"]
+    for c in cands:
+        if c and _runnable(Path(c)) and _is_package_entry(Path(c)):
+            return Path(c)
+    return None
 
 
 def _built() -> list[Path]:
@@ -68,10 +96,13 @@ def _runnable(p: Path) -> bool:
 
 
 def emulator_binary(build: bool = True) -> Path:
-    """The `cellshare-emu` binary: `$CELLSHARE_EMU_BIN` or the PATH's, as they are; else the
-    source tree's, brought up to date first with `cargo build --release -p cellshare-emu`
-    (which does nothing when it is current: an old build would run old code beside a new
-    simulator, as it did here once)."""
+    """The `cellshare-emu` to run, in this order: a user's own (`$CELLSHARE_EMU_BIN`, or a
+    `cellshare-emu` on the PATH that is not this package's), as it is; in a source checkout
+    with cargo, the source tree's, brought up to date first with `cargo build --release -p
+    cellshare-emu` (which does nothing when it is current: an old build would run old code
+    beside a new simulator, as it did here once); else the installed package's entry point
+    (`package_entry`: the emulator built into the extension module, as current as the
+    simulator it was installed with)."""
     for c in _installed():
         if _runnable(c):
             return c
@@ -83,11 +114,15 @@ def emulator_binary(build: bool = True) -> Path:
     for c in _built():
         if _runnable(c):
             return c
+    entry = package_entry()
+    if entry is not None:
+        return entry
     if not build:
         raise EmulatorError("cellshare-emu is not built: run `cargo build --release -p cellshare-emu`")
     if not source:
-        raise EmulatorError("cellshare-emu is not built and there is no source tree with cargo to build it; "
-                            "set CELLSHARE_EMU_BIN to the binary")
+        raise EmulatorError("cellshare-emu is not installed (no `cellshare-emu` entry point beside this Python) and "
+                            "there is no source tree with cargo to build it; reinstall cellshare or set "
+                            "CELLSHARE_EMU_BIN to the binary")
     raise EmulatorError("cellshare-emu was built but not found; set CELLSHARE_EMU_BIN")
 
 

@@ -69,7 +69,7 @@ class SweepError(ValueError):
 #: Scalar columns of ``runs.parquet`` taken from each run's summary (besides run_id,
 #: parameters and seed), in order.
 RUN_SCALARS = (
-    "duration_s", "prb_utilization", "delivered_mbps", "jain_index", "queue_delay_p50_ms", "queue_delay_p99_ms",
+    "duration_s", "prb_utilization", "prb_used_share_of_all", "delivered_mbps", "jain_index", "queue_delay_p50_ms", "queue_delay_p99_ms",
     "queue_delay_max_ms", "foreground_mbps", "background_mbps", "drops", "flows", "wall_s", "sim_speed",
 )
 #: Columns that vary with the machine, not the scenario (left out when comparing datasets).
@@ -495,6 +495,8 @@ def summary_scalars(summary: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "duration_s": float(summary["duration_s"]),
         "prb_utilization": float(summary["prb_utilization"]) if summary["prb_utilization"] is not None else None,
+        "prb_used_share_of_all": (float(summary["prb_used_share_of_all"])
+                                  if summary.get("prb_used_share_of_all") is not None else None),
         "delivered_mbps": float(summary["delivered_mbps"]),
         "jain_index": float(summary["jain_index"]),
         "queue_delay_p50_ms": float(q["p50"]),

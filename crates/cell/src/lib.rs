@@ -116,6 +116,10 @@ pub struct TtiReport {
     pub bytes_sent: u64,
     /// UEs that received at least one PRB.
     pub ues_served: u32,
+    /// In a cell of trace UEs only: `prbs_used` weighted by the TTI's
+    /// [`Cell::offered_bytes_in`] (PRBs × bytes), so that over a run it compares with
+    /// [`Cell::offered_per_second`]'s weighted PRBs; 0 in other cells.
+    pub prb_bytes_used: u64,
 }
 
 /// Smallest initial value of the averaged rate, so a never-served UE has a finite, maximal
@@ -152,6 +156,8 @@ pub struct Cell {
     flow_count_cache: Option<(u64, u32)>,
     /// The realistic link's cell-wide state, if any UE has one.
     link: Option<Box<CellLink>>,
+    /// Every UE has a `trace` channel (set as UEs are added; see [`Cell::offers_every_tti`]).
+    trace_only: bool,
 }
 
 impl Cell {
@@ -177,6 +183,7 @@ impl Cell {
             active_window: 0,
             flow_count_cache: None,
             link: None,
+            trace_only: false,
         }
     }
 
@@ -246,6 +253,7 @@ impl Cell {
             link: None,
             eligible_from: 0,
         });
+        self.trace_only = self.ues.iter().all(|u| matches!(u.channel, Channel::Trace(_)));
         (self.ues.len() - 1) as u32
     }
 
@@ -257,6 +265,69 @@ impl Cell {
     /// PRBs per TTI.
     pub fn n_prb(&self) -> u32 {
         self.n_prb
+    }
+
+    /// Whether every TTI offers the cell's PRBs: some UE has a `radio` or `fixed` channel (or
+    /// the cell has no UE). Only `trace` channels have TTIs without a delivery opportunity.
+    ///
+    /// What "offered" means (the denominator of `prb_utilization`, `docs/outputs.md`, issue
+    /// 29): a TTI offers the cell's PRBs when at least one UE of the cell could be served in
+    /// it, whether or not it has data queued. A radio or fixed channel can always be served (a
+    /// radio UE at CQI 0 is its channel's loss, not a TTI without resources), so such a cell
+    /// offers every PRB of every TTI and its utilization is PRBs used over all PRBs, as
+    /// before. In a cell of trace UEs only, a TTI offers its PRBs when at least one trace has
+    /// an opportunity in that millisecond (the union over the UEs, not the sum: a PRB goes to
+    /// one UE per TTI), and the TTI's PRBs are weighted by what they carry there: the bytes
+    /// the UE with the most opportunities could receive with every PRB
+    /// ([`offered_bytes_in`](Self::offered_bytes_in)). So the utilization is the share of
+    /// the offered delivery opportunities used: 1.0 for a saturated UE, ≈ 0.5 for a UE
+    /// sending at half its trace's capacity (unweighted, a TTI with nine opportunities and one
+    /// packet queued would count as much as a TTI with one opportunity filled: half the
+    /// capacity of 20 s of the T-Mobile trace showed 0.58, weighted 0.503). Counting only the TTIs in which a UE with
+    /// data could be served would show 1.0 for any sender that keeps up with its trace.
+    pub fn offers_every_tti(&self) -> bool {
+        !self.trace_only
+    }
+
+    /// Bytes the cell's trace UE with the most opportunities in TTI `tti` could receive there
+    /// with every PRB (0: no opportunity; radio and fixed UEs are not counted). Reads the
+    /// trace channels only.
+    pub fn offered_bytes_in(&self, tti: u64) -> u64 {
+        self.ues
+            .iter()
+            .map(|u| match &u.channel {
+                Channel::Trace(c) => match c.quality(tti) {
+                    LinkQuality::Linear { full_bytes } => full_bytes as u64,
+                    q => q.full_bytes(self.n_prb) as u64,
+                },
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Whether the cell's PRBs are offered in TTI `tti` (see [`offers_every_tti`]).
+    ///
+    /// [`offers_every_tti`]: Self::offers_every_tti
+    pub fn offers_in(&self, tti: u64) -> bool {
+        !self.trace_only || self.offered_bytes_in(tti) > 0
+    }
+
+    /// Per second of TTIs `0 .. n_ttis` (element `s` covers TTIs `1000·s .. 1000·(s+1)`, the
+    /// last one possibly less): the TTIs that offered the cell's PRBs, and the offered PRBs
+    /// weighted as [`TtiReport::prb_bytes_used`] weights the used ones (PRBs × the TTI's
+    /// [`offered_bytes_in`](Self::offered_bytes_in); 0 in a cell that offers every TTI, whose
+    /// PRBs are not weighted). Not on the scheduler's path: one pass over the run's TTIs.
+    pub fn offered_per_second(&self, n_ttis: u64) -> Vec<(u64, u64)> {
+        (0..n_ttis.div_ceil(1000))
+            .map(|s| {
+                let (from, to) = (s * 1000, ((s + 1) * 1000).min(n_ttis));
+                if !self.trace_only {
+                    return (to - from, 0);
+                }
+                (from..to).map(|t| self.offered_bytes_in(t)).filter(|&b| b > 0).fold((0, 0), |(n, w), b| (n + 1, w + b * self.n_prb as u64))
+            })
+            .collect()
     }
 
     /// The UE with index `ue`.
@@ -541,6 +612,9 @@ impl Cell {
         }
         if self.link.is_some() {
             self.receive(tti, delivered, dropped);
+        }
+        if self.trace_only && report.prbs_used > 0 {
+            report.prb_bytes_used = report.prbs_used as u64 * self.offered_bytes_in(tti);
         }
         report
     }

@@ -358,3 +358,46 @@ fn fixed_channels_ignore_the_link() {
     };
     assert_eq!(run(&LinkConfig::ideal()), run(&realistic()));
 }
+
+fn trace_channel(text: &str, offset_ms: u64) -> Channel {
+    let t = cellshare_channel::MahimahiTrace::parse(text).unwrap();
+    Channel::Trace(cellshare_channel::TraceChannel::new(std::sync::Arc::new(t), offset_ms))
+}
+
+#[test]
+fn offered_ttis_are_the_union_of_the_trace_ues_opportunities() {
+    // Trace A: one opportunity in ms 0 of every 4; trace B: three in ms 2 of every 4.
+    let mut cell = Cell::new(50, SchedulerConfig::default());
+    cell.add_ue(trace_channel("4\n", 0), tail(1 << 20));
+    assert!(!cell.offers_every_tti());
+    assert_eq!((0..8).filter(|&t| cell.offers_in(t)).collect::<Vec<_>>(), vec![0, 4]);
+    cell.add_ue(trace_channel("4\n4\n4\n", 2), tail(1 << 20));
+    assert_eq!((0..8).filter(|&t| cell.offers_in(t)).collect::<Vec<_>>(), vec![0, 2, 4, 6]);
+    assert_eq!((cell.offered_bytes_in(0), cell.offered_bytes_in(1), cell.offered_bytes_in(2)), (1500, 0, 4500));
+    // 2500 TTIs: half of them offered, 500 in each full second, 250 in the last half second;
+    // weighted by the bytes each carries with every PRB.
+    let w = 50 * (1500 + 4500) / 2;
+    assert_eq!(cell.offered_per_second(2500), vec![(500, 500 * w), (500, 500 * w), (250, 250 * w)]);
+    // A UE on a fixed (or radio) channel can be served in every TTI: all are offered, unweighted.
+    cell.add_ue(fixed(12), tail(1 << 20));
+    assert!(cell.offers_every_tti());
+    assert!(cell.offers_in(1));
+    assert_eq!(cell.offered_per_second(2500), vec![(1000, 0), (1000, 0), (500, 0)]);
+}
+
+#[test]
+fn used_prbs_of_a_trace_cell_are_weighted_by_the_ttis_capacity() {
+    // 3 opportunities (4500 B) in every TTI; one 1500-byte packet takes 17 of 50 PRBs.
+    let mut cell = Cell::new(50, SchedulerConfig::default());
+    let mut arena = PacketArena::with_capacity(16);
+    cell.add_ue(trace_channel("1\n1\n1\n", 0), tail(1 << 20));
+    fill(&mut cell, &mut arena, 0, 1, TrafficClass::Foreground);
+    let r = cell.run_tti(0, 0, &mut arena, &mut Vec::new(), &mut Vec::new());
+    assert_eq!((r.prbs_used, r.prb_bytes_used), (17, 17 * 4500));
+    // A fixed channel's cell reports no weighted PRBs.
+    let mut cell = Cell::new(50, SchedulerConfig::default());
+    cell.add_ue(fixed(20), tail(1 << 20));
+    fill(&mut cell, &mut arena, 0, 1, TrafficClass::Foreground);
+    let r = cell.run_tti(0, 0, &mut arena, &mut Vec::new(), &mut Vec::new());
+    assert_eq!((r.prbs_used, r.prb_bytes_used), (30, 0));
+}

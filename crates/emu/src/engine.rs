@@ -152,10 +152,15 @@ pub struct EngineResults {
     pub duration_s: f64,
     /// TTIs run in the scenario's time.
     pub ttis: u64,
-    /// PRBs used over PRBs available in those TTIs.
+    /// PRBs used over PRBs offered in those TTIs, the simulator's rule
+    /// (`cellshare_cell::Cell::offers_every_tti`: every PRB of every TTI on radio and fixed
+    /// channels; on trace channels the TTIs with an opportunity, PRBs weighted by the bytes
+    /// they carry there); 0 when none was offered.
     pub prb_utilization: f64,
-    /// PRB utilization per second.
-    pub prb_utilization_per_second: Vec<f64>,
+    /// PRBs used over all the cells' PRBs in those TTIs, offered or not.
+    pub prb_used_share_of_all: f64,
+    /// PRBs used over PRBs offered per second (`None`: a second that offered none).
+    pub prb_utilization_per_second: Vec<Option<f64>>,
     /// IP bytes delivered to the UEs, Mbps over the run.
     pub delivered_mbps: f64,
     /// Sojourn at the base station, all packets.
@@ -207,6 +212,14 @@ pub struct Engine<'a> {
     lateness: DelayHistogram,
     prb_series: PerSecond,
     prbs_used: u64,
+    /// Every cell offers its PRBs in every TTI (no cell of trace channels only).
+    offers_every_tti: bool,
+    /// A cell of trace UEs: PRBs offered and used weighted by their TTI's capacity
+    /// (`Cell::offered_bytes_in`, `TtiReport::prb_bytes_used`), in the run and per second.
+    prb_bytes_offered: u64,
+    prb_bytes_used: u64,
+    offered_series: PerSecond,
+    used_series: PerSecond,
     ttis: u64,
     drops: Drops,
     t0: Option<Nanos>,
@@ -226,6 +239,7 @@ impl<'a> Engine<'a> {
         let n = cell.n_ues();
         let n_prb = cell.n_prb();
         let d = cfg.duration;
+        let offers_every_tti = cell.cells().iter().all(|c| c.offers_every_tti());
         Engine {
             cfg,
             cell,
@@ -257,6 +271,11 @@ impl<'a> Engine<'a> {
             lateness: DelayHistogram::default(),
             prb_series: PerSecond::new(d),
             prbs_used: 0,
+            offers_every_tti,
+            prb_bytes_offered: 0,
+            prb_bytes_used: 0,
+            offered_series: PerSecond::new(d),
+            used_series: PerSecond::new(d),
             ttis: 0,
             drops: Drops::default(),
             t0: None,
@@ -524,6 +543,15 @@ impl<'a> Engine<'a> {
             self.ttis += 1;
             self.prbs_used += report.prbs_used as u64;
             self.prb_series.add(boundary - self.t0.expect("in run"), report.prbs_used as u64);
+            if !self.offers_every_tti {
+                // Only a lone cell can hold trace UEs (a network's UEs are radio UEs).
+                let offered = self.cell.cells()[0].offered_bytes_in(k) * self.n_prb as u64;
+                let at = boundary - self.t0.expect("in run");
+                self.prb_bytes_offered += offered;
+                self.prb_bytes_used += report.prb_bytes_used;
+                self.offered_series.add(at, offered);
+                self.used_series.add(at, report.prb_bytes_used);
+            }
         }
         Ok(())
     }
@@ -602,8 +630,30 @@ impl<'a> Engine<'a> {
         EngineResults {
             duration_s: secs,
             ttis: self.ttis,
-            prb_utilization: if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64 * cells) } else { 0.0 },
-            prb_utilization_per_second: self.prb_series.bins().iter().take(n_secs).map(|&b| b as f64 / per_sec_ttis).collect(),
+            prb_utilization: if self.offers_every_tti {
+                if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64 * cells) } else { 0.0 }
+            } else if self.prb_bytes_offered > 0 {
+                self.prb_bytes_used as f64 / self.prb_bytes_offered as f64
+            } else {
+                0.0
+            },
+            prb_used_share_of_all: if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64 * cells) } else { 0.0 },
+            prb_utilization_per_second: self
+                .prb_series
+                .bins()
+                .iter()
+                .enumerate()
+                .take(n_secs)
+                .map(|(i, &b)| {
+                    if self.offers_every_tti {
+                        Some(b as f64 / per_sec_ttis)
+                    } else {
+                        let o = self.offered_series.bins().get(i).copied().unwrap_or(0);
+                        let u = self.used_series.bins().get(i).copied().unwrap_or(0);
+                        (o > 0).then(|| u as f64 / o as f64)
+                    }
+                })
+                .collect(),
             delivered_mbps: self.ue_bytes.iter().sum::<u64>() as f64 * 8.0 / secs.max(1e-9) / 1e6,
             queue_delay_ms: self.sojourn.percentiles(),
             overhead_ms: self.overhead.percentiles(),

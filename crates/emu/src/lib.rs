@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod host;
@@ -27,3 +28,25 @@ pub mod packet;
 pub mod pcap;
 pub mod run;
 pub mod traffic;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+static SELF_EXE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Names the executable that runs this crate's command line when it is not the current
+/// process's executable: the Python package's `cellshare-emu` console script, whose process
+/// is a Python interpreter. The emulator starts its traffic tool (`<exe> traffic ...`) and
+/// exports `CELLSHARE_EMU` with it. Only the first call counts.
+pub fn set_self_exe(path: PathBuf) {
+    let _ = SELF_EXE.set(path);
+}
+
+/// The executable that runs `cellshare-emu`: the one [`set_self_exe`] named, else the
+/// current process's.
+pub fn self_exe() -> std::io::Result<PathBuf> {
+    match SELF_EXE.get() {
+        Some(p) => Ok(p.clone()),
+        None => std::env::current_exe(),
+    }
+}

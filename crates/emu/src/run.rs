@@ -322,7 +322,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
     let traces = load_traces(sc, base)?;
     let positions = load_positions(sc, base)?;
     let (cell, _) = cellshare_sim::build_ran(s, &traces, &positions).map_err(|e| RunError::Input(e.to_string()))?;
-    let exe = std::env::current_exe().map_err(|e| RunError::Runtime(format!("cannot locate the emulator binary: {e}")))?;
+    let exe = crate::self_exe().map_err(|e| RunError::Runtime(format!("cannot locate the emulator binary: {e}")))?;
     let exe_s = exe.to_string_lossy().into_owned();
     std::fs::create_dir_all(out.join("flows")).map_err(|e| RunError::Runtime(format!("cannot create {}: {e}", out.display())))?;
     std::fs::create_dir_all(out.join("commands")).map_err(|e| RunError::Runtime(e.to_string()))?;
@@ -572,6 +572,7 @@ fn summarize(
         "base_rtt_ms": base_rtt,
         "idle_rtt_ms": idle,
         "prb_utilization": res.prb_utilization,
+        "prb_used_share_of_all": res.prb_used_share_of_all,
         "delivered_mbps": res.delivered_mbps,
         "queue_delay_ms": res.queue_delay_ms,
         "overhead_ms": res.overhead_ms,

@@ -337,6 +337,19 @@ fn lln_scenario_schema() -> String {
     cellshare_lln::scenario_schema().to_string()
 }
 
+/// The `cellshare-emu` command line (`cellshare_emu::cli`), run in this process: `argv`
+/// holds the program name first, `exe` the executable the emulator starts for its traffic
+/// tool (the package's `cellshare-emu` console script, since this process is a Python
+/// interpreter). Releases the GIL; returns the exit code. The installed package's
+/// `cellshare-emu` console script (`cellshare._emu`) calls it, so `pip install` installs the
+/// emulator with the simulator, from one build (`docs/emulator.md`).
+#[cfg(target_os = "linux")]
+#[pyfunction]
+fn emu_main(py: Python<'_>, argv: Vec<std::ffi::OsString>, exe: std::path::PathBuf) -> u8 {
+    cellshare_emu::set_self_exe(exe);
+    py.allow_threads(move || cellshare_emu::cli::main_with_args(argv))
+}
+
 /// The extension module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -346,6 +359,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lln_validate, m)?)?;
     m.add_function(wrap_pyfunction!(lln_run, m)?)?;
     m.add_function(wrap_pyfunction!(lln_scenario_schema, m)?)?;
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(emu_main, m)?)?;
     m.add_class::<Sim>()?;
     m.add_class::<RunData>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

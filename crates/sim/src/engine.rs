@@ -282,6 +282,9 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowRt>,
     pub(crate) ues: Vec<UeRt>,
     pub(crate) prbs: PerSecond,
+    /// PRBs used weighted by their TTI's capacity, per second (a cell of trace UEs only:
+    /// `TtiReport::prb_bytes_used`; the numerator of its `prb_utilization`).
+    pub(crate) prb_bytes: PerSecond,
     pub(crate) air_bytes: PerSecond,
     pub(crate) n_prb: u32,
     pub(crate) drops: DropCounts,
@@ -381,6 +384,7 @@ impl Simulation {
             flows: Vec::new(),
             ues,
             prbs: PerSecond::new(end),
+            prb_bytes: PerSecond::new(end),
             air_bytes: PerSecond::new(end),
             n_prb,
             drops: DropCounts::default(),
@@ -696,6 +700,9 @@ impl Simulation {
         let r = cell.run_tti(self.tti, self.now, &mut self.arena, &mut self.delivered_scratch, &mut self.dropped_scratch);
         self.ttis_run += 1;
         self.prbs.add(self.now, r.prbs_used as u64);
+        if r.prb_bytes_used > 0 {
+            self.prb_bytes.add(self.now, r.prb_bytes_used);
+        }
         let at = self.now + TTI;
         for i in 0..self.delivered_scratch.len() {
             let d = self.delivered_scratch[i];

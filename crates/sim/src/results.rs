@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use cellshare_core::time::to_secs_f64;
+use cellshare_core::TTI;
 use cellshare_core::TrafficClass;
 
 use cellshare_cell::LinkStats;
@@ -23,8 +24,22 @@ pub struct RunResult {
     pub duration_s: f64,
     /// Access type: `"lte_cell"` or `"shared_fifo"`.
     pub access: String,
-    /// PRBs used over PRBs available across the run (LTE cell only; 0 for a shared FIFO).
+    /// PRBs used over PRBs *offered* across the run (LTE cell only; 0 for a shared FIFO; 0
+    /// when nothing was offered). Radio and fixed channels offer every PRB of every TTI, so
+    /// there it is PRBs used over all PRBs. In a cell of trace UEs a TTI offers its PRBs when
+    /// some UE's trace has an opportunity in it, and PRBs count weighted by the bytes they
+    /// carry in that TTI: the share of the offered delivery opportunities used
+    /// ([`Cell::offers_every_tti`], `docs/outputs.md`).
+    ///
+    /// [`Cell::offers_every_tti`]: cellshare_cell::Cell::offers_every_tti
     pub prb_utilization: f64,
+    /// PRBs used over all the cell's PRBs of the run, offered or not (the figure
+    /// `prb_utilization` was before trace channels were accounted for; equal to it on radio
+    /// and fixed channels). 0 for a shared FIFO.
+    pub prb_used_share_of_all: f64,
+    /// Share of the run's TTIs that offered the cell's PRBs (1 on radio and fixed channels;
+    /// on trace channels the share of milliseconds with an opportunity). 0 for a shared FIFO.
+    pub prb_offered_share: f64,
     /// Bytes delivered over the access link (headers included), as Mbps over the run.
     pub delivered_mbps: f64,
     /// Sojourn at the base station (arrival at the queue to end of the TTI that carried the
@@ -84,8 +99,12 @@ pub struct CellResult {
     pub y_m: f64,
     /// Sector boresight, degrees from the x axis (`None`: omnidirectional).
     pub azimuth_deg: Option<f64>,
-    /// PRBs used over PRBs available across the run.
+    /// PRBs used over PRBs offered across the run (see [`RunResult::prb_utilization`]; a
+    /// network's cells offer every PRB, their UEs being radio UEs, so it equals
+    /// `prb_used_share_of_all`).
     pub prb_utilization: f64,
+    /// PRBs used over all the cell's PRBs of the run (see [`RunResult::prb_used_share_of_all`]).
+    pub prb_used_share_of_all: f64,
 }
 
 /// The cell's radio link and its HARQ counts.
@@ -490,8 +509,11 @@ pub struct TraceDrain {
 /// Cell-wide per-second series.
 #[derive(Clone, Debug, Serialize)]
 pub struct CellSeries {
-    /// PRB utilization per second (0..1).
-    pub prb_utilization: Vec<f64>,
+    /// PRBs used over PRBs offered, per second (0..1; `None` for a second in which nothing
+    /// was offered: a trace channel without opportunities).
+    pub prb_utilization: Vec<Option<f64>>,
+    /// PRBs used over all the cell's PRBs, per second (0..1).
+    pub prb_used_share_of_all: Vec<f64>,
     /// Delivered Mbps per second.
     pub delivered_mbps: Vec<f64>,
     /// CDF of all packets' sojourn as (ms, fraction) points.
@@ -508,6 +530,7 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
     let total_prbs: u64 = sim.prbs.bins().iter().sum();
     let n_cells = sim.ran().map_or(1, |r| r.n_cells());
     let prb_per_sec = sim.n_prb as f64 * 1000.0 * n_cells as f64;
+    let offered = Offered::of(sim);
     let flows: Vec<FlowResult> = sim
         .flows
         .iter()
@@ -585,7 +608,13 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
         seed: sim.scenario.simulation.seed,
         duration_s: dur,
         access: if lte { "lte_cell".into() } else { "shared_fifo".into() },
-        prb_utilization: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
+        prb_utilization: if lte {
+            offered.utilization(total_prbs, prb_per_sec * dur, sim.prb_bytes.bins().iter().sum())
+        } else {
+            0.0
+        },
+        prb_used_share_of_all: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
+        prb_offered_share: if lte { offered.share(1000.0 * dur * n_cells as f64) } else { 0.0 },
         delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
         queue_delay_ms: sim.delay.percentiles(),
         drops: sim.drops,
@@ -640,6 +669,20 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                     .enumerate()
                     .map(|(i, &b)| {
                         let len = (dur - i as f64).min(1.0);
+                        let weighted = sim.prb_bytes.bins().get(i).copied().unwrap_or(0);
+                        offered.utilization_in(i, b, prb_per_sec * len.max(0.0), weighted)
+                    })
+                    .collect()
+            } else {
+                vec![]
+            },
+            prb_used_share_of_all: if lte {
+                sim.prbs
+                    .bins()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| {
+                        let len = (dur - i as f64).min(1.0);
                         if len > 0.0 { b as f64 / (prb_per_sec * len) } else { 0.0 }
                     })
                     .collect()
@@ -661,10 +704,66 @@ pub(crate) fn collect(sim: &Simulation) -> RunResult {
                     x_m: s.pos[0],
                     y_m: s.pos[1],
                     azimuth_deg: s.azimuth.map(f64::to_degrees),
+                    // A network's UEs are radio UEs: every cell offers every PRB.
                     prb_utilization: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
+                    prb_used_share_of_all: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
                 })
                 .collect()
         }),
         handovers: sim.ran().and_then(|r| r.handovers().cloned()),
+    }
+}
+
+/// What the run's cells offered ([`cellshare_cell::Cell::offers_every_tti`]): every PRB of
+/// every TTI (radio and fixed channels; every network, whose UEs are radio UEs), or, in a cell
+/// of trace UEs, the TTIs with an opportunity, their PRBs weighted by the bytes they carry.
+struct Offered {
+    /// Every TTI of every cell offered its PRBs, unweighted.
+    every: bool,
+    /// Per second of the run: (offered cell-TTIs, offered PRBs × bytes); empty when `every`.
+    per_second: Vec<(u64, u64)>,
+}
+
+impl Offered {
+    fn of(sim: &Simulation) -> Self {
+        let every = Self { every: true, per_second: Vec::new() };
+        let Some(ran) = sim.ran() else { return every };
+        if ran.cells().iter().all(|c| c.offers_every_tti()) {
+            return every;
+        }
+        // Only a lone cell can hold trace UEs (a network's UEs are radio UEs).
+        let n_ttis = sim.end.div_ceil(TTI);
+        Self { every: false, per_second: ran.cells()[0].offered_per_second(n_ttis) }
+    }
+
+    /// PRBs used over PRBs offered. `used` PRBs of `all` (the run's PRBs) when every TTI
+    /// offered, computed exactly as before trace channels were accounted for (radio and
+    /// fixed outputs unchanged to the byte); else `used_weighted` (PRBs × bytes,
+    /// [`cellshare_cell::TtiReport::prb_bytes_used`]) over the offered weighted PRBs. 0 when
+    /// nothing was offered.
+    fn utilization(&self, used: u64, all: f64, used_weighted: u64) -> f64 {
+        if self.every {
+            return used as f64 / all;
+        }
+        let offered: u64 = self.per_second.iter().map(|&(_, w)| w).sum();
+        if offered > 0 { used_weighted as f64 / offered as f64 } else { 0.0 }
+    }
+
+    /// The utilization of second `i` (`None` when it offered nothing); `used`, `all` and
+    /// `used_weighted` are that second's.
+    fn utilization_in(&self, i: usize, used: u64, all: f64, used_weighted: u64) -> Option<f64> {
+        if self.every {
+            return Some(if all > 0.0 { used as f64 / all } else { 0.0 });
+        }
+        let offered = self.per_second.get(i).map_or(0, |&(_, w)| w);
+        (offered > 0).then(|| used_weighted as f64 / offered as f64)
+    }
+
+    /// Offered TTIs over the run's TTIs, `all_ttis` (summed over the cells).
+    fn share(&self, all_ttis: f64) -> f64 {
+        if self.every {
+            return 1.0;
+        }
+        self.per_second.iter().map(|&(n, _)| n).sum::<u64>() as f64 / all_ttis
     }
 }
