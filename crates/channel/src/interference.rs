@@ -145,6 +145,13 @@ impl LoadBoard {
             .then(|| (&self.loads[r * self.n_cells..(r + 1) * self.n_cells], self.epochs[r].load(Ordering::Relaxed)))
     }
 
+    /// The epoch of TTI `tti`'s row ([`UNSEALED`] if not sealed); `None`: every cell idle.
+    #[inline]
+    pub fn epoch(&self, tti: u64) -> Option<u64> {
+        let r = tti as usize & (BOARD_TTIS - 1);
+        (self.tags[r].load(Ordering::Relaxed) == tti).then(|| self.epochs[r].load(Ordering::Relaxed))
+    }
+
     /// PRBs cell `cell` has on air in TTI `tti` (0 when nothing was recorded for it).
     pub fn prbs(&self, cell: usize, tti: u64) -> u32 {
         (self.load(cell, tti) * f64::from(self.n_prb)).round() as u32
@@ -196,12 +203,12 @@ impl LinkBudget {
     /// A sealed row of the epoch computed last is answered from the cache.
     #[inline]
     pub fn base_sinr(&mut self, tti: u64) -> f64 {
-        let Some((row, epoch)) = self.board.row_and_epoch(tti.wrapping_sub(1)) else {
-            return self.signal_mw / self.noise_mw;
-        };
-        if epoch != UNSEALED && epoch == self.cached_epoch {
-            return self.cached_sinr;
+        match self.board.epoch(tti.wrapping_sub(1)) {
+            None => return self.signal_mw / self.noise_mw,
+            Some(e) if e != UNSEALED && e == self.cached_epoch => return self.cached_sinr,
+            Some(_) => {}
         }
+        let (row, epoch) = self.board.row_and_epoch(tti.wrapping_sub(1)).expect("the row is tagged");
         let mut i = self.noise_mw;
         for &(j, p) in &self.interferers_mw {
             i += p * f64::from(f32::from_bits(row[j as usize].load(Ordering::Relaxed)));
