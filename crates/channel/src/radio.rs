@@ -338,14 +338,26 @@ pub struct RadioChannel {
     cqi_thresholds: [f64; 15],
     /// TTIs between CQI measurements (P ≥ 1).
     cqi_period: u64,
+    /// log2 of `cqi_period` when it is a power of two (ns-3's 2 TTIs, and 1), else `None`:
+    /// the per-reload divisions by P become shifts.
+    cqi_period_shift: Option<u32>,
     /// TTIs from a CQI measurement to the decisions that use it (D).
     cqi_delay: u64,
-    /// CQIs of TTIs `cqi_block_start .. cqi_block_start + CQI_BLOCK`, computed in one
-    /// sequential sweep of the fading tables. The scheduler asks every backlogged UE every
+    /// CQIs of the measurement TTIs `cqi_block_start + k·cqi_period`, k < CQI_BLOCK, computed
+    /// in one sequential sweep of the fading tables. The scheduler asks every backlogged UE every
     /// TTI; answering from this block turns scattered table reads into streaming ones. The
     /// CQI is a pure function of the TTI, so the block changes speed, never answers.
     cqi_block: [u8; CQI_BLOCK],
     cqi_block_start: u64,
+    /// In a network of cells: |A + B|² of the fading tables (see [`FadingTables::power_gain`])
+    /// at the measurement TTIs `fading_block_start + k·P`, read in one sequential sweep. A
+    /// reload reads its fading from here instead of two far-apart table entries: with 210 UEs
+    /// over 7 Doppler tables those reads missed the caches and the TLB at almost every reload.
+    fading_block: [f32; CQI_BLOCK],
+    fading_block_start: u64,
+    /// The CQI computed last in a network of cells (where the block is not used), from which
+    /// the next one is walked to.
+    last_cqi: u8,
     /// In a network of cells ([`set_budget`](Self::set_budget)): the link budget towards the
     /// serving cell, whose interference changes TTI by TTI (`base_sinr` is then unused).
     budget: Option<Box<LinkBudget>>,
@@ -355,7 +367,7 @@ pub struct RadioChannel {
     carrier_hz: f64,
 }
 
-/// TTIs per block of precomputed CQIs.
+/// Measurement TTIs per block of precomputed CQIs.
 const CQI_BLOCK: usize = 64;
 
 impl RadioChannel {
@@ -418,9 +430,13 @@ impl RadioChannel {
             fading,
             cqi_thresholds: lte_tables::CQI_SINR_THRESHOLD_LINEAR,
             cqi_period: 1,
+            cqi_period_shift: Some(0),
             cqi_delay: 0,
             cqi_block: [0; CQI_BLOCK],
             cqi_block_start: u64::MAX,
+            fading_block: [0.0; CQI_BLOCK],
+            fading_block_start: u64::MAX,
+            last_cqi: 0,
             budget: None,
             carrier_hz,
         }
@@ -433,15 +449,11 @@ impl RadioChannel {
     /// the channel's own as before.
     pub fn set_budget(&mut self, budget: LinkBudget) {
         match &mut self.budget {
-            Some(b) => {
-                b.signal_mw = budget.signal_mw;
-                b.noise_mw = budget.noise_mw;
-                b.interferers_mw.clear();
-                b.interferers_mw.extend_from_slice(&budget.interferers_mw);
-            }
+            Some(b) => b.assign(&budget),
             None => self.budget = Some(Box::new(budget)),
         }
         self.mean_snr_db = 10.0 * (self.budget.as_ref().expect("set").signal_mw / self.budget.as_ref().expect("set").noise_mw).log10();
+        // The fading block stays: the fading does not depend on the budget.
         self.cqi_block_start = u64::MAX;
     }
 
@@ -470,6 +482,7 @@ impl RadioChannel {
             }
         }
         self.cqi_block_start = u64::MAX;
+        self.fading_block_start = u64::MAX;
     }
 
     /// Shadowing in dB in TTI `tti` (0 without shadowing), read through a cursor of its own
@@ -512,8 +525,10 @@ impl RadioChannel {
         assert!(la.cqi_period_tti >= 1, "the CQI period is at least one TTI");
         self.cqi_thresholds = la.cqi_thresholds;
         self.cqi_period = la.cqi_period_tti as u64;
+        self.cqi_period_shift = la.cqi_period_tti.is_power_of_two().then(|| la.cqi_period_tti.trailing_zeros());
         self.cqi_delay = la.cqi_delay_tti as u64;
         self.cqi_block_start = u64::MAX;
+        self.fading_block_start = u64::MAX;
     }
 
     /// Wideband CQI (0..=15) the UE measures in TTI `tti`.
@@ -528,11 +543,7 @@ impl RadioChannel {
     #[inline]
     pub fn report_tti(&self, tti: u64) -> u64 {
         let t = tti.saturating_sub(self.cqi_delay);
-        if self.cqi_period == 1 {
-            t
-        } else {
-            t / self.cqi_period * self.cqi_period
-        }
+        self.periods(t) * self.cqi_period
     }
 
     /// Link quality a scheduling decision in TTI `tti` sees: the MCS of the CQI measured in
@@ -549,51 +560,130 @@ impl RadioChannel {
         let m = self.report_tti(tti);
         let (cqi, until_m) = self.measured_span(m);
         // Decisions t' use report m(t') ≤ until_m while t' − D < (⌊until_m/P⌋ + 1)·P.
-        let until = if self.cqi_period == 1 {
-            until_m + self.cqi_delay
-        } else {
-            (until_m / self.cqi_period + 1) * self.cqi_period + self.cqi_delay - 1
-        };
+        let until = (self.periods(until_m) + 1) * self.cqi_period + self.cqi_delay - 1;
         (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers }, until.max(tti))
     }
 
-    /// The CQI measured in TTI `tti` and the last measurement TTI (inclusive) of the current
-    /// CQI block up to which it stays the same.
+    /// ⌊x / P⌋, a shift when P is a power of two.
+    #[inline(always)]
+    fn periods(&self, x: u64) -> u64 {
+        match self.cqi_period_shift {
+            Some(k) => x >> k,
+            None => x / self.cqi_period,
+        }
+    }
+
+    /// The CQI measured in TTI `tti` (a measurement TTI, a multiple of the report period P)
+    /// and the last measurement TTI (inclusive) of the current CQI block up to which every
+    /// measurement gives the same CQI. Only measurement TTIs are computed and compared: the
+    /// CQIs of the TTIs between two reports are never used.
     #[inline]
     fn measured_span(&mut self, tti: u64) -> (u8, u64) {
         if self.budget.is_some() {
             // In a network the interference of later TTIs is not known yet: one TTI at a time.
-            return (self.cqi(tti), tti);
+            // (Computing ahead through the rows the network has already sealed was measured
+            // slower: fewer reloads, but each SINR costs about 100 instructions either way.)
+            return (self.network_cqi(tti), tti);
         }
-        if !(tti >= self.cqi_block_start && tti - self.cqi_block_start < CQI_BLOCK as u64) {
-            // Consecutive TTIs' SINRs are close: walk from the previous CQI instead of
-            // comparing against all 15 thresholds.
-            let thresholds = self.cqi_thresholds;
-            let mut cqi = self.cqi(tti);
-            self.cqi_block[0] = cqi;
-            match (&self.shadowing, &self.fading) {
-                // The common case, without the per-TTI dispatch: no shadowing, table fading.
-                (None, FadingState::Table { tables, offset_a, offset_b }) => {
-                    for k in 1..CQI_BLOCK {
-                        let t = tti + k as u64;
-                        let g = tables.power_gain(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
-                        cqi = lte_tables::cqi_near(&thresholds, self.base_sinr * g, cqi);
-                        self.cqi_block[k] = cqi;
-                    }
-                }
-                _ => {
-                    for k in 1..CQI_BLOCK {
-                        cqi = lte_tables::cqi_near(&thresholds, self.sinr_linear(tti + k as u64), cqi);
-                        self.cqi_block[k] = cqi;
-                    }
-                }
-            }
-            self.cqi_block_start = tti;
-        }
-        let i = (tti - self.cqi_block_start) as usize;
+        let d = tti.wrapping_sub(self.cqi_block_start);
+        let k = self.periods(d);
+        let k = if k * self.cqi_period == d { k } else { u64::MAX };
+        let i = if tti >= self.cqi_block_start && k < CQI_BLOCK as u64 {
+            k as usize
+        } else {
+            self.fill_cqi_block(tti);
+            0
+        };
         let cqi = self.cqi_block[i];
         let run = self.cqi_block[i + 1..].iter().take_while(|&&c| c == cqi).count();
-        (cqi, tti + run as u64)
+        (cqi, tti + run as u64 * self.cqi_period)
+    }
+
+    /// The CQI of measurement TTI `tti` in a network, walked from the last one computed (the
+    /// same CQI as comparing against all 15 thresholds, since they ascend; a NaN SINR, which a
+    /// budget cannot produce, would stay at the last CQI, so it takes the full count).
+    #[inline]
+    fn network_cqi(&mut self, tti: u64) -> u8 {
+        let sinr = self.network_sinr(tti);
+        let cqi = if sinr.is_nan() {
+            lte_tables::count_reached(&self.cqi_thresholds, sinr)
+        } else {
+            lte_tables::cqi_near(&self.cqi_thresholds, sinr, self.last_cqi)
+        };
+        self.last_cqi = cqi;
+        cqi
+    }
+
+    /// [`sinr_linear`](Self::sinr_linear) of measurement TTI `tti` in a network, the table
+    /// fading read from the fading block (the same value: the block keeps the f32 sum of
+    /// squares that [`FadingTables::power_gain`] scales).
+    #[inline]
+    fn network_sinr(&mut self, tti: u64) -> f64 {
+        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
+        let base = self.base_sinr_at(tti);
+        let fading = match &self.fading {
+            FadingState::Table { .. } => self.block_fading(tti),
+            other => other.gain(tti),
+        };
+        base * shadowing * fading
+    }
+
+    /// Table fading gain of measurement TTI `tti` from the fading block, refilled from `tti`
+    /// when `tti` is not one of its entries.
+    #[inline]
+    fn block_fading(&mut self, tti: u64) -> f64 {
+        let d = tti.wrapping_sub(self.fading_block_start);
+        let k = self.periods(d);
+        let i = if tti >= self.fading_block_start && k * self.cqi_period == d && k < CQI_BLOCK as u64 {
+            k as usize
+        } else {
+            self.fill_fading_block(tti);
+            0
+        };
+        0.5 * f64::from(self.fading_block[i])
+    }
+
+    #[inline(never)]
+    fn fill_fading_block(&mut self, tti: u64) {
+        let FadingState::Table { tables, offset_a, offset_b } = &self.fading else {
+            unreachable!("called for table fading")
+        };
+        let p = self.cqi_period;
+        for (k, g) in self.fading_block.iter_mut().enumerate() {
+            let t = tti + k as u64 * p;
+            *g = tables.sum_of_squares(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
+        }
+        self.fading_block_start = tti;
+    }
+
+    /// Computes the CQIs of the [`CQI_BLOCK`] measurement TTIs `tti + k·P` in one sequential
+    /// sweep of the fading tables. Consecutive measurements' SINRs are close: each walks from
+    /// the previous CQI instead of comparing against all 15 thresholds (the same CQI, since the
+    /// thresholds ascend).
+    #[inline(never)]
+    fn fill_cqi_block(&mut self, tti: u64) {
+        let p = self.cqi_period;
+        let thresholds = self.cqi_thresholds;
+        let mut cqi = self.cqi(tti);
+        self.cqi_block[0] = cqi;
+        match (&self.shadowing, &self.fading) {
+            // The common case, without the per-TTI dispatch: no shadowing, table fading.
+            (None, FadingState::Table { tables, offset_a, offset_b }) => {
+                for k in 1..CQI_BLOCK {
+                    let t = tti + k as u64 * p;
+                    let g = tables.power_gain(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
+                    cqi = lte_tables::cqi_near(&thresholds, self.base_sinr * g, cqi);
+                    self.cqi_block[k] = cqi;
+                }
+            }
+            _ => {
+                for k in 1..CQI_BLOCK {
+                    cqi = lte_tables::cqi_near(&thresholds, self.sinr_linear(tti + k as u64 * p), cqi);
+                    self.cqi_block[k] = cqi;
+                }
+            }
+        }
+        self.cqi_block_start = tti;
     }
 
     /// Linear SINR of a block on air in TTI `tti` (with shadowing, fading and interference):
@@ -619,8 +709,8 @@ impl RadioChannel {
 
     /// Linear SINR without shadowing and fading in TTI `tti`.
     #[inline]
-    fn base_sinr_at(&self, tti: u64) -> f64 {
-        match &self.budget {
+    fn base_sinr_at(&mut self, tti: u64) -> f64 {
+        match &mut self.budget {
             None => self.base_sinr,
             Some(b) => b.base_sinr(tti),
         }
@@ -756,10 +846,16 @@ impl FadingTables {
     /// Power gain |(A[ia] + B[ib]) / √2|², indices taken modulo the table length.
     #[inline]
     fn power_gain(&self, ia: u64, ib: u64) -> f64 {
+        0.5 * f64::from(self.sum_of_squares(ia, ib))
+    }
+
+    /// |A[ia] + B[ib]|² in f32, which [`power_gain`](Self::power_gain) scales by ½.
+    #[inline]
+    fn sum_of_squares(&self, ia: u64, ib: u64) -> f32 {
         let [ar, ai] = self.a[(ia & FADING_INDEX_MASK) as usize];
         let [br, bi] = self.b[(ib & FADING_INDEX_MASK) as usize];
         let (re, im) = (ar + br, ai + bi);
-        0.5 * f64::from(re * re + im * im)
+        re * re + im * im
     }
 }
 
@@ -772,25 +868,34 @@ fn sum_of_sinusoids(doppler_hz: f64, rng: &mut StreamRng) -> Box<FadingTable> {
     let m = FADING_SINUSOIDS;
     let omega_per_ms = 2.0 * PI * doppler_hz * 1e-3;
     let theta = rng.gen_range(-PI..PI);
-    // (phasor, rotation per sample) for the in-phase then the quadrature branch.
-    let mut phasors: Vec<([f64; 2], [f64; 2])> = Vec::with_capacity(2 * m);
+    // Per branch (in-phase, quadrature) and sinusoid: the phasor (re, im) and its rotation per
+    // sample (c, s), as arrays of their own so the rotations vectorize. The sum over the
+    // sinusoids keeps its order (n = 1..M), so the table does not depend on how it is computed.
+    let mut re = [[0.0f64; FADING_SINUSOIDS]; 2];
+    let mut im = [[0.0f64; FADING_SINUSOIDS]; 2];
+    let mut c = [[0.0f64; FADING_SINUSOIDS]; 2];
+    let mut s = [[0.0f64; FADING_SINUSOIDS]; 2];
     for branch in 0..2 {
         for n in 1..=m {
             let alpha = (2.0 * PI * n as f64 - PI + theta) / (4 * m) as f64;
             let freq = omega_per_ms * if branch == 0 { alpha.cos() } else { alpha.sin() };
             let phase = rng.gen_range(-PI..PI);
-            phasors.push(([phase.cos(), phase.sin()], [freq.cos(), freq.sin()]));
+            (re[branch][n - 1], im[branch][n - 1]) = (phase.cos(), phase.sin());
+            (c[branch][n - 1], s[branch][n - 1]) = (freq.cos(), freq.sin());
         }
     }
     let mut samples = vec![[0.0f64; 2]; FADING_TABLE_LEN];
     for sample in samples.iter_mut() {
-        for (branch, chunk) in phasors.chunks_exact_mut(m).enumerate() {
+        for branch in 0..2 {
+            let (re, im, c, s) = (&mut re[branch], &mut im[branch], &c[branch], &s[branch]);
             let mut sum = 0.0;
-            for ([re, im], [c, s]) in chunk.iter_mut() {
-                sum += *re;
-                (*re, *im) = (*re * *c - *im * *s, *re * *s + *im * *c);
+            for &x in re.iter() {
+                sum += x;
             }
             sample[branch] = sum;
+            for n in 0..FADING_SINUSOIDS {
+                (re[n], im[n]) = (re[n] * c[n] - im[n] * s[n], re[n] * s[n] + im[n] * c[n]);
+            }
         }
     }
     let mean_power = samples.iter().map(|[x, y]| x * x + y * y).sum::<f64>() / FADING_TABLE_LEN as f64;
@@ -1187,6 +1292,146 @@ mod block_tests {
                     assert_eq!(direct.cqi(later), direct.cqi(tti), "span of ue {ue} from {tti} to {until}");
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod fading_table_tests {
+    use super::*;
+
+    /// The generator as first written: one phasor at a time, rotated right after it is
+    /// summed. The vectorizable layout must give the same table, bit for bit.
+    fn reference(doppler_hz: f64, rng: &mut StreamRng) -> Vec<[f32; 2]> {
+        let m = FADING_SINUSOIDS;
+        let omega_per_ms = 2.0 * PI * doppler_hz * 1e-3;
+        let theta = rng.gen_range(-PI..PI);
+        let mut phasors: Vec<([f64; 2], [f64; 2])> = Vec::new();
+        for branch in 0..2 {
+            for n in 1..=m {
+                let alpha = (2.0 * PI * n as f64 - PI + theta) / (4 * m) as f64;
+                let freq = omega_per_ms * if branch == 0 { alpha.cos() } else { alpha.sin() };
+                let phase = rng.gen_range(-PI..PI);
+                phasors.push(([phase.cos(), phase.sin()], [freq.cos(), freq.sin()]));
+            }
+        }
+        let mut samples = vec![[0.0f64; 2]; FADING_TABLE_LEN];
+        for sample in samples.iter_mut() {
+            for (branch, chunk) in phasors.chunks_exact_mut(m).enumerate() {
+                let mut sum = 0.0;
+                for ([re, im], [c, s]) in chunk.iter_mut() {
+                    sum += *re;
+                    (*re, *im) = (*re * *c - *im * *s, *re * *s + *im * *c);
+                }
+                sample[branch] = sum;
+            }
+        }
+        let mean_power = samples.iter().map(|[x, y]| x * x + y * y).sum::<f64>() / FADING_TABLE_LEN as f64;
+        let scale = 1.0 / mean_power.sqrt();
+        samples.iter().map(|[x, y]| [(x * scale) as f32, (y * scale) as f32]).collect()
+    }
+
+    #[test]
+    fn the_table_is_the_phasor_by_phasor_one_bit_for_bit() {
+        for doppler_hz in [2.0861, 69.5] {
+            let table = sum_of_sinusoids(doppler_hz, &mut cellshare_core::stream_rng(1, "fading-test", 0));
+            let want = reference(doppler_hz, &mut cellshare_core::stream_rng(1, "fading-test", 0));
+            let bits = |t: &[[f32; 2]]| t.iter().map(|[a, b]| (a.to_bits(), b.to_bits())).collect::<Vec<_>>();
+            assert!(bits(&table[..]) == bits(&want), "Doppler {doppler_hz} Hz: the tables differ");
+        }
+    }
+}
+
+#[cfg(test)]
+mod network_block_tests {
+    use super::*;
+    use crate::{AmcRule, LinkAdaptation, LinkBudget, LoadBoard};
+
+    /// A network channel answers every decision with the CQI of its report computed from the
+    /// final loads, and its spans hold, whatever the loads do and however it is queried.
+    #[test]
+    fn network_spans_answer_like_direct_computation_from_final_loads() {
+        let cfg = RadioConfig { shadowing_std_db: 4.0, shadowing_decorrelation_s: 0.3, ..RadioConfig::in_range(100.0, 900.0) };
+        for (period, delay, pipeline) in [(2u32, 5u32, 2u64), (1, 0, 0), (5, 3, 2)] {
+            let la = LinkAdaptation::new(AmcRule::BlerTarget, 0.1, 50, period, delay);
+            let board = LoadBoard::new(3, 50);
+            let mut chans: Vec<RadioChannel> = (0..4)
+                .map(|ue| {
+                    let mut ch = RadioChannel::new(&cfg, 50, &mut cellshare_core::stream_rng(9, "net-block", ue));
+                    ch.set_link_adaptation(&la);
+                    ch.set_budget(LinkBudget::new(2e-10, 1e-12, vec![(1, 1e-11 * (ue + 1) as f64), (2, 4e-12)], board.clone()));
+                    ch
+                })
+                .collect();
+            let mut direct = chans.clone();
+            let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut answers = Vec::new();
+            for t in 0..3000u64 {
+                board.open(t + pipeline);
+                // Cells saturated most of the time, sometimes partly loaded or idle.
+                for c in 0..3 {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let prbs = if x % 10 < 7 { 50 } else { (x >> 8) as u32 % 51 };
+                    if prbs > 0 {
+                        board.set(c, t + pipeline, prbs);
+                    }
+                }
+                for (ue, ch) in chans.iter_mut().enumerate() {
+                    // Irregular queries: not every TTI, sometimes one TTI behind.
+                    if (t + ue as u64) % 3 != 0 {
+                        let q = t.saturating_sub((x >> 20) % 2);
+                        answers.push((ue, q, ch.quality_span(q)));
+                    }
+                }
+                board.seal(t + pipeline);
+            }
+            for (ue, t, (q, until)) in answers {
+                let m = |t: u64| t.saturating_sub(delay as u64) / period as u64 * period as u64;
+                let want = LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs(direct[ue].cqi(m(t))), layers: 1 };
+                assert_eq!(q, want, "P {period} D {delay} ue {ue} t {t}");
+                for later in t..=until {
+                    assert_eq!(direct[ue].cqi(m(later)), direct[ue].cqi(m(t)), "span from {t} to {until} at {later}");
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod network_move_tests {
+    use super::*;
+    use crate::{AmcRule, LinkAdaptation, LinkBudget, LoadBoard};
+
+    /// A moving UE gets a new budget every 100 TTIs (and a new speed now and then): every
+    /// answer is still the CQI computed directly with the budget and speed of the moment.
+    #[test]
+    fn new_budgets_and_speeds_are_followed_at_once() {
+        let cfg = RadioConfig { speed_kmh: 30.0, ..RadioConfig::in_range(100.0, 900.0) };
+        let la = LinkAdaptation::new(AmcRule::BlerTarget, 0.1, 50, 2, 5);
+        let board = LoadBoard::new(2, 50);
+        let mut ch = RadioChannel::new(&cfg, 50, &mut cellshare_core::stream_rng(4, "net-move", 0));
+        ch.set_link_adaptation(&la);
+        let budget = |t: u64| LinkBudget::new(1e-10 * (1.0 + (t / 100) as f64 * 0.3), 1e-12, vec![(1, 2e-11)], board.clone());
+        ch.set_budget(budget(0));
+        let mut direct = ch.clone();
+        for t in 0..2000u64 {
+            board.open(t + 2);
+            board.set(1, t + 2, if t % 9 == 0 { 20 } else { 50 });
+            if t % 100 == 0 {
+                ch.set_budget(budget(t));
+                direct.set_budget(budget(t));
+            }
+            if t % 700 == 350 {
+                let v = 10.0 + (t / 700) as f64 * 40.0;
+                ch.set_speed_kmh(v);
+                direct.set_speed_kmh(v);
+            }
+            let m = t.saturating_sub(5) / 2 * 2;
+            let want = LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs(direct.cqi(m)), layers: 1 };
+            assert_eq!(ch.quality(t), want, "t {t}");
+            board.seal(t + 2);
         }
     }
 }

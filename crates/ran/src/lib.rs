@@ -354,6 +354,9 @@ impl Ran {
             report.bytes_sent += r.bytes_sent;
             report.ues_served += r.ues_served;
         }
+        // Every cell has written the row of the blocks decided in this TTI.
+        let net = self.net.as_deref().expect("a network");
+        net.board.seal(tti + net.pipeline);
         report
     }
 
@@ -529,12 +532,7 @@ fn set_budget(cell: &mut Cell, net: &Network, u: usize, c: usize) {
     } else {
         Vec::new()
     };
-    radio(cell, u as u32).set_budget(LinkBudget {
-        signal_mw,
-        noise_mw: ue.noise_mw,
-        interferers_mw,
-        board: net.board.clone(),
-    });
+    radio(cell, u as u32).set_budget(LinkBudget::new(signal_mw, ue.noise_mw, interferers_mw, net.board.clone()));
     // The cell's cached link quality was read through the old budget.
     cell.invalidate_quality(u as u32);
 }

@@ -6,8 +6,8 @@
 //! are skipped (the PF averages decay lazily, see `cellshare-cell`), so idle periods cost
 //! nothing. Packets live in one arena; queues and events carry indices.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use crate::event_queue::EventQueue;
+use std::collections::{BTreeMap, VecDeque};
 
 use cellshare_cell::{Delivery, DropCause};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
@@ -274,7 +274,7 @@ pub struct Simulation {
     pub(crate) end: Nanos,
     tti: u64,
     seq: u64,
-    heap: BinaryHeap<Reverse<(Nanos, u64, Ev)>>,
+    heap: EventQueue<Ev>,
     arena: PacketArena,
     access: Access,
     backhaul: Link,
@@ -376,7 +376,7 @@ impl Simulation {
             end,
             tti: 0,
             seq: 0,
-            heap: BinaryHeap::new(),
+            heap: EventQueue::new(),
             arena: PacketArena::with_capacity(4096),
             access,
             backhaul,
@@ -622,7 +622,7 @@ impl Simulation {
     #[inline]
     fn push(&mut self, t: Nanos, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.heap.push(t, self.seq, ev);
     }
 
     /// Current simulated time.
@@ -664,7 +664,7 @@ impl Simulation {
             } else {
                 // Nothing to schedule: jump to the TTI at or after the next event, or to the
                 // network's next move or measurement.
-                let next = self.heap.peek().map(|Reverse((t, _, _))| *t).unwrap_or(self.end);
+                let next = self.heap.peek_time().unwrap_or(self.end);
                 self.tti = (self.tti + 1).max(next.div_ceil(TTI).min(tick));
             }
         }
@@ -676,11 +676,7 @@ impl Simulation {
     }
 
     fn process_events_upto(&mut self, t: Nanos) {
-        while let Some(&Reverse((et, _, ev))) = self.heap.peek() {
-            if et > t {
-                break;
-            }
-            self.heap.pop();
+        while let Some((et, ev)) = self.heap.pop_upto(t) {
             self.now = et;
             self.events += 1;
             self.handle(ev);
@@ -953,7 +949,7 @@ impl Simulation {
                 Some(at) => {
                     let id = self.arena.alloc(p);
                     self.seq += 1;
-                    self.heap.push(Reverse((at, self.seq, Ev::AtGateway(id))));
+                    self.heap.push(at, self.seq, Ev::AtGateway(id));
                 }
                 None => {
                     fl.drops += 1;
@@ -999,7 +995,7 @@ impl Simulation {
                 self.enqueue_uplink(id, false, 0.0);
             } else {
                 self.seq += 1;
-                self.heap.push(Reverse((now + self.ack_delay, self.seq, Ev::AckAtServer(id))));
+                self.heap.push(now + self.ack_delay, self.seq, Ev::AckAtServer(id));
             }
         }
         let fl = &mut self.flows[f as usize];

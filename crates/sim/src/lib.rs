@@ -12,6 +12,7 @@
 pub mod apps;
 pub mod assembly;
 pub mod engine;
+mod event_queue;
 pub mod input;
 pub mod limits;
 pub mod load;
