@@ -87,6 +87,26 @@ pub fn reno_cong_avoid(cwnd: &mut u64, ca_acked: &mut u64, ssthresh: u64, mss: u
     }
 }
 
+/// Linux `tcp_reno_cong_avoid` on one ACK, the whole of it: nothing during recovery or for
+/// an ACK of no new data; nothing unless the window limited the sender
+/// ([`is_cwnd_limited`]); else [`reno_cong_avoid`] on the acknowledged bytes. The growth
+/// of the controllers that, like Linux's `tcp_westwood`, call Reno's.
+pub fn tcp_reno_cong_avoid(
+    cwnd: &mut u64,
+    ca_acked: &mut u64,
+    ssthresh: u64,
+    mss: u64,
+    ev: &AckEvent,
+) {
+    if ev.in_recovery || ev.acked_bytes == 0 {
+        return;
+    }
+    if !is_cwnd_limited(*cwnd, *cwnd < ssthresh, ev) {
+        return;
+    }
+    reno_cong_avoid(cwnd, ca_acked, ssthresh, mss, ev.acked_bytes);
+}
+
 /// Whether the window limited the sender when this ACK arrived (Linux
 /// `tcp_is_cwnd_limited`): in slow start, `cwnd < 2·prior_in_flight` (so `cwnd` may grow
 /// to twice what is in use); in congestion avoidance, the flight filled `cwnd` to within

@@ -32,7 +32,7 @@
 //!   `CA_EVENT_LOSS`).
 //! - **Growth** is Reno's (Linux uses `tcp_reno_cong_avoid`; ns-3 derives from NewReno):
 //!   slow start below `ssthresh`, one MSS per window of acknowledged bytes above it
-//!   ([`super::reno::reno_cong_avoid`]), only while the window limits the sender.
+//!   ([`super::reno::tcp_reno_cong_avoid`], as Linux calls `tcp_reno_cong_avoid`), only while the window limits the sender.
 //!
 //! Choices where the sources differ or are silent:
 //! - **When the window is set after a loss.** Linux halves `ssthresh` at the loss
@@ -51,7 +51,7 @@
 
 use cellshare_core::{Nanos, MS, SEC};
 
-use super::reno::{is_cwnd_limited, reno_cong_avoid};
+use super::reno::tcp_reno_cong_avoid;
 use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
 
 /// The low-pass filter applied to Westwood+'s bandwidth samples.
@@ -277,20 +277,13 @@ impl CongestionControl for Westwood {
         self.update_window(ev.now);
         self.bk += self.acked_count(ev.acked_bytes);
         self.update_rtt_min();
-        // Linux tcp_reno_cong_avoid.
-        if ev.in_recovery || ev.acked_bytes == 0 {
-            return;
-        }
-        let slow_start = self.cwnd < self.ssthresh;
-        if !is_cwnd_limited(self.cwnd, slow_start, ev) {
-            return;
-        }
-        reno_cong_avoid(
+        // Linux tcp_westwood's cong_avoid is tcp_reno_cong_avoid.
+        tcp_reno_cong_avoid(
             &mut self.cwnd,
             &mut self.ca_acked,
             self.ssthresh,
             self.mss,
-            ev.acked_bytes,
+            ev,
         );
     }
 

@@ -232,8 +232,9 @@ pub(crate) struct Model {
     /// ln(mid · τ) and mid · τ per bin (for larger observations).
     ln_mean: Vec<f64>,
     mean: Vec<f64>,
-    /// Cumulative forecast tables: for horizon t (ticks 0..=t), component (certain rate bin)
-    /// b and count c, P(at most c arrivals) = `cdf[t][b * cdf_len[t] + c]`.
+    /// Cumulative forecast tables: for horizon t (ticks 0..=t), count c and component
+    /// (certain rate bin) b, P(at most c arrivals) = `cdf[t][c * n + b]` (by count, so that
+    /// the mixture over a belief's support reads one contiguous run).
     cdf: Vec<Vec<f64>>,
     cdf_len: Vec<usize>,
 }
@@ -323,6 +324,11 @@ impl Model {
             }
             band_off.push(band.len() as u32);
         }
+        // Belief::evolve's spread4 relies on rows that start and end no earlier than the
+        // row before (true of ±5σ bands over ordered bins).
+        assert!((1..n).all(|o| band_first[o] >= band_first[o - 1]
+            && band_first[o] + band_off[o + 1] - band_off[o]
+                >= band_first[o - 1] + band_off[o] - band_off[o - 1]));
         let mean: Vec<f64> = mid.iter().map(|m| m * tick_s).collect();
         let ln_mean: Vec<f64> = mean.iter().map(|m| if *m > 0.0 { m.ln() } else { f64::NEG_INFINITY }).collect();
         let mut lik = vec![0.0; LIKELIHOOD_TABLE * n];
@@ -376,13 +382,11 @@ impl Model {
                     }
                 }
                 std::mem::swap(&mut dist, &mut conv);
-                let l = lens[t];
-                debug_assert_eq!(dist.len(), l);
-                let row = &mut tab[b * l..(b + 1) * l];
+                debug_assert_eq!(dist.len(), lens[t]);
                 let mut acc = 0.0;
                 for (c, &p) in dist.iter().enumerate() {
                     acc += p;
-                    row[c] = acc;
+                    tab[c * n + b] = acc;
                 }
                 self.evolve_full(&proc, &mut next);
                 std::mem::swap(&mut proc, &mut next);
@@ -411,6 +415,181 @@ impl Model {
             *t += p * x;
         }
     }
+
+    /// Row `o`'s kernel: the first bin it reaches and its weights.
+    #[inline]
+    fn row(&self, o: usize) -> (usize, &[f64]) {
+        (
+            self.band_first[o] as usize,
+            &self.band[self.band_off[o] as usize..self.band_off[o + 1] as usize],
+        )
+    }
+
+    /// [`Self::spread`] of the four rows `o..o + 4` with masses `p`, in one pass over the
+    /// bins they share. Each new bin still receives the rows' contributions one at a time
+    /// in ascending row order, as four calls of `spread` would add them, so the sums are
+    /// bit for bit the same; a pass reads and writes each shared bin once instead of four
+    /// times. The rows' first and end bins never decrease with `o` (checked when the model
+    /// is built), so the bins all four reach are `[first of o + 3, end of o)`.
+    #[inline]
+    fn spread4(&self, o: usize, p: [f64; 4], to: &mut [f64]) {
+        let rows = [
+            self.row(o),
+            self.row(o + 1),
+            self.row(o + 2),
+            self.row(o + 3),
+        ];
+        let (a, b) = (rows[3].0, rows[0].0 + rows[0].1.len());
+        if a >= b {
+            for (r, &pr) in p.iter().enumerate() {
+                self.spread(o + r, pr, to);
+            }
+            return;
+        }
+        // The bins before `a` and from `b` on, which fewer than four rows reach: row by row,
+        // so each bin still takes its rows in ascending order.
+        for (&(f, w), &pr) in rows.iter().zip(&p) {
+            for (t, &x) in to[f..a].iter_mut().zip(w) {
+                *t += pr * x;
+            }
+            for (t, &x) in to[b..f + w.len()].iter_mut().zip(&w[b - f..]) {
+                *t += pr * x;
+            }
+        }
+        let n = b - a;
+        let w = [
+            &rows[0].1[a - rows[0].0..][..n],
+            &rows[1].1[a - rows[1].0..][..n],
+            &rows[2].1[a - rows[2].0..][..n],
+            &rows[3].1[..n],
+        ];
+        mac4(&mut to[a..b], w, p);
+    }
+}
+
+/// `to[i] = (((to[i] + p0·w0[i]) + p1·w1[i]) + p2·w2[i]) + p3·w3[i]` for every i, each
+/// product and sum rounded as written (no fused multiply-add), four bins per AVX step or
+/// two per SSE2 step on x86-64: the same IEEE operations as the scalar loop, lane by lane,
+/// so every path gives the same bits.
+#[inline]
+fn mac4(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) {
+    assert!(w.iter().all(|r| r.len() == to.len()));
+    #[cfg(target_arch = "x86_64")]
+    let done = if avx() {
+        // SAFETY: the CPU has AVX (checked at run time); the lengths are equal (above).
+        unsafe { mac4_avx(to, w, p) }
+    } else {
+        // SAFETY: the lengths are equal (above).
+        unsafe { mac4_sse2(to, w, p) }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    mac4_scalar(
+        &mut to[done..],
+        [&w[0][done..], &w[1][done..], &w[2][done..], &w[3][done..]],
+        p,
+    );
+}
+
+/// [`mac4`] one bin at a time.
+fn mac4_scalar(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) {
+    for (i, t) in to.iter_mut().enumerate() {
+        let mut x = *t;
+        x += p[0] * w[0][i];
+        x += p[1] * w[1][i];
+        x += p[2] * w[2][i];
+        x += p[3] * w[3][i];
+        *t = x;
+    }
+}
+
+/// [`mac4`] two bins per SSE2 step; returns how many bins it did (the rest, fewer than
+/// two, are left to the caller).
+///
+/// # Safety
+/// Every `w[r]` must be at least as long as `to` (SSE2 is part of the x86-64 baseline).
+#[cfg(target_arch = "x86_64")]
+unsafe fn mac4_sse2(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) -> usize {
+    use std::arch::x86_64::{_mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_storeu_pd};
+    let n = to.len();
+    // SAFETY: every index i + 1 < n is in bounds of `to` and of each `w[r]` (the caller's
+    // promise), and `to` does not alias the weights (a unique borrow).
+    unsafe {
+        let (p0, p1, p2, p3) = (
+            _mm_set1_pd(p[0]),
+            _mm_set1_pd(p[1]),
+            _mm_set1_pd(p[2]),
+            _mm_set1_pd(p[3]),
+        );
+        let (t, w0, w1, w2, w3) = (
+            to.as_mut_ptr(),
+            w[0].as_ptr(),
+            w[1].as_ptr(),
+            w[2].as_ptr(),
+            w[3].as_ptr(),
+        );
+        let pairs = n / 2;
+        for k in 0..pairs {
+            let i = 2 * k;
+            let mut x = _mm_loadu_pd(t.add(i));
+            x = _mm_add_pd(x, _mm_mul_pd(p0, _mm_loadu_pd(w0.add(i))));
+            x = _mm_add_pd(x, _mm_mul_pd(p1, _mm_loadu_pd(w1.add(i))));
+            x = _mm_add_pd(x, _mm_mul_pd(p2, _mm_loadu_pd(w2.add(i))));
+            x = _mm_add_pd(x, _mm_mul_pd(p3, _mm_loadu_pd(w3.add(i))));
+            _mm_storeu_pd(t.add(i), x);
+        }
+        2 * pairs
+    }
+}
+
+/// Whether the CPU has AVX (asked once).
+#[cfg(target_arch = "x86_64")]
+fn avx() -> bool {
+    static AVX: OnceLock<bool> = OnceLock::new();
+    *AVX.get_or_init(|| std::arch::is_x86_feature_detected!("avx"))
+}
+
+/// [`mac4`] four bins per step with AVX (the same IEEE operations, lane by lane: AVX has
+/// no fused multiply-add); returns how many bins it did (the rest, fewer than four, are
+/// left to the caller).
+///
+/// # Safety
+/// The CPU must have AVX; every `w[r]` must be at least as long as `to`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn mac4_avx(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) -> usize {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd,
+    };
+    let n = to.len();
+    // SAFETY: every index i + 3 < n is in bounds of `to` and of each `w[r]` (the caller's
+    // promise).
+    unsafe {
+        let (p0, p1, p2, p3) = (
+            _mm256_set1_pd(p[0]),
+            _mm256_set1_pd(p[1]),
+            _mm256_set1_pd(p[2]),
+            _mm256_set1_pd(p[3]),
+        );
+        let (t, w0, w1, w2, w3) = (
+            to.as_mut_ptr(),
+            w[0].as_ptr(),
+            w[1].as_ptr(),
+            w[2].as_ptr(),
+            w[3].as_ptr(),
+        );
+        let quads = n / 4;
+        for k in 0..quads {
+            let i = 4 * k;
+            let mut x = _mm256_loadu_pd(t.add(i));
+            x = _mm256_add_pd(x, _mm256_mul_pd(p0, _mm256_loadu_pd(w0.add(i))));
+            x = _mm256_add_pd(x, _mm256_mul_pd(p1, _mm256_loadu_pd(w1.add(i))));
+            x = _mm256_add_pd(x, _mm256_mul_pd(p2, _mm256_loadu_pd(w2.add(i))));
+            x = _mm256_add_pd(x, _mm256_mul_pd(p3, _mm256_loadu_pd(w3.add(i))));
+            _mm256_storeu_pd(t.add(i), x);
+        }
+        4 * quads
+    }
 }
 
 /// A probability distribution over the rate bins, with the range of bins that hold any.
@@ -433,7 +612,19 @@ impl Belief {
         let first = m.band_first[self.lo] as usize;
         let last = m.band_first[self.hi] as usize + (m.band_off[self.hi + 1] - m.band_off[self.hi]) as usize - 1;
         self.scratch[first..=last].iter_mut().for_each(|x| *x = 0.0);
-        for o in self.lo..=self.hi {
+        // Four rows at a time (a zero mass adds +0.0 to each bin it reaches: no change).
+        let mut o = self.lo;
+        while o + 3 <= self.hi {
+            let p = [
+                self.pmf[o],
+                self.pmf[o + 1],
+                self.pmf[o + 2],
+                self.pmf[o + 3],
+            ];
+            m.spread4(o, p, &mut self.scratch);
+            o += 4;
+        }
+        for o in o..=self.hi {
             let p = self.pmf[o];
             if p != 0.0 {
                 m.spread(o, p, &mut self.scratch);
@@ -500,8 +691,8 @@ impl Belief {
     fn cdf(&self, m: &Model, t: usize, c: usize) -> f64 {
         let len = m.cdf_len[t];
         let c = c.min(len - 1);
-        let tab = &m.cdf[t];
-        (self.lo..=self.hi).map(|b| self.pmf[b] * tab[b * len + c]).sum()
+        let row = &m.cdf[t][c * m.n..(c + 1) * m.n];
+        self.pmf[self.lo..=self.hi].iter().zip(&row[self.lo..=self.hi]).map(|(p, q)| p * q).sum()
     }
 
     /// code `ProcessForecastInterval::lower_quantile`: the smallest count whose cumulative
@@ -1003,13 +1194,99 @@ mod tests {
     }
 
     #[test]
+    fn four_rows_at_once_add_what_four_single_rows_add_bit_for_bit() {
+        let m = model(&cfg());
+        // Every block position, near the outage bin, inside and at the top, with unequal
+        // masses (some zero) whose products round differently in each order.
+        for o in 0..m.n - 3 {
+            let p = [
+                0.3 / (o + 1) as f64,
+                0.0,
+                1.0 / 3.0,
+                1e-9 * (o as f64 + 0.7),
+            ];
+            let (mut a, mut b) = (vec![0.1 / 7.0; m.n], vec![0.1 / 7.0; m.n]);
+            m.spread4(o, p, &mut a);
+            for (r, &pr) in p.iter().enumerate() {
+                m.spread(o + r, pr, &mut b);
+            }
+            assert!(
+                a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "rows {o}..{}",
+                o + 4
+            );
+        }
+    }
+
+    #[test]
+    fn vector_and_scalar_multiply_adds_give_the_same_bits() {
+        // Values whose products and sums round (thirds, sevenths, tiny and large masses).
+        for n in 0..19usize {
+            let w: Vec<Vec<f64>> = (0..4)
+                .map(|r| {
+                    (0..n)
+                        .map(|i| (i as f64 + 1.0) / (3.0 + r as f64 * 4.0))
+                        .collect()
+                })
+                .collect();
+            let w = [&w[0][..], &w[1][..], &w[2][..], &w[3][..]];
+            let p = [1.0 / 7.0, 0.0, 1e-12 / 3.0, 0.9 / 11.0];
+            let start: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 / 13.0).collect();
+            let mut scalar = start.clone();
+            mac4_scalar(&mut scalar, w, p);
+            let mut any = start.clone();
+            mac4(&mut any, w, p);
+            assert!(
+                scalar
+                    .iter()
+                    .zip(&any)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
+                "n = {n}"
+            );
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut sse = start.clone();
+                let done = unsafe { mac4_sse2(&mut sse, w, p) };
+                mac4_scalar(
+                    &mut sse[done..],
+                    [&w[0][done..], &w[1][done..], &w[2][done..], &w[3][done..]],
+                    p,
+                );
+                assert!(
+                    scalar
+                        .iter()
+                        .zip(&sse)
+                        .all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "sse2, n = {n}"
+                );
+                if avx() {
+                    let mut v = start.clone();
+                    let done = unsafe { mac4_avx(&mut v, w, p) };
+                    mac4_scalar(
+                        &mut v[done..],
+                        [&w[0][done..], &w[1][done..], &w[2][done..], &w[3][done..]],
+                        p,
+                    );
+                    assert!(
+                        scalar
+                            .iter()
+                            .zip(&v)
+                            .all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "avx, n = {n}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn forecast_tables_are_cumulative_distributions() {
         let m = model(&cfg());
         for t in 0..8 {
             let len = m.cdf_len[t];
             assert_eq!(len, 1 + 29 * (t + 1));
             for b in [0usize, 10, 100, 256] {
-                let row = &m.cdf[t][b * len..(b + 1) * len];
+                let row: Vec<f64> = (0..len).map(|c| m.cdf[t][c * m.n + b]).collect();
                 assert!(row.windows(2).all(|w| w[1] >= w[0] - 1e-15));
                 assert!(row[len - 1] <= 1.0 + 1e-9);
             }
@@ -1018,8 +1295,9 @@ mod tests {
         assert!((m.cdf[0][0] - 1.0).abs() < 1e-12);
         // At 500 pkt/s (10 per tick) the median of one tick's arrivals is 10.
         let b = 128; // mid (128.5)·3.906 = 502 pkt/s
-        let row = &m.cdf[0][b * m.cdf_len[0]..];
-        let med = row.iter().position(|&p| p >= 0.5).unwrap();
+        let med = (0..m.cdf_len[0])
+            .position(|c| m.cdf[0][c * m.n + b] >= 0.5)
+            .unwrap();
         assert_eq!(med, 10);
     }
 

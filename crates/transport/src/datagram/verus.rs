@@ -407,6 +407,16 @@ struct Sent {
     fate: Fate,
 }
 
+impl Sent {
+    /// Marks the packet done, keeping `missing` (the count of `Missing` records) right.
+    fn set_done(&mut self, missing: &mut usize) {
+        if matches!(self.fate, Fate::Missing(_)) {
+            *missing -= 1;
+        }
+        self.fate = Fate::Done;
+    }
+}
+
 /// Verus's sender (code `verus_server.cpp`).
 #[derive(Debug)]
 pub struct VerusSender {
@@ -439,6 +449,9 @@ pub struct VerusSender {
     profile: Profile,
     /// Packets sent, by sequence number − `base` (sequence numbers start at 1 per session).
     sent: VecDeque<Sent>,
+    /// How many of `sent` are `Missing` (so an epoch with none skips the scan for expired
+    /// ones, and a scan stops after the last).
+    missing: usize,
     base: u64,
     /// Highest sequence number sent, and the last in-order one echoed (code `seqLast`).
     pkt_seq: u64,
@@ -484,6 +497,7 @@ impl VerusSender {
             delay: 0.0,
             profile: Profile::default(),
             sent: VecDeque::new(),
+            missing: 0,
             base: 1,
             pkt_seq: 0,
             seq_last: 0,
@@ -523,11 +537,9 @@ impl VerusSender {
         self.timeout_at = now + ns((5.0 * self.delay).clamp(150.0, 1000.0));
     }
 
-    fn record(&mut self, seq: u64) -> Option<&mut Sent> {
-        if seq < self.base {
-            return None;
-        }
-        self.sent.get_mut((seq - self.base) as usize)
+    fn record(&self, seq: u64) -> Option<usize> {
+        let i = seq.checked_sub(self.base)? as usize;
+        (i < self.sent.len()).then_some(i)
     }
 
     /// Forgets every packet in flight (code: `sendingList.clear()`, `missingsequence_queue.clear()`).
@@ -535,6 +547,7 @@ impl VerusSender {
         for s in self.sent.iter_mut() {
             s.fate = Fate::Done;
         }
+        self.missing = 0;
     }
 
     /// Drops finished records from the front (their send times are no longer needed once
@@ -542,6 +555,9 @@ impl VerusSender {
     fn prune(&mut self, now: Nanos) {
         while let Some(s) = self.sent.front() {
             if s.fate == Fate::Done && s.at + 2 * 1000 * MS < now || self.sent.len() > 4 * MAX_W {
+                if matches!(s.fate, Fate::Missing(_)) {
+                    self.missing -= 1;
+                }
                 self.sent.pop_front();
                 self.base += 1;
             } else {
@@ -568,6 +584,7 @@ impl VerusSender {
         self.profile.reset();
         self.ss_id += 1;
         self.sent.clear();
+        self.missing = 0;
         self.base = 1;
         self.epoch_any = false;
         self.next_fit = None;
@@ -597,9 +614,18 @@ impl VerusSender {
 
     /// code `removeExpiredPacketsFromSeqQueue`.
     fn expire_missing(&mut self, now: Nanos) {
+        debug_assert_eq!(
+            self.missing,
+            self.sent
+                .iter()
+                .filter(|s| matches!(s.fate, Fate::Missing(_)))
+                .count()
+        );
         let mut first = true;
         let mut i = 0;
-        while i < self.sent.len() {
+        // Only Missing records can expire, and each one passed expires (or the scan stops):
+        // so the scan ends when none is left, at once when there is none.
+        while i < self.sent.len() && self.missing > 0 {
             let Fate::Missing(since) = self.sent[i].fate else {
                 i += 1;
                 continue;
@@ -609,7 +635,7 @@ impl VerusSender {
                 break;
             }
             let w = self.sent[i].w as f64;
-            self.sent[i].fate = Fate::Done;
+            self.sent[i].set_done(&mut self.missing);
             self.stats.losses += 1;
             if first {
                 first = false;
@@ -749,6 +775,7 @@ impl DatagramSender for VerusSender {
         let w = self.w_bar.max(0.0) as u32;
         if self.pkt_seq == 1 {
             self.sent.clear();
+            self.missing = 0;
             self.base = 1;
         }
         self.sent.push_back(Sent { w, at: now, fate: Fate::InFlight });
@@ -762,7 +789,7 @@ impl DatagramSender for VerusSender {
         if ss < self.ss_id {
             return; // an echo from an earlier slow-start session
         }
-        let Some(at) = self.record(seq).map(|s| s.at) else { return };
+        let Some(at) = self.record(seq).map(|i| self.sent[i].at) else { return };
         let delay = ms_of(now - at);
         self.delay = delay;
         if self.slow_start && delay > self.ss_exit {
@@ -782,17 +809,18 @@ impl DatagramSender for VerusSender {
         if seq == self.seq_last + 1 {
             self.update_on_echo(delay, w);
         } else if seq <= self.seq_last {
-            if let Some(s) = self.record(seq) {
-                if matches!(s.fate, Fate::Missing(_)) {
-                    s.fate = Fate::Done;
+            if let Some(i) = self.record(seq) {
+                if matches!(self.sent[i].fate, Fate::Missing(_)) {
+                    self.sent[i].set_done(&mut self.missing);
                     self.update_on_echo(delay, w);
                 }
             }
         } else {
             for m in self.seq_last + 1..seq {
-                if let Some(s) = self.record(m) {
-                    if s.fate == Fate::InFlight {
-                        s.fate = Fate::Missing(now);
+                if let Some(i) = self.record(m) {
+                    if self.sent[i].fate == Fate::InFlight {
+                        self.sent[i].fate = Fate::Missing(now);
+                        self.missing += 1;
                     }
                 }
             }
@@ -802,8 +830,8 @@ impl DatagramSender for VerusSender {
             self.seq_last = seq;
             self.last_ack = now;
         }
-        if let Some(s) = self.record(seq) {
-            s.fate = Fate::Done;
+        if let Some(i) = self.record(seq) {
+            self.sent[i].set_done(&mut self.missing);
         }
         if self.slow_start {
             self.w_bar += 1.0;
