@@ -535,8 +535,11 @@ mod tests {
             return;
         }
         let b = bbr_info(&c).expect("BBR reports tcp_bbr_info");
-        // A fresh BBR connection is in STARTUP: both gains 2/ln 2 (739/256, `bbr_high_gain`).
-        assert_eq!((b.pacing_gain, b.cwnd_gain), (739, 739), "{b:?}");
+        // No data has been sent, yet BBR already has an RTprop: `bbr_init` takes the
+        // connection's minimum RTT, which the handshake measured (docs/tcp.md).
+        let i = tcp_info(&c).unwrap();
+        assert!(b.min_rtt > 0 && b.min_rtt == i.min_rtt, "{b:?}, tcpi_min_rtt {}", i.min_rtt);
+        assert_eq!(i.data_segs_out, 0);
     }
 
     #[test]
