@@ -8,7 +8,9 @@
 //!   prints one JSON line per second with the bytes acknowledged in it, the Mbps, the kernel's
 //!   window, segments in flight, the peer's window, the counters so far, and its
 //!   smoothed RTT (`TCP_INFO`, sampled every 10 ms while data is unacknowledged: median and
-//!   minimum) and the window; a last line `{"summary": ...}` has the totals, with the
+//!   minimum) and the window, and the kernel's pacing rate (median of the same samples),
+//!   delivery rate and minimum RTT (`pacing_mbps`, `delivery_mbps`, `kernel_min_rtt_ms`);
+//!   a last line `{"summary": ...}` has the totals, with the
 //!   kernel's loss-recovery counters (`TCP_INFO`: retransmitted segments, retransmission
 //!   timeouts, D-SACKed duplicates, reordering events, data segments sent, and the time the
 //!   sender was busy and limited by the receive window or the send buffer) — what
@@ -157,6 +159,41 @@ pub fn tcp_info(s: &TcpStream) -> std::io::Result<TcpInfo> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(info)
+}
+
+/// BBR's model as Linux reports it (`TCP_CC_INFO` → `struct tcp_bbr_info`,
+/// `include/uapi/linux/inet_diag.h`): the bandwidth estimate (bytes/s, `bbr_bw_lo` and
+/// `bbr_bw_hi`), the minimum RTT (µs) and the gains (`<< 8`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BbrInfo {
+    /// Lower 32 bits of the bandwidth estimate, bytes/s.
+    pub bw_lo: u32,
+    /// Upper 32 bits of the bandwidth estimate.
+    pub bw_hi: u32,
+    /// Minimum RTT (BBR's RTprop), µs.
+    pub min_rtt: u32,
+    /// Pacing gain × 256.
+    pub pacing_gain: u32,
+    /// cwnd gain × 256.
+    pub cwnd_gain: u32,
+}
+
+impl BbrInfo {
+    /// The bandwidth estimate in bytes/s.
+    pub fn bw(&self) -> u64 {
+        (self.bw_hi as u64) << 32 | self.bw_lo as u64
+    }
+}
+
+/// `TCP_CC_INFO` of a socket whose congestion control is BBR; `None` for another control
+/// (the kernel reports a different structure or nothing).
+pub fn bbr_info(s: &TcpStream) -> Option<BbrInfo> {
+    let mut info = BbrInfo::default();
+    let mut len = std::mem::size_of::<BbrInfo>() as libc::socklen_t;
+    // SAFETY: `info` is a plain repr(C) struct of `len` bytes; the kernel writes at most `len`.
+    let r = unsafe { libc::getsockopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_CC_INFO, (&mut info as *mut BbrInfo).cast(), &mut len) };
+    (r == 0 && len as usize == std::mem::size_of::<BbrInfo>()).then_some(info)
 }
 
 /// Raises the calling process to real-time priority (SCHED_FIFO 10, below the emulator's
@@ -317,6 +354,15 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     let mut acked_prev = 0u64;
     let mut rtts: Vec<f64> = Vec::new();
     let mut all_rtts: Vec<f64> = Vec::new();
+    // The kernel's pacing rate (Mbit/s) sampled with the RTT: BBR paces at
+    // `pacing_gain · BtlBw · 99 %` (`bbr_set_pacing_rate`), so its per-second median shows the
+    // bandwidth filter, which TCP_INFO does not report directly.
+    let mut pacing: Vec<f64> = Vec::new();
+    // With BBR: its bandwidth estimate (Mbit/s) and the gains, same samples (`TCP_CC_INFO`).
+    let is_bbr = o.cc == "bbr";
+    let mut bbr_bw: Vec<f64> = Vec::new();
+    let mut bbr_last = BbrInfo::default();
+    let mut probe_rtt_ms = 0u64;
     let mut next_sample = start;
     let fd = s.as_raw_fd();
     loop {
@@ -329,6 +375,17 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
             if let Ok(i) = tcp_info(&s) {
                 if i.rtt > 0 && i.unacked > 0 {
                     rtts.push(i.rtt as f64 / 1000.0);
+                    pacing.push(i.pacing_rate as f64 * 8.0 / 1e6);
+                }
+                if is_bbr {
+                    if let Some(b) = bbr_info(&s) {
+                        bbr_bw.push(b.bw() as f64 * 8.0 / 1e6);
+                        // PROBE_RTT is the only state with both gains 1 (`bbr_update_gains`).
+                        if b.pacing_gain == 256 && b.cwnd_gain == 256 {
+                            probe_rtt_ms += 10;
+                        }
+                        bbr_last = b;
+                    }
                 }
             }
         }
@@ -337,8 +394,22 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
             let b = i.bytes_acked.saturating_sub(acked_prev);
             acked_prev = i.bytes_acked;
             let min = rtts.iter().cloned().fold(f64::INFINITY, f64::min);
+            let bbr = if is_bbr {
+                let line = format!(
+                    ", \"bbr_bw_mbps\": {}, \"bbr_min_rtt_ms\": {:.3}, \"bbr_pacing_gain\": {:.3}, \"bbr_cwnd_gain\": {:.3}, \"bbr_probe_rtt_ms\": {probe_rtt_ms}",
+                    json_num(median(&mut bbr_bw)),
+                    bbr_last.min_rtt as f64 / 1000.0,
+                    bbr_last.pacing_gain as f64 / 256.0,
+                    bbr_last.cwnd_gain as f64 / 256.0,
+                );
+                bbr_bw.clear();
+                probe_rtt_ms = 0;
+                line
+            } else {
+                String::new()
+            };
             println!(
-                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}, \"unacked\": {}, \"snd_wnd\": {}, \"rto\": {}}}",
+                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}, \"unacked\": {}, \"snd_wnd\": {}, \"rto\": {}, \"pacing_mbps\": {}, \"delivery_mbps\": {:.3}, \"kernel_min_rtt_ms\": {:.3}{bbr}}}",
                 b as f64 * 8.0 / 1e6,
                 json_num(median(&mut rtts.clone())),
                 json_num(min),
@@ -346,8 +417,13 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
                 i.total_retrans,
                 i.unacked,
                 i.snd_wnd,
-                i.total_rto
+                i.total_rto,
+                json_num(median(&mut pacing)),
+                i.delivery_rate as f64 * 8.0 / 1e6,
+                i.min_rtt as f64 / 1000.0
             );
+            pacing.clear();
+
             let _ = std::io::stdout().flush();
             all_rtts.append(&mut rtts);
             sec += 1;
@@ -445,6 +521,25 @@ mod tests {
         // The layout reaches the RTO counters (Linux ≥ 6.7): nothing sent, nothing timed out.
         assert_eq!((i.total_rto, i.total_retrans, i.data_segs_out), (0, 0, 0));
         assert_eq!(std::mem::size_of::<TcpInfo>(), 248);
+    }
+
+    #[test]
+    fn bbr_info_only_for_bbr() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (_srv, _) = l.accept().unwrap();
+        set_congestion(&c, "reno").unwrap();
+        assert_eq!(bbr_info(&c), None, "Reno reports no tcp_bbr_info");
+        if set_congestion(&c, "bbr").is_err() {
+            eprintln!("bbr is not available in this kernel: the BBR half is skipped");
+            return;
+        }
+        let b = bbr_info(&c).expect("BBR reports tcp_bbr_info");
+        // No data has been sent, yet BBR already has an RTprop: `bbr_init` takes the
+        // connection's minimum RTT, which the handshake measured (docs/tcp.md).
+        let i = tcp_info(&c).unwrap();
+        assert!(b.min_rtt > 0 && b.min_rtt == i.min_rtt, "{b:?}, tcpi_min_rtt {}", i.min_rtt);
+        assert_eq!(i.data_segs_out, 0);
     }
 
     #[test]

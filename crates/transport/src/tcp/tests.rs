@@ -1647,10 +1647,18 @@ fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() 
                 st.retransmits,
                 out.link_drops
             );
+            // The repair itself: NewReno learns of one hole per partial ACK, SACK of all of
+            // them at once. Measured with Linux 6.18's receive-window auto-tuning: Reno 80
+            // against 590 ms of recovery (finish 457 against 1185 ms), CUBIC 80 against
+            // 321 ms (finish 432 against 731 ms: the transfer's other round trips are
+            // common to both).
+            let in_recovery = |o: &Outcome| o.recoveries.iter().map(|(a, b)| b - a).sum::<Nanos>();
             assert!(
-                slow.finish >= 2 * out.finish,
-                "{tag}: SACK {} ms vs NewReno {} ms",
+                in_recovery(&slow) >= 2 * in_recovery(&out) && slow.finish > out.finish,
+                "{tag}: SACK {} ms in recovery, done at {} ms; NewReno {} ms, done at {} ms",
+                in_recovery(&out) / MS,
                 out.finish / MS,
+                in_recovery(&slow) / MS,
                 slow.finish / MS
             );
         }

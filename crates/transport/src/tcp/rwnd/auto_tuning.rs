@@ -3,22 +3,33 @@
 use cellshare_core::Nanos;
 
 use super::{rtt_sample, ReceiveWindowPolicy};
+use crate::tcp::ts_clock;
 use crate::wire::Segment;
 
-/// Linux receive-buffer auto-tuning ("dynamic right-sizing", DRS).
+/// Linux receive-buffer auto-tuning ("dynamic right-sizing", DRS), as in Linux 6.18
+/// (`net/ipv4/tcp_input.c`; the kernel the emulator's TCP runs, `docs/tcp.md`).
 ///
-/// Models `tcp_rcv_rtt_measure_ts` and `tcp_rcv_space_adjust` (`net/ipv4/tcp_input.c`):
+/// - **Receiver RTT** (`tcp_rcv_rtt_measure_ts`, `tcp_rcv_rtt_update` since 6.16's "always
+///   seek for minimal rtt"): for every full-sized segment whose TSecr differs from the
+///   previous one, `sample = receiver clock − TSecr` (1 ms ticks); a sample below the
+///   estimate replaces it at once, a larger one is smoothed in as
+///   `rtt ← 7/8·rtt + 1/8·sample`. Zero samples are ignored (6.16's "remove zero TCP TS
+///   samples for autotuning").
+/// - **Measurement** (`tcp_rcv_space_adjust`): once per estimated RTT it counts the bytes
+///   `copied` that became in-order during that RTT (the application reads at once, so the
+///   receive queue `inq` is empty); if more than the previous maximum `space`,
+///   `tcp_rcvbuf_grow(copied)`; `space ← copied`.
+/// - **Growth** (`tcp_rcvbuf_grow`, 6.18 with "fix too slow tcp_rcvbuf_grow() action"):
+///   `rcvwin = 2·new` ("DRS is always one RTT late"), plus `2·rcvwin·(new − old)/old` ("slow
+///   start: allow the sender to double its rate"), plus the span of out-of-order data above
+///   `rcv_nxt`; capped at `rmem_max`. An out-of-order arrival calls it with `new = old`
+///   (`tcp_data_queue_ofo`), so a hole's span is provisioned at once.
 ///
-/// - the receiver estimates the RTT from timestamps: for every full-sized segment whose
-///   TSecr differs from the previous one, `sample = receiver clock − TSecr` (1 ms ticks, at
-///   least 1 ms), smoothed as `rtt ← 7/8·rtt + 1/8·sample`;
-/// - once per estimated RTT it counts the bytes `copied` that became in-order during that
-///   RTT; if more than the previous maximum `space`, the window grows to
-///   `rcvwin = 2·copied + 16·MSS`, plus `2·rcvwin·(copied − space)/space` to follow a sender
-///   still in slow start, capped at `rmem_max`; `space ← copied`.
-///
-/// Simplification: Linux sizes the *buffer* this way and advertises only the payload share
-/// of it (`tcp_win_from_space`); here the whole buffer is window. The window never shrinks.
+/// Simplification: Linux sizes the *buffer* (`tcp_space_from_win`) and advertises its
+/// payload share (`window_clamp = tcp_win_from_space(rcvbuf)`), which round-trips to
+/// `rcvwin`; here the window is `rcvwin` directly. The initial window is `rmem_initial`
+/// (Linux's first advertisements grow from a smaller `rcv_ssthresh` within the first RTTs,
+/// `tcp_grow_window`, not modelled). The window never shrinks.
 #[derive(Clone, Debug)]
 pub struct AutoTuning {
     mss: u32,
@@ -35,6 +46,8 @@ pub struct AutoTuning {
     space_seq: u64,
     /// Start of the current measurement (`rcvq_space.time`), set by the first segment.
     space_time: Option<Nanos>,
+    /// Highest sequence end received (`ooo_last_skb`'s end while data is out of order).
+    high_end: u64,
 }
 
 impl AutoTuning {
@@ -53,6 +66,7 @@ impl AutoTuning {
             space,
             space_seq: 0,
             space_time: None,
+            high_end: 0,
         }
     }
 
@@ -66,32 +80,53 @@ impl AutoTuning {
         else {
             return;
         };
+        // `rtt_sample` floors at one tick; Linux 6.16+ drops zero samples
+        // (`tcp_rcv_rtt_measure_ts`: `if (delta > 0)`), so a same-tick echo is ignored.
+        if ts_clock(now, self.ts_offset_ms) == seg.ts_ecr {
+            return;
+        }
+        // `tcp_rcv_rtt_update(tp, sample, 0)`: latch a lower sample, smooth a higher one.
         self.rtt = Some(match self.rtt {
-            None => sample,
-            Some(r) => r - r / 8 + sample / 8,
+            Some(r) if sample >= r => r - r / 8 + sample / 8,
+            _ => sample,
         });
+    }
+
+    /// `tcp_rcvbuf_grow(sk, new)`: `space ← new`, and the window grows to what `new` asks.
+    fn grow(&mut self, new: u64, rcv_nxt: u64) {
+        let old = self.space;
+        self.space = new;
+        // DRS is always one RTT late.
+        let mut rcvwin = 2 * new;
+        // Slow start: allow the sender to double its rate.
+        rcvwin += 2 * (rcvwin * new.saturating_sub(old) / old.max(1));
+        // Out-of-order data: its span above rcv_nxt is provisioned too.
+        rcvwin += self.high_end.saturating_sub(rcv_nxt);
+        let target = rcvwin.min(self.rmem_max as u64) as u32;
+        self.window = self.window.max(target);
     }
 }
 
 impl ReceiveWindowPolicy for AutoTuning {
     fn on_segment(&mut self, now: Nanos, seg: &Segment, rcv_nxt: u64) {
         self.measure_rtt(now, seg);
+        self.high_end = self.high_end.max(seg.seq + seg.len as u64);
+        if self.high_end > rcv_nxt && seg.seq > rcv_nxt {
+            // tcp_data_queue_ofo → tcp_rcvbuf_grow(sk, rcvq_space.space).
+            self.grow(self.space, rcv_nxt);
+        }
         let Some(start) = self.space_time else {
             self.space_time = Some(now);
             return;
         };
+        // tcp_rcv_space_adjust: `if (time < rtt_us >> 3 || rtt_us == 0) return;`
         let Some(rtt) = self.rtt else { return };
         if now.saturating_sub(start) < rtt {
             return;
         }
         let copied = rcv_nxt.saturating_sub(self.space_seq);
         if copied > self.space {
-            let mut rcvwin = 2 * copied + 16 * self.mss as u64;
-            let grow = rcvwin * (copied - self.space) / self.space;
-            rcvwin += 2 * grow;
-            let target = rcvwin.min(self.rmem_max as u64) as u32;
-            self.window = self.window.max(target);
-            self.space = copied;
+            self.grow(copied, rcv_nxt);
         }
         self.space_seq = rcv_nxt;
         self.space_time = Some(now);
@@ -105,7 +140,6 @@ impl ReceiveWindowPolicy for AutoTuning {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::ts_clock;
     use cellshare_core::MS;
 
     const MSS: u32 = 1448;
@@ -167,5 +201,81 @@ mod tests {
             w12, w5,
             "a constant rate must not keep inflating the window"
         );
+    }
+
+    fn seg_at(seq: u64, now_ms: u64, echo_ms: u64) -> (Nanos, Segment) {
+        let now = now_ms * MS;
+        let seg = Segment {
+            seq,
+            len: MSS,
+            ts_val: 7,
+            ts_ecr: ts_clock(echo_ms * MS, 0),
+            retransmit: false,
+        };
+        (now, seg)
+    }
+
+    /// Linux ≥ 6.16 `tcp_rcv_rtt_update`: a lower sample replaces the estimate at once, a
+    /// higher one moves it by 1/8, a same-tick echo (zero sample) is ignored.
+    #[test]
+    fn receiver_rtt_latches_lower_samples_and_smooths_higher_ones() {
+        let mut p = AutoTuning::new(MSS, 131_072, 6_291_456, 0);
+        let mut seq = 0;
+        let mut feed = |p: &mut AutoTuning, now_ms: u64, rtt_ms: u64| {
+            let (now, seg) = seg_at(seq, now_ms, now_ms - rtt_ms);
+            seq += MSS as u64;
+            p.on_segment(now, &seg, seq);
+        };
+        feed(&mut p, 2000, 800);
+        assert_eq!(p.rtt_estimate(), Some(800 * MS));
+        feed(&mut p, 2010, 1600);
+        assert_eq!(p.rtt_estimate(), Some(900 * MS), "7/8 · 800 + 1/8 · 1600");
+        feed(&mut p, 2020, 100);
+        assert_eq!(p.rtt_estimate(), Some(100 * MS), "a lower sample is taken as it is");
+        feed(&mut p, 2030, 0);
+        assert_eq!(p.rtt_estimate(), Some(100 * MS), "a zero sample is no sample");
+    }
+
+    /// Linux 6.18 `tcp_rcvbuf_grow`: `rcvwin = 2·new + 2·(2·new)·(new − old)/old`, no
+    /// extra segments (before 6.16: `2·copied + 16·MSS` plus the slow-start term).
+    #[test]
+    fn growth_is_twice_the_new_space_plus_the_slow_start_term() {
+        let mut p = AutoTuning::new(MSS, 16 * 1024, 6_291_456, 0);
+        // space starts at min(16 KB, 10 MSS) = 14480. The RTT is 100 ms (each TSecr echoes
+        // the receiver clock 100 ms earlier). Nine segments 10 ms apart from 100 ms, then one
+        // at 200 ms, which closes the first measurement with 10 segments (14480 bytes)
+        // copied: not more than space, no growth.
+        let mut seq = 0;
+        let mut feed = |p: &mut AutoTuning, now_ms: u64| {
+            let (now, seg) = seg_at(seq, now_ms, now_ms - 100);
+            seq += MSS as u64;
+            p.on_segment(now, &seg, seq);
+        };
+        for k in 0..=8u64 {
+            feed(&mut p, 100 + 10 * k);
+        }
+        feed(&mut p, 200);
+        assert_eq!(p.window(0), 16 * 1024);
+        // The next 100 ms at twice the rate: 20 segments (28960 bytes) copied.
+        for k in 1..=20u64 {
+            feed(&mut p, 200 + 5 * k);
+        }
+        let (new, old) = (20 * MSS as u64, 10 * MSS as u64);
+        let rcvwin = 2 * new + 2 * (2 * new * (new - old) / old);
+        assert_eq!(p.window(0) as u64, rcvwin);
+    }
+
+    /// `tcp_data_queue_ofo` → `tcp_rcvbuf_grow(space)`: the span of out-of-order data above
+    /// `rcv_nxt` is added to twice the space at once.
+    #[test]
+    fn out_of_order_span_is_provisioned() {
+        let mut p = AutoTuning::new(MSS, 16 * 1024, 6_291_456, 0);
+        // Segment 0 is lost; segments 1..=40 arrive out of order (rcv_nxt stays 0).
+        for k in 1..=40u64 {
+            let (now, seg) = seg_at(k * MSS as u64, 100 + k, k);
+            p.on_segment(now, &seg, 0);
+        }
+        let span = 41 * MSS as u64;
+        assert_eq!(p.window(0) as u64, 2 * 10 * MSS as u64 + span);
     }
 }
