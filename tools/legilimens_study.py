@@ -49,6 +49,7 @@ TOOLS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TOOLS))
 
 import legilimens_ns3 as L  # noqa: E402
+import ns3_crosscheck as X  # noqa: E402  (its DlTxPhyStats reader)
 
 # -- shared set-up --------------------------------------------------------------------------
 
@@ -403,14 +404,7 @@ def fill_of_blocks(path: Path, flows: list[dict], bg: list[int]) -> dict:
     `DlTxPhyStats.txt`. `PfFfMacScheduler` gives every resource-block group of a TTI to the
     best-metric UE with data whatever its queue holds, and the MAC pads what the queue does
     not fill; at full blocks the ratio is about 1448/1506 (TCP/IP, PDCP, RLC and MAC headers)."""
-    tb = [0] * N_UES
-    with path.open() as fh:
-        cols = fh.readline().lstrip("%").split()
-        i_imsi, i_size, i_rv = cols.index("IMSI"), cols.index("size"), cols.index("rv")
-        for line in fh:
-            f = line.split()
-            if f and f[i_rv] == "0":
-                tb[int(f[i_imsi]) - 1] += int(f[i_size])  # IMSIs are 1.. in install order
+    tb = X.new_block_bytes(path, N_UES)
     app = [0] * N_UES
     for f in flows:
         app[f["ue"]] += f["bytes"]

@@ -57,6 +57,7 @@ well under a second for cellshare.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import subprocess
@@ -374,13 +375,9 @@ class TcpTrace:
         return out
 
 
-def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dict:
-    """How full ns-3's downlink transport blocks are, over the whole run: application bytes
-    received at UE 0 (the foreground's) and at the background UEs over the bytes of the new
-    transport blocks (`rv` 0, both layers) sent to them (DlTxPhyStats). `PfFfMacScheduler`
-    gives every resource-block group of a TTI to the best-metric UE with data, whatever its
-    queue holds, and the MAC pads what the queue does not fill; at full blocks the ratio is
-    about 1448/1506 (TCP/IP, PDCP, RLC and MAC headers)."""
+def new_block_bytes(path: Path, n_ues: int) -> list[int]:
+    """Bytes of the new downlink transport blocks (`rv` 0, both layers) ns-3 sent to each UE,
+    from its `DlTxPhyStats.txt` (columns named by its header line)."""
     tb = [0] * n_ues
     with path.open() as fh:
         cols = fh.readline().lstrip("%").split()
@@ -389,6 +386,17 @@ def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dic
             f = line.split()
             if f and f[i_rv] == "0":
                 tb[int(f[i_imsi]) - 1] += int(f[i_size])  # IMSIs are 1.. in install order
+    return tb
+
+
+def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dict:
+    """How full ns-3's downlink transport blocks are, over the whole run: application bytes
+    received at UE 0 (the foreground's) and at the background UEs over the bytes of the new
+    transport blocks (`rv` 0, both layers) sent to them (DlTxPhyStats). `PfFfMacScheduler`
+    gives every resource-block group of a TTI to the best-metric UE with data, whatever its
+    queue holds, and the MAC pads what the queue does not fill; at full blocks the ratio is
+    about 1448/1506 (TCP/IP, PDCP, RLC and MAC headers)."""
+    tb = new_block_bytes(path, n_ues)
     app = [0] * n_ues
     for name, rx in received.items():
         app[0 if name == "fg0" else int(name[2:])] += rx
@@ -472,7 +480,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
         "flows": flows,
     }
     period = getattr(args, "cellshare_ack_every_ms", None)
-    with tempfile.TemporaryDirectory(prefix="ns3-crosscheck-ack-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="ns3-crosscheck-ack-") if period else contextlib.nullcontext() as tmp:
         if period:
             # Diagnosis: ACKs leave each UE only at periodic uplink opportunities (a Mahimahi
             # trace with one opportunity every `period` ms, each UE at its own seeded phase),
