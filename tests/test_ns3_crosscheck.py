@@ -46,7 +46,11 @@ def test_bad_flags_are_refused_with_the_flag_and_value():
     for flags, needle in ((["--duration", "5"], "--duration: 5.0"), (["--layouts", "ring"], "--layouts: 'ring'"),
                           (["--ues", "0"], "--ues: 0"),
                           (["--backgrounds", "reno"], "--backgrounds: 'reno'"),
-                          (["--cellshare-ack-every-ms", "0"], "--cellshare-ack-every-ms: 0")):
+                          (["--cellshare-ack-every-ms", "0"], "--cellshare-ack-every-ms: 0"),
+                          (["--cellshare-fg-cc", '{"beta": 0.5}'], "--cellshare-fg-cc: "),
+                          (["--cellshare-fg-cc", "cubic"], "--cellshare-fg-cc: 'cubic' is not JSON"),
+                          (["--cellshare-fg-start-s", "10"], "--cellshare-fg-start-s: 10.0"),
+                          (["--ns3-hystart-delay-max-ms", "3"], "--ns3-hystart-delay-max-ms: 3")):
         proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
         assert proc.returncode != 0, flags
         assert needle in proc.stderr, (flags, proc.stderr)
@@ -61,6 +65,31 @@ def test_ledbat_with_ns3s_window_cap_yields_in_one_fifo_and_the_rfcs_does_not_ye
     rfc = _rates(background="ledbat", duration=40.0)
     assert capped["bg_mean"] < 0.15 * capped["total"], capped
     assert rfc["bg_mean"] > 0.3 * rfc["total"], rfc
+
+
+def test_capped_ledbat_is_driven_out_by_cubics_linux_growth_floor():
+    # The capped LEDBAT never regrows, so what it keeps is set by how fast the foreground
+    # CUBIC fills the FIFO after HyStart: with Linux's growth floor while W_max is unknown
+    # (bictcp_update: cnt <= 20, 5 % a round trip) the queue passes LEDBAT's 100 ms target
+    # within 2 s and LEDBAT falls 234 -> 14 segments by 9.6 s (0.27 Mbit/s over 10-40 s);
+    # on RFC 9438's curve from K = 0 (no floor) it keeps 234 segments until 11.4 s (2.43).
+    floor = _rates(background="ledbat-ns3", duration=40.0)
+    curve = _rates(background="ledbat-ns3", duration=40.0,
+                   cellshare_fg_cc='{"kind": "cubic", "initial_growth_floor": false}')
+    assert curve["bg_mean"] > 4 * floor["bg_mean"], (floor, curve)
+    assert floor["bg_mean"] < 0.03 * floor["total"], floor
+
+
+def test_linux_hystart_ends_the_foregrounds_slow_start_behind_its_own_ues_queue():
+    # At every UE the foreground's RTT starts at ~0.48 s (UE 0's queue) and rises by more than
+    # Linux's 16 ms cap within a few rounds: HyStart leaves slow start at ~50 segments. ns-3.44's
+    # TcpCubic waits for the RTT to exceed delay_min + clamp(delay_min, 4 ms, 1 s), i.e. to
+    # double; without HyStart ours slow-starts as ns-3's does and gets its share (1.94 / 2.02).
+    linux = _rates(layout="every", background="cubic", ues=10, duration=40.0)
+    off = _rates(layout="every", background="cubic", ues=10, duration=40.0,
+                 cellshare_fg_cc='{"kind": "cubic", "hystart": false}')
+    assert off["fg"] > 2 * linux["fg"], (linux, off)
+    assert abs(off["total"] - linux["total"]) < 0.02 * linux["total"], (linux, off)
 
 
 def test_at_ns3s_defaults_the_realistic_link_carries_what_ns3_carries():

@@ -166,6 +166,14 @@ def run_ns3(args: argparse.Namespace) -> dict:
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(8 << 20))
     ns.Config.SetDefault("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(8 << 20))
+    if getattr(args, "ns3_hystart_delay_max_ms", None) is not None:
+        # Diagnosis: ns-3.44's TcpCubic::HystartUpdate exits when the round's RTT exceeds
+        # delay_min + clamp(delay_min, HyStartDelayMin = 4 ms, HyStartDelayMax = 1000 ms)
+        # (tcp-cubic.cc, HystartDelayThresh(m_delayMin)); Linux's hystart_update uses
+        # clamp(delay_min / 8, 4 ms, 16 ms). With HyStartDelayMax = 16 ms the two agree
+        # whenever delay_min >= 128 ms (both 16 ms).
+        ns.Config.SetDefault("ns3::TcpCubic::HyStartDelayMax",
+                             ns.TimeValue(ns.MilliSeconds(args.ns3_hystart_delay_max_ms)))
     lte = ns.CreateObject[ns.LteHelper]()
     epc = ns.CreateObject[ns.PointToPointEpcHelper]()
     lte.SetEpcHelper(epc)
@@ -369,7 +377,12 @@ class TcpTrace:
                 while j < len(t) and t[j] <= sec:
                     j += 1
                 per_s.append(int(w[j - 1] // 1448) if j else None)
-            out[name] = {"cwnd_segments_per_s": per_s,
+            fine, j = [], 0
+            for tenth in range(40, 101):  # every 100 ms from 4 to 10 s: the foreground's start
+                while j < len(t) and t[j] <= tenth / 10:
+                    j += 1
+                fine.append(int(w[j - 1] // 1448) if j else None)
+            out[name] = {"cwnd_segments_per_s": per_s, "cwnd_segments_4_to_10_s_per_100_ms": fine,
                          "fast_recoveries_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 3],
                          "timeouts_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 4]}
         return out
@@ -469,7 +482,10 @@ def run_cellshare(args: argparse.Namespace) -> dict:
         if args.background != "none":
             flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
                        "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
-        flows.append({"name": "fg0", "ue": 0, "start_s": FG_START_S, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
+        # Diagnosis flags (cellshare's side only): the foreground's controller and start.
+        fg_cc = json.loads(getattr(args, "cellshare_fg_cc", None) or '{"kind": "cubic"}')
+        fg_start = getattr(args, "cellshare_fg_start_s", None) or FG_START_S
+        flows.append({"name": "fg0", "ue": 0, "start_s": fg_start, "transport": {"kind": "tcp", "cc": fg_cc}})
     scenario = {
         "name": f"ns3-crosscheck-{case}",
         "simulation": {"duration_s": args.duration, "seed": args.seed},
@@ -610,6 +626,15 @@ def main() -> None:
     p.add_argument("--cellshare-ack-every-ms", type=int, metavar="MS",
                    help="background, diagnosis: cellshare's UEs send their ACKs only at uplink opportunities "
                         "every MS ms (each UE at its own seeded phase), as ns-3's UEs wait for grants")
+    p.add_argument("--cellshare-fg-cc", metavar="JSON",
+                   help='background, diagnosis: cellshare\'s foreground controller as a JSON table '
+                        '(default {"kind": "cubic"}), e.g. {"kind": "cubic", "hystart": false}')
+    p.add_argument("--cellshare-fg-start-s", type=float, metavar="S",
+                   help=f"background, diagnosis: cellshare's foreground starts at S s (default {FG_START_S:.0f}; "
+                        "ns-3's stays at its start): the phase of the background's loss cycle it meets")
+    p.add_argument("--ns3-hystart-delay-max-ms", type=int, metavar="MS",
+                   help="background, diagnosis: ns-3 TcpCubic's HyStartDelayMax (its default 1000 ms; 16 gives "
+                        "Linux's HyStart delay threshold when the minimum RTT is at least 128 ms)")
     p.add_argument("--tcp-trace", action="store_true",
                    help="background, diagnosis: ns-3's senders' windows and recoveries over the measurement window")
     p.add_argument("--phy-stats", action="store_true",
@@ -627,6 +652,17 @@ def main() -> None:
         args.link, args.ns3_amc = "ideal", "piro"
     if args.cellshare_ack_every_ms is not None and not 1 <= args.cellshare_ack_every_ms <= 1000:
         p.error(f"--cellshare-ack-every-ms: {args.cellshare_ack_every_ms} is not a period of 1 to 1000 ms")
+    if args.cellshare_fg_cc is not None:
+        try:
+            fg_cc = json.loads(args.cellshare_fg_cc)
+        except ValueError as e:
+            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not JSON ({e})")
+        if not isinstance(fg_cc, dict) or not isinstance(fg_cc.get("kind"), str):
+            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not a JSON table with a \"kind\"")
+    if args.cellshare_fg_start_s is not None and not 0 < args.cellshare_fg_start_s < MEASURE_FROM_S:
+        p.error(f"--cellshare-fg-start-s: {args.cellshare_fg_start_s} is not between 0 and the {MEASURE_FROM_S:.0f} s warm-up")
+    if args.ns3_hystart_delay_max_ms is not None and not 4 <= args.ns3_hystart_delay_max_ms <= 1000:
+        p.error(f"--ns3-hystart-delay-max-ms: {args.ns3_hystart_delay_max_ms} is not 4 to 1000 ms")
     if args.duration <= MEASURE_FROM_S:
         p.error(f"--duration: {args.duration} is not above the {MEASURE_FROM_S:.0f} s warm-up")
     for flag, value in (("--ues", args.ues), ("--distance", args.distance), ("--rlc-bytes", args.rlc_bytes), ("--speed-kmh", args.speed_kmh)):
