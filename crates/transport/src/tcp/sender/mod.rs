@@ -715,8 +715,36 @@ impl TcpSender {
         self.retx_next = self.segments.get(i).map_or(self.snd_max, |s| s.seq);
     }
 
-    /// Index in `segments` of the segment containing byte `seq`.
+    /// Index in `segments` of the segment containing byte `seq` (`segments.len()` at or
+    /// beyond `snd_max`, 0 below `snd_una`): the first segment whose end lies above `seq`.
+    ///
+    /// The ring is contiguous (`check_scoreboard`) and, for a bulk sender, every segment but
+    /// a partly acknowledged head is one MSS long, so the index is arithmetic: one guess
+    /// from the head's end, checked against the guessed segment's bounds (a single ring
+    /// access instead of a binary search's log₂(n) scattered ones — the latter was 14.5 % of
+    /// the samples of 300 simulated s of the 100-UE benchmark, `perf record`). Short segments (application- or
+    /// receiver-window-limited) break the arithmetic; the check then fails and the binary
+    /// search answers. Either way the answer is the same index.
+    #[inline]
     fn index_of(&self, seq: u64) -> usize {
+        let Some(head) = self.segments.front() else {
+            return 0;
+        };
+        let head_end = head.end();
+        if seq < head_end {
+            return 0;
+        }
+        if self.segments.back().is_some_and(|s| s.end() <= seq) {
+            return self.segments.len();
+        }
+        let guess = 1 + ((seq - head_end) / self.mss as u64) as usize;
+        if let Some(s) = self.segments.get(guess) {
+            // Segments are contiguous and non-empty: `s` holds `seq` exactly when the
+            // search's predicate flips at `guess`.
+            if s.seq <= seq && seq < s.end() {
+                return guess;
+            }
+        }
         self.segments.partition_point(|s| s.end() <= seq)
     }
 
@@ -1805,5 +1833,49 @@ impl TcpSender {
     /// bytes, or plus duplicate-ACK credit without SACK).
     pub fn delivered(&self) -> u64 {
         self.rate.delivered()
+    }
+}
+
+#[cfg(test)]
+mod index_tests {
+    use super::*;
+    use crate::cc::reno::{Reno, RenoConfig};
+
+    /// The binary search `index_of` replaced in its common case.
+    fn searched(s: &TcpSender, seq: u64) -> usize {
+        s.segments.partition_point(|x| x.end() <= seq)
+    }
+
+    fn check_all(s: &TcpSender) {
+        let lo = s.snd_una.saturating_sub(3);
+        for seq in lo..s.snd_max + 3 {
+            assert_eq!(s.index_of(seq), searched(s, seq), "seq {seq}");
+        }
+    }
+
+    #[test]
+    fn index_of_agrees_with_the_search_for_short_segments_and_a_trimmed_head() {
+        let cfg = TcpConfig::default();
+        let mss = cfg.mss as u64;
+        let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
+        let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+        check_all(&s);
+        // Full segments, a short one (the application ran dry), full ones again: the
+        // arithmetic guess misses above the short segment and the search answers.
+        for bytes in [3 * mss + 100, 2 * mss, 7, 3 * mss] {
+            s.write(bytes);
+            while s.poll_transmit(0).is_some() {}
+            check_all(&s);
+        }
+        assert!(s.segments.iter().any(|x| (x.len as u64) < mss));
+        // A cumulative ACK inside the second segment: the head is trimmed.
+        let ack = Ack {
+            ack: mss + mss / 2,
+            rwnd: s.snd_wnd as u32,
+            ..Default::default()
+        };
+        s.on_ack(1_000_000, &ack);
+        assert_eq!(s.segments.front().unwrap().len as u64, mss / 2);
+        check_all(&s);
     }
 }
