@@ -142,7 +142,7 @@ pub struct SproutConfig {
     /// 10 (code `REORDER_LIMIT`).
     pub reorder_ms: f64,
     /// An approximation of ours for speed (kernel to ±3σ renormalized, tails of at most
-    /// 1e-6 probability trimmed every tick, vectorized sums): 35 % fewer instructions in the
+    /// 1e-6 probability trimmed every tick, vectorized sums): 36 % fewer instructions in the
     /// 100-UE benchmark, forecasts within a packet of the exact ones at its low rates but
     /// up to 38 packets off on a saturated LTE trace (docs/transports.md, measured). Default
     /// false: the receiver's inference as the code computes it (kernel to ±5σ, every bin
