@@ -7,7 +7,8 @@ base = resources.files("cellshare").joinpath("data/bench.toml").read_text()
 dur = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
 base = base.replace("duration_s = 60.0", f"duration_s = {dur!r}")
 kinds = {"cubic": 'transport = { kind = "tcp", cc = { kind = "cubic" } }',
-         "sprout": 'transport = { kind = "sprout" }', "verus": 'transport = { kind = "verus" }',
+         "sprout": 'transport = { kind = "sprout" }', "sprout-fast": 'transport = { kind = "sprout", fast_inference = true }',
+         "verus": 'transport = { kind = "verus" }',
          "vivace": 'transport = { kind = "vivace" }'}
 res = {k: [] for k in kinds}
 for rep in range(int(sys.argv[2]) if len(sys.argv) > 2 else 2):

@@ -20,6 +20,7 @@ SCHEMES = {
     "cubic": {"kind": "tcp", "cc": {"kind": "cubic"}},
     "cubic-codel": {"kind": "tcp", "cc": {"kind": "cubic"}},
     "sprout": {"kind": "sprout"},
+    "sprout-fast": {"kind": "sprout", "fast_inference": True},
     "verus": {"kind": "verus"},
     "vivace": {"kind": "vivace"},
 }
