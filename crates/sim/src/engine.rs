@@ -202,6 +202,12 @@ impl FlowRt {
     pub fn sent_datagrams(&self) -> u64 {
         self.sender.cbr_datagrams()
     }
+    /// Whether data-direction packet `p` is the TCP handshake's SYN or third segment (a pure
+    /// ACK of the sender): no payload, so no delivery, delay or application event.
+    #[inline]
+    pub fn is_handshake(&self, p: &Packet) -> bool {
+        p.syn || (p.payload == 0 && matches!(self.receiver, Receiver::Tcp(_)))
+    }
 }
 
 /// What distinguishes one leg of a flow entry.
@@ -1116,7 +1122,7 @@ impl Simulation {
             let id = self.uplink_done[i];
             let p = self.arena.get(id);
             let ev = if p.kind == PacketKind::Ack { Ev::AckAtServer(id) } else { Ev::AtServer(id) };
-            if p.kind == PacketKind::Data {
+            if p.kind == PacketKind::Data && !self.flows[p.flow as usize].is_handshake(p) {
                 // An upload's queueing: sojourn in the device queue, transmission included.
                 let sojourn = now + TTI - p.enqueued_at;
                 self.flows[p.flow as usize].delay.record(sojourn);
@@ -1141,6 +1147,16 @@ impl Simulation {
             self.air_bytes.add(now, p.size as u64);
             self.flows[p.flow as usize].air_bytes += p.size as u64;
             self.ack_arrives(&p);
+            return;
+        }
+        if self.flows[p.flow as usize].is_handshake(&p) {
+            // The handshake's SYN or third segment: air bytes like an ACK's, no delay sample.
+            let ue = &mut self.ues[p.ue as usize];
+            ue.series.add(now, p.size as u64);
+            ue.bytes += p.size as u64;
+            self.air_bytes.add(now, p.size as u64);
+            self.flows[p.flow as usize].air_bytes += p.size as u64;
+            self.data_arrives(&p);
             return;
         }
         let sojourn = now - p.enqueued_at;
@@ -1176,7 +1192,7 @@ impl Simulation {
         let fl = &mut self.flows[f as usize];
         let seg =
             Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit, syn: p.syn };
-        if p.syn || (p.payload == 0 && matches!(fl.receiver, Receiver::Tcp(_))) {
+        if fl.is_handshake(p) {
             // The handshake's SYN or third segment: the receiver answers; no data, so no
             // delivery, delay or application event.
             fl.receiver.on_segment(now, &seg);
