@@ -20,9 +20,9 @@
 //! - **Dependencies**: two levels, as the model has them: all embedded objects wait for the
 //!   main object and its parsing; then each idle connection takes the next object in page
 //!   order. **A choice**: one server, the browsers' 6 connections per host (RFC 9112 §9.4
-//!   leaves the number to the client); no DNS, TLS or TCP handshakes (the connections
-//!   exist from the session's start, as every cellshare TCP connection), and they persist
-//!   across pages — a later page starts with the windows the previous one grew.
+//!   leaves the number to the client); no DNS or TLS; each connection's TCP handshake runs
+//!   on its request leg at the first request (docs/tcp.md), and connections persist across
+//!   pages — a later page starts with the windows the previous one grew.
 //! - **Requests**: `request_bytes` (350, the model's request size).
 //! - **Outputs** per page: start, load time, objects, bytes; per session: pages loaded,
 //!   load time p50 / mean / max.

@@ -51,6 +51,8 @@ pub struct Packet {
     pub dscp: u8,
     /// Whether this is a retransmission.
     pub retransmit: bool,
+    /// A TCP SYN (data direction) or SYN-ACK (ACK direction) of the handshake.
+    pub syn: bool,
     /// First payload byte's sequence number (data) or cumulative ACK number (ACK).
     pub seq: u64,
     /// Advertised receive window in bytes (ACKs).

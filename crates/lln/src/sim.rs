@@ -609,7 +609,7 @@ impl LlnSimulation {
             PacketKind::Data => self.enqueue(at, id, false),
             PacketKind::Ack if at == p.flow => {
                 self.arena.free(id);
-                let ack = Ack { ack: p.seq, rwnd: p.rwnd, ts_val: p.ts_val, ts_ecr: p.ts_ecr, sack: p.sack, sack_len: p.sack_len };
+                let ack = Ack { ack: p.seq, rwnd: p.rwnd, ts_val: p.ts_val, ts_ecr: p.ts_ecr, sack: p.sack, sack_len: p.sack_len, syn: p.syn };
                 self.on_tcp_ack(at, &ack);
             }
             PacketKind::Ack => self.enqueue(at, id, false),
@@ -691,6 +691,7 @@ impl LlnSimulation {
                 payload: seg.len,
                 kind: PacketKind::Data,
                 retransmit: seg.retransmit,
+                syn: seg.syn,
                 seq: seg.seq,
                 ts_val: seg.ts_val,
                 ts_ecr: seg.ts_ecr,
@@ -728,7 +729,7 @@ impl LlnSimulation {
     fn at_host(&mut self, id: PacketId) {
         let p = *self.arena.get(id);
         self.arena.free(id);
-        let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
+        let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit, syn: p.syn };
         self.conns[p.flow as usize - 1].receiver.on_segment(self.now, &seg);
         self.service_receiver(p.flow);
     }
@@ -750,6 +751,7 @@ impl LlnSimulation {
                 ts_ecr: ack.ts_ecr,
                 sack: ack.sack,
                 sack_len: ack.sack_len,
+                syn: ack.syn,
                 sent_at: now,
                 ..Default::default()
             };

@@ -13,7 +13,7 @@ use cellshare_cell::{Delivery, DropCause};
 use cellshare_core::time::{from_millis_f64, from_secs_f64, rearm, serialization_time, to_secs_f64};
 use cellshare_core::{stream_rng, Nanos, StreamRng, Packet, PacketArena, PacketId, PacketKind, TrafficClass, MS, SEC, TTI};
 use cellshare_ran::Ran;
-use cellshare_transport::wire::Segment;
+use cellshare_transport::wire::{Segment, TCP_SYN_HEADER_BYTES};
 use rand::Rng;
 
 use crate::assembly::{build_ran, PositionTraces, TraceSet};
@@ -201,6 +201,12 @@ impl FlowRt {
     }
     pub fn sent_datagrams(&self) -> u64 {
         self.sender.cbr_datagrams()
+    }
+    /// Whether data-direction packet `p` is the TCP handshake's SYN or third segment (a pure
+    /// ACK of the sender): no payload, so no delivery, delay or application event.
+    #[inline]
+    pub fn is_handshake(&self, p: &Packet) -> bool {
+        p.syn || (p.payload == 0 && matches!(self.receiver, Receiver::Tcp(_)))
     }
 }
 
@@ -449,12 +455,21 @@ impl Simulation {
                         let dir = if leg.reverse { f.direction.reverse() } else { f.direction };
                         ids.push(sim.add_flow(spec(leg_name, dir, None, None), PerSecond::new(end)));
                     }
+                    // The client (the reverse legs' sender: requests, at the UE of a downlink
+                    // app) connects; the server's legs ride on its handshake.
+                    for (leg, &fid) in legs.iter().zip(&ids) {
+                        if leg.tcp && !leg.reverse {
+                            sim.flows[fid as usize].sender.established_by_peer();
+                        }
+                    }
                     sim.add_session(app, ids, &legs);
                 } else if let Some(app) = &f.app {
                     let partner = id + 1;
                     let resp_name = format!("{}.response", sim.flows[id as usize].name);
                     sim.add_flow(spec(resp_name, f.direction.reverse(), None, None), PerSecond::new(end));
                     sim.flows[partner as usize].response_of = Some(id);
+                    // The requester's leg connects; the response rides on its handshake.
+                    sim.flows[partner as usize].sender.established_by_peer();
                     sim.flows[id as usize].app = Some(Box::new(AppRt::new(app, &f.transport, partner, end)));
                 }
                 if start < end {
@@ -797,6 +812,7 @@ impl Simulation {
             ts_ecr: p.ts_ecr,
             sack: p.sack,
             sack_len: p.sack_len,
+            syn: p.syn,
         };
         let fl = &mut self.flows[f as usize];
         fl.sender.on_ack(self.now, &ack);
@@ -912,15 +928,18 @@ impl Simulation {
             let Some(seg) = fl.sender.poll_transmit(now) else { break };
             // A retransmission carries the time its bytes were first sent (one-way delay).
             let first_sent = if seg.retransmit { fl.sender.first_sent_of(seg.seq).unwrap_or(now) } else { now };
+            // A SYN carries the handshake's options (60 bytes, `TCP_SYN_HEADER_BYTES`).
+            let header = if seg.syn { TCP_SYN_HEADER_BYTES } else { fl.header };
             let p = Packet {
                 flow: f,
                 ue: fl.ue,
-                size: seg.len + fl.header,
+                size: seg.len + header,
                 payload: seg.len,
                 kind: PacketKind::Data,
                 class: fl.class,
                 dscp: fl.dscp,
                 retransmit: seg.retransmit,
+                syn: seg.syn,
                 seq: seg.seq,
                 ts_val: seg.ts_val,
                 ts_ecr: seg.ts_ecr,
@@ -977,6 +996,7 @@ impl Simulation {
                 size: fl.receiver.ack_size(&ack),
                 sack: ack.sack,
                 sack_len: ack.sack_len,
+                syn: ack.syn,
                 kind: PacketKind::Ack,
                 class: fl.class,
                 seq: ack.ack,
@@ -1102,7 +1122,7 @@ impl Simulation {
             let id = self.uplink_done[i];
             let p = self.arena.get(id);
             let ev = if p.kind == PacketKind::Ack { Ev::AckAtServer(id) } else { Ev::AtServer(id) };
-            if p.kind == PacketKind::Data {
+            if p.kind == PacketKind::Data && !self.flows[p.flow as usize].is_handshake(p) {
                 // An upload's queueing: sojourn in the device queue, transmission included.
                 let sojourn = now + TTI - p.enqueued_at;
                 self.flows[p.flow as usize].delay.record(sojourn);
@@ -1127,6 +1147,16 @@ impl Simulation {
             self.air_bytes.add(now, p.size as u64);
             self.flows[p.flow as usize].air_bytes += p.size as u64;
             self.ack_arrives(&p);
+            return;
+        }
+        if self.flows[p.flow as usize].is_handshake(&p) {
+            // The handshake's SYN or third segment: air bytes like an ACK's, no delay sample.
+            let ue = &mut self.ues[p.ue as usize];
+            ue.series.add(now, p.size as u64);
+            ue.bytes += p.size as u64;
+            self.air_bytes.add(now, p.size as u64);
+            self.flows[p.flow as usize].air_bytes += p.size as u64;
+            self.data_arrives(&p);
             return;
         }
         let sojourn = now - p.enqueued_at;
@@ -1160,8 +1190,16 @@ impl Simulation {
         let now = self.now;
         let f = p.flow;
         let fl = &mut self.flows[f as usize];
+        let seg =
+            Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit, syn: p.syn };
+        if fl.is_handshake(p) {
+            // The handshake's SYN or third segment: the receiver answers; no data, so no
+            // delivery, delay or application event.
+            fl.receiver.on_segment(now, &seg);
+            self.service_receiver(f);
+            return;
+        }
         fl.packets_delivered += 1;
-        let seg = Segment { seq: p.seq, len: p.payload, ts_val: p.ts_val, ts_ecr: p.ts_ecr, retransmit: p.retransmit };
         let duplicates = fl.receiver.duplicate_segments();
         fl.receiver.on_segment(now, &seg);
         if fl.receiver.duplicate_segments() == duplicates {

@@ -145,7 +145,8 @@ pub struct FlowResult {
     /// Goodput over the flow's life (start to completion, stop or end of run), Mbps.
     pub throughput_mbps: f64,
     /// Flow completion time (start to last byte delivered), s; `None` if not finite or not
-    /// completed.
+    /// completed. With the TCP handshake (`transport.tcp.handshake`, default on) it
+    /// includes the handshake: the start is the SYN, as an FCT measured from `connect()`.
     pub fct_s: Option<f64>,
     /// Whether a finite flow completed.
     pub completed: bool,

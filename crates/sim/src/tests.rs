@@ -180,6 +180,7 @@ fn malformed_scenarios_name_the_key() {
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"westwood\", filter = \"kalman\" } }\n", "flows[0].transport"),
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }\n", "flows[0].transport.cc (c2tcp)"),
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", setpoint = 2 } }\n", "flows[0].transport"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", tcp = { handshake = \"yes\" } }\n", "flows[0].transport"),
     ];
     for (toml, key) in cases {
         let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
@@ -249,6 +250,25 @@ fn finite_tcp_flow_completes_with_fct() {
     let fct = f.fct_s.unwrap();
     // 2 MB at ~19.3 Mbps is 0.83 s plus slow start over a ~26 ms RTT.
     assert!(fct > 0.83 && fct < 1.5, "fct {fct}");
+}
+
+#[test]
+fn the_handshake_delays_data_by_one_round_trip_and_counts_in_the_fct() {
+    // A 2 MB download on a fixed 20 Mbit/s cell (base RTT about 26 ms), with and without the
+    // handshake. With it, the SYN crosses the cell and the SYN-ACK comes back before any
+    // data: the FCT (from the flow's start, the SYN, as from `connect()`) grows by about one
+    // round trip.
+    let base = "[simulation]\nduration_s = 10\n[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = 20 }\n[[flows]]\nue = 0\nbytes = 2000000\nstart_s = 0.5\n";
+    let with = run(&format!("{base}transport = {{ kind = \"tcp\" }}\n"));
+    let off = format!("{base}transport = {{ kind = \"tcp\", tcp = {{ handshake = false }} }}\n");
+    let without = run(&off);
+    let (a, b) = (&with.flows[0], &without.flows[0]);
+    assert!(a.completed && b.completed);
+    assert_eq!((a.bytes_delivered, b.bytes_delivered), (2_000_000, 2_000_000));
+    let extra = a.fct_s.unwrap() - b.fct_s.unwrap();
+    assert!(extra > 0.020 && extra < 0.060, "handshake adds {extra} s");
+    // Switched off, the same scenario gives the same numbers again.
+    assert_eq!(run(&off).flows[0].fct_s, b.fct_s);
 }
 
 #[test]

@@ -27,7 +27,7 @@ use cellshare_transport::datagram::{
 };
 use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use cellshare_transport::udp::{CbrSource, DatagramSink};
-use cellshare_transport::wire::{Ack, Segment, TCP_HEADER_BYTES, UDP_HEADER_BYTES};
+use cellshare_transport::wire::{Ack, Segment, TCP_HEADER_BYTES, TCP_SYN_HEADER_BYTES, UDP_HEADER_BYTES};
 
 /// A congestion controller and its parameters (`kind` selects it; every other key is the
 /// controller's own, with the defaults of its RFC or paper).
@@ -303,6 +303,14 @@ impl Sender {
         }
     }
 
+    /// This direction of a TCP connection was opened by the other direction's handshake (an
+    /// app's server-side leg: the client's leg connects, as the emulator's traffic tool).
+    pub fn established_by_peer(&mut self) {
+        if let Sender::Tcp(t) = self {
+            t.established_by_peer();
+        }
+    }
+
     /// The application stops sending: data not yet handed to the network is discarded
     /// (TCP still delivers, and retransmits, what it has sent).
     pub fn app_stop(&mut self, now: Nanos) {
@@ -466,6 +474,8 @@ impl Receiver {
     pub fn ack_size(&self, ack: &Ack) -> u32 {
         match self {
             Receiver::Datagram(d) => d.feedback_bytes(),
+            // A SYN-ACK carries the handshake's options (60 bytes, `tcp_synack_options`).
+            _ if ack.syn => TCP_SYN_HEADER_BYTES,
             _ => TCP_HEADER_BYTES + if ack.sack_len > 0 { 4 + 8 * ack.sack_len as u32 } else { 0 },
         }
     }

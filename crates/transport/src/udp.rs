@@ -66,6 +66,7 @@ impl CbrSource {
             ts_val: 0,
             ts_ecr: 0,
             retransmit: false,
+            syn: false,
         };
         self.next_seq += len as u64;
         self.sent += 1;

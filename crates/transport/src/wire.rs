@@ -2,6 +2,11 @@
 
 /// Bytes of IP + TCP headers including the timestamp option (20 + 20 + 12).
 pub const TCP_HEADER_BYTES: u32 = 52;
+/// Bytes of IP + TCP headers of a SYN or SYN-ACK as Linux sends them (20 + 20 + 20): the
+/// options are MSS (4), SACK-permitted with the timestamp (12: `tcp_syn_options` /
+/// `tcp_synack_options` in net/ipv4/tcp_output.c put SACK_PERM in the timestamp's two NOPs)
+/// and window scale with a NOP (4).
+pub const TCP_SYN_HEADER_BYTES: u32 = 60;
 /// Bytes of IP + UDP headers.
 pub const UDP_HEADER_BYTES: u32 = 28;
 
@@ -18,6 +23,10 @@ pub struct Segment {
     pub ts_ecr: u32,
     /// Whether this segment retransmits bytes sent before.
     pub retransmit: bool,
+    /// The connection's SYN (RFC 9293 §3.5; `len` is 0): the handshake's first segment.
+    /// A segment with `len == 0` and no SYN is a pure ACK of the sender (the handshake's
+    /// third segment).
+    pub syn: bool,
 }
 
 impl Segment {
@@ -51,6 +60,8 @@ pub struct Ack {
     pub sack: [(u64, u64); MAX_SACK_BLOCKS],
     /// Number of valid entries in `sack` (0 = no SACK option).
     pub sack_len: u8,
+    /// The handshake's SYN-ACK (RFC 9293 §3.5): the receiver's answer to a SYN.
+    pub syn: bool,
 }
 
 impl Ack {

@@ -72,7 +72,7 @@ use cellshare_core::{
 };
 use rand::Rng;
 
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent, RateSample, UndoEvent};
+use super::{AckEvent, CcTrace, CongestionControl, Established, LossEvent, RateSample, UndoEvent};
 
 /// Parameters of [`Bbr`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -776,6 +776,17 @@ impl CongestionControl for Bbr {
 
     fn on_sent(&mut self, now: Nanos, _bytes: u32, _bytes_in_flight: u64) {
         self.min_rtt_stamp.get_or_insert(now);
+    }
+
+    fn on_established(&mut self, ev: &Established) {
+        // Linux `bbr_init` (run by `tcp_init_transfer` after the handshake):
+        // `min_rtt_us = tcp_min_rtt(tp)`, `min_rtt_stamp = now`, and
+        // `bbr_init_pacing_rate_from_rtt` from the handshake's SRTT.
+        if ev.min_rtt > 0 {
+            self.min_rtt = ev.min_rtt;
+            self.min_rtt_stamp = Some(ev.now);
+        }
+        self.init_pacing_rate((ev.srtt > 0).then_some(ev.srtt));
     }
 
     fn cwnd(&self) -> u64 {

@@ -104,6 +104,21 @@ pub struct LossEvent {
     pub mss: u32,
 }
 
+/// The connection's handshake completed (Linux `tcp_init_transfer`, which calls the
+/// controller's `init` through `tcp_init_congestion_control` once the SYN-ACK has been
+/// processed): what the handshake measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Established {
+    /// Time the handshake completed at the sender.
+    pub now: Nanos,
+    /// Smoothed RTT after the handshake's sample (Linux `tp->srtt_us`).
+    pub srtt: Nanos,
+    /// Minimum RTT after the handshake's sample (Linux `tcp_min_rtt(tp)`).
+    pub min_rtt: Nanos,
+    /// Maximum segment size in bytes.
+    pub mss: u32,
+}
+
 /// A congestion-window reduction the sender found spurious (Linux `tcp_undo_cwnd_reduction`):
 /// the window and threshold the controller had just before the reduction.
 ///
@@ -217,6 +232,11 @@ pub trait CongestionControl: std::fmt::Debug + Send {
     /// exempts controllers with a `cong_control` hook (BBR, the eBPF Legilimens), which
     /// handle idleness themselves.
     fn on_idle_restart(&mut self, _ev: &IdleRestart) {}
+    /// The handshake completed before any data was sent (Linux `tcp_init_transfer` →
+    /// the controller's `init`): controllers whose Linux `init` reads what the handshake
+    /// measured take it here (BBR's `bbr_init`: RTprop = `tcp_min_rtt`, pacing rate from
+    /// SRTT). The default does nothing: the others' `init` starts from constants.
+    fn on_established(&mut self, _ev: &Established) {}
     /// Congestion window in bytes.
     fn cwnd(&self) -> u64;
     /// Slow-start threshold in bytes (`u64::MAX` when unset).

@@ -52,7 +52,7 @@ impl Datagram {
     /// The engine's record of this datagram.
     #[inline]
     pub fn to_segment(self) -> Segment {
-        Segment { seq: self.seq, len: self.len, ts_val: self.header[0], ts_ecr: self.header[1], retransmit: self.retransmit }
+        Segment { seq: self.seq, len: self.len, ts_val: self.header[0], ts_ecr: self.header[1], retransmit: self.retransmit, syn: false }
     }
 
     /// The datagram the engine's record carries.
@@ -88,6 +88,7 @@ impl Feedback {
             ts_ecr: self.small[1],
             sack: [(self.value, self.words[0]), (self.words[1], self.words[2]), (self.words[3], 0)],
             sack_len: 0,
+            syn: false,
         }
     }
 

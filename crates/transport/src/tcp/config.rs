@@ -93,6 +93,16 @@ pub struct TcpConfig {
     /// cwnd. Default true. Controllers that own the whole window update (BBR, Legilimens,
     /// as Linux's `cong_control`) are exempt.
     pub slow_start_after_idle: bool,
+    /// Three-way handshake before data (RFC 9293 §3.5, as Linux): the sender (the side that
+    /// connects, as the emulator's traffic tool does) sends a SYN when the application first
+    /// writes; the receiver answers with a SYN-ACK; the sender's third segment (a pure ACK)
+    /// and its data follow. The handshake's RTT sample seeds the sender's estimator (SRTT,
+    /// RTO, minimum RTT, BBR's RTprop) and the SYN-ACK's timestamp the receiver's first RTT
+    /// sample. SYN and SYN-ACK are resent after 1 s, doubling (`TCP_TIMEOUT_INIT`,
+    /// `tcp_syn_retries` = 6, `tcp_synack_retries` = 5). Default true; false: the connection
+    /// exists from the start and the first data segment goes at once (the behaviour before
+    /// the handshake was modelled).
+    pub handshake: bool,
     /// Receive-window policy of the receiver. Default: Linux-like auto-tuning.
     pub rwnd: RwndConfig,
     /// Initial send buffer, bytes (Linux `tcp_wmem[1]`). Default 16384. Applies to senders
@@ -126,6 +136,7 @@ impl Default for TcpConfig {
             dsack: true,
             undo: true,
             slow_start_after_idle: true,
+            handshake: true,
             rwnd: RwndConfig::default(),
             wmem_initial: crate::tcp::DEFAULT_WMEM_INITIAL,
             wmem_max: crate::tcp::DEFAULT_WMEM_MAX,

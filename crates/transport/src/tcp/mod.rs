@@ -3,9 +3,12 @@
 //! [`TcpSender`] and [`TcpReceiver`] exchange [`Segment`](crate::wire::Segment)s and
 //! [`Ack`](crate::wire::Ack)s through whatever network the caller simulates. Neither reads a
 //! clock: every call carries `now`, and each reports when it next wants to be woken
-//! (`poll_timeout`). Sequence numbers count payload bytes from 0; there is no handshake or
-//! teardown (the connection is established at construction, and a flow is complete when
-//! [`TcpSender::all_acked`] holds).
+//! (`poll_timeout`). Sequence numbers count payload bytes from 0. The connection opens
+//! with a three-way handshake ([`TcpConfig::handshake`], on by default as Linux; see the
+//! sender's `handshake` module): the sender connects when the application first writes,
+//! the SYN-ACK's RTT seeds its estimator and its controller; with `handshake = false` it is
+//! established at construction. There is no teardown: a flow is complete when
+//! [`TcpSender::all_acked`] holds.
 //!
 //! # Driving the endpoints
 //!
@@ -99,7 +102,9 @@
 //!   estimator credits one MSS per duplicate ACK, as Linux does for non-SACK connections.
 //! - Nagle's algorithm (segments are sent as soon as the windows allow, like
 //!   `TCP_NODELAY`), zero-window probing (the policies never advertise zero), Linux's
-//!   quick-ACK mode at connection start, ECN, handshake and connection teardown.
+//!   quick-ACK mode at connection start, ECN, connection teardown; the passive side's own
+//!   SRTT seed from the SYN-ACK (`tcp_synack_rtt_meas`, which matters only for an app's
+//!   server-side leg, established without a handshake of its own).
 
 mod config;
 mod rate;
@@ -113,13 +118,13 @@ mod sndbuf;
 mod tests;
 
 pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
-pub use receiver::{ReceiverStats, TcpReceiver};
+pub use receiver::{ReceiverStats, TcpReceiver, TCP_SYNACK_RETRIES};
 pub use rtt::{RtoEstimator, RttEstimator, CLOCK_GRANULARITY};
 pub use rwnd::{
     drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy,
     ReceiverEstimator, Rtac, RtacParams, RENO_A,
 };
-pub use sender::{SenderStats, TcpSender};
+pub use sender::{SenderStats, TcpSender, TCP_SYN_RETRIES};
 pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
 
 use cellshare_core::{Nanos, MS};

@@ -2,6 +2,10 @@
 
 use cellshare_core::Nanos;
 
+/// Linux `net.ipv4.tcp_synack_retries` default: SYN-ACK retransmissions before the
+/// half-open connection is dropped (`reqsk_timer_handler`).
+pub const TCP_SYNACK_RETRIES: u32 = 5;
+
 use crate::tcp::{ts_clock, ts_not_older, ReceiveWindowPolicy, TcpConfig};
 use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
 
@@ -91,6 +95,17 @@ pub struct TcpReceiver {
     delack_deadline: Option<Nanos>,
     /// Whether the pending ACK was released by the delayed-ACK timer.
     ack_by_timer: bool,
+    /// The handshake's passive side: a SYN-ACK is due.
+    synack_due: bool,
+    /// SYN-RECEIVED (a SYN answered, the sender's next segment not yet here): the SYN-ACK's
+    /// retransmission deadline and the retransmissions so far (Linux's request socket,
+    /// `reqsk_timer_handler`: `TCP_TIMEOUT_INIT << num_timeout`).
+    syn_rcvd: Option<(Nanos, u32)>,
+    /// Whether the sender's first non-SYN segment has arrived (the connection is
+    /// established; a SYN after that is stale).
+    established: bool,
+    initial_rto: Nanos,
+    max_rto: Nanos,
     stats: ReceiverStats,
 }
 
@@ -130,17 +145,34 @@ impl TcpReceiver {
             ack_now: false,
             delack_deadline: None,
             ack_by_timer: false,
+            synack_due: false,
+            syn_rcvd: None,
+            established: false,
+            initial_rto: cfg.initial_rto(),
+            max_rto: cfg.max_rto(),
             stats: ReceiverStats::default(),
         }
     }
 
     /// Processes an arriving data segment.
     pub fn on_segment(&mut self, now: Nanos, seg: &Segment) {
-        self.stats.segments_received += 1;
-        self.stats.bytes_received += seg.len as u64;
-        if seg.len == 0 {
+        if seg.syn {
+            self.on_syn(now, seg);
             return;
         }
+        if !self.established {
+            // Linux `tcp_check_req`: the sender's first segment after the SYN (its third
+            // segment, or data if that was lost) completes the handshake.
+            self.established = true;
+            self.syn_rcvd = None;
+            self.synack_due = false;
+        }
+        if seg.len == 0 {
+            // A pure ACK (the handshake's third segment): no data.
+            return;
+        }
+        self.stats.segments_received += 1;
+        self.stats.bytes_received += seg.len as u64;
         self.update_ts_recent(seg);
         let (seq, end) = (seg.seq, seg.end());
         if end <= self.rcv_nxt {
@@ -187,6 +219,24 @@ impl TcpReceiver {
             self.ack_now = true;
         }
         self.policy.on_segment(now, seg, self.rcv_nxt);
+    }
+
+    /// A SYN (RFC 9293 §3.10.7.2, Linux `tcp_conn_request` / `tcp_check_req`): answered by a
+    /// SYN-ACK at once, a retransmitted SYN by the SYN-ACK again (`inet_rtx_syn_ack`).
+    /// TS.Recent takes the SYN's TSval (RFC 7323 §4.3), which the SYN-ACK echoes.
+    fn on_syn(&mut self, now: Nanos, seg: &Segment) {
+        if self.established {
+            // A stale SYN on an established connection (Linux answers with a challenge
+            // ACK, RFC 5961 §4.2; the sender ignores it): nothing changes here.
+            return;
+        }
+        if ts_not_older(seg.ts_val, self.ts_recent) {
+            self.ts_recent = Some(seg.ts_val);
+        }
+        self.synack_due = true;
+        let retries = self.syn_rcvd.map_or(0, |(_, r)| r);
+        let backoff = self.initial_rto.saturating_mul(1u64 << retries.min(30));
+        self.syn_rcvd = Some((now + backoff.min(self.max_rto), retries));
     }
 
     /// RFC 7323 §4.3: TS.Recent takes the TSval of a segment that covers Last.ACK.sent
@@ -287,6 +337,18 @@ impl TcpReceiver {
     /// The pending ACK, if one is due (at most one: the simulator calls this after every
     /// [`TcpReceiver::on_segment`] and [`TcpReceiver::on_timeout`]).
     pub fn poll_ack(&mut self, now: Nanos) -> Option<Ack> {
+        if self.synack_due {
+            // RFC 7323 §2.2: the window field of a SYN-ACK is never scaled.
+            self.synack_due = false;
+            return Some(Ack {
+                ack: 0,
+                rwnd: self.advertised_window().min(u16::MAX as u32),
+                ts_val: ts_clock(now, self.ts_offset_ms),
+                ts_ecr: self.ts_recent.unwrap_or(0),
+                syn: true,
+                ..Ack::default()
+            });
+        }
         if !self.ack_now {
             return None;
         }
@@ -344,11 +406,28 @@ impl TcpReceiver {
 
     /// When the delayed-ACK timer fires, if armed.
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        self.delack_deadline
+        match self.syn_rcvd {
+            None => self.delack_deadline,
+            Some((d, _)) => Some(self.delack_deadline.map_or(d, |a| a.min(d))),
+        }
     }
 
-    /// Fires the delayed-ACK timer if it is due; harmless at any other time.
+    /// Fires the delayed-ACK timer (and the SYN-ACK's retransmission timer) if due;
+    /// harmless at any other time.
     pub fn on_timeout(&mut self, now: Nanos) {
+        if let Some((_, retries)) = self.syn_rcvd.filter(|&(d, _)| d <= now) {
+            // `reqsk_timer_handler`: resend the SYN-ACK, doubling, `tcp_synack_retries` times,
+            // then drop the half-open connection.
+            if retries >= TCP_SYNACK_RETRIES {
+                self.syn_rcvd = None;
+            } else {
+                let backoff = self
+                    .initial_rto
+                    .saturating_mul(1u64 << (retries + 1).min(30));
+                self.syn_rcvd = Some((now + backoff.min(self.max_rto), retries + 1));
+                self.synack_due = true;
+            }
+        }
         if self.delack_deadline.is_some_and(|d| d <= now) {
             self.delack_deadline = None;
             self.ack_now = true;

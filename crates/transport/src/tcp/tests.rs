@@ -29,7 +29,23 @@ fn newreno() -> TcpConfig {
 
 fn reno_sender(cfg: &TcpConfig) -> TcpSender {
     let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
-    TcpSender::new(cfg, Box::new(cc), 0, 0)
+    sender_no_handshake(cfg, Box::new(cc), 0, 0)
+}
+
+/// A sender whose connection exists from the start (`handshake = false`): the tests of
+/// loss recovery drive data from the first call. The handshake has its own tests
+/// (`handshake` below).
+fn sender_no_handshake(
+    cfg: &TcpConfig,
+    cc: Box<dyn CongestionControl>,
+    now: Nanos,
+    ts_offset_ms: u32,
+) -> TcpSender {
+    let cfg = TcpConfig {
+        handshake: false,
+        ..cfg.clone()
+    };
+    TcpSender::new(&cfg, cc, now, ts_offset_ms)
 }
 
 fn drain(s: &mut TcpSender, now: Nanos) -> Vec<Segment> {
@@ -53,6 +69,7 @@ fn seg(i: u64) -> Segment {
         ts_val: i as u32,
         ts_ecr: 0,
         retransmit: false,
+        syn: false,
     }
 }
 
@@ -70,6 +87,8 @@ struct Log {
     /// Every undo and every restart after idle.
     undos: Vec<UndoEvent>,
     restarts: Vec<IdleRestart>,
+    /// Every completed handshake.
+    established: Vec<crate::cc::Established>,
 }
 
 /// A controller with a fixed window (Reno-style reduction on loss) that records every call.
@@ -123,6 +142,9 @@ impl CongestionControl for MockCc {
     }
     fn on_sent(&mut self, _now: Nanos, _bytes: u32, _in_flight: u64) {
         self.log.lock().unwrap().sent += 1;
+    }
+    fn on_established(&mut self, ev: &crate::cc::Established) {
+        self.log.lock().unwrap().established.push(*ev);
     }
     fn on_recovery_end(&mut self, _now: Nanos) {
         let mut l = self.log.lock().unwrap();
@@ -261,7 +283,7 @@ fn receive_window_limits_outstanding_bytes() {
 fn pacing_spaces_segments() {
     let (mut cc, log) = MockCc::new(10 * M);
     cc.pacing = Some(M as f64 * 1000.0); // one segment per millisecond
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     assert_eq!(drain(&mut s, 0).len(), 1);
     assert_eq!(s.poll_timeout(), Some(MS));
@@ -277,7 +299,7 @@ fn pacing_spaces_segments() {
 fn a_paused_controller_holds_new_data_even_with_an_empty_pipe() {
     for cfg in [TcpConfig::default(), newreno()] {
         let (cc, log) = MockCc::new(10 * M);
-        let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+        let mut s = sender_no_handshake(&cfg, Box::new(cc), 0, 0);
         s.write(u64::MAX);
         log.lock().unwrap().paused = true;
         assert!(
@@ -298,7 +320,7 @@ fn a_paused_controller_holds_new_data_even_with_an_empty_pipe() {
 #[test]
 fn a_paused_controller_still_gets_its_retransmissions_out() {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&newreno(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&newreno(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     log.lock().unwrap().paused = true;
@@ -444,7 +466,7 @@ fn timestamps_follow_rfc7323() {
         "the hole-filling segment covers Last.ACK.sent"
     );
     // Sender: TSval = own clock + offset, TSecr = newest receiver TSval, never backwards.
-    let mut s = TcpSender::new(
+    let mut s = sender_no_handshake(
         &TcpConfig::default(),
         Box::new(MockCc::new(20 * M).0),
         0,
@@ -480,7 +502,7 @@ fn timestamps_follow_rfc7323() {
 #[test]
 fn ack_event_carries_timestamps_rates_and_flight() {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(
@@ -519,7 +541,7 @@ fn ack_event_carries_timestamps_rates_and_flight() {
 #[test]
 fn application_limited_sends_are_flagged() {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(2 * M);
     assert_eq!(drain(&mut s, 0).len(), 2); // the final poll finds no data: app-limited
     s.write(2 * M);
@@ -633,7 +655,7 @@ fn full_ack_is_seen_in_recovery_then_recovery_ends() {
         limited_transmit: false,
         ..newreno()
     };
-    let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&cfg, Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     for _ in 0..3 {
@@ -845,6 +867,7 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
                     ts_val: 9,
                     ts_ecr,
                     retransmit: false,
+                    syn: false,
                 },
             );
             seq += M;
@@ -1051,7 +1074,7 @@ fn transfer_cfg(
     mut link: Link,
     mut drop: impl FnMut(&Segment) -> bool,
 ) -> Outcome {
-    let mut sender = TcpSender::new(cfg, cc, 0, 1_000);
+    let mut sender = sender_no_handshake(cfg, cc, 0, 1_000);
     let mut receiver = TcpReceiver::new(cfg, 0, 77_000);
     let ack_delay = link.delay;
     sender.write(size);
@@ -1342,7 +1365,7 @@ fn receiver_reports_sack_blocks_most_recent_first() {
 #[test]
 fn sacked_bytes_count_as_delivered_and_leave_the_pipe() {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     assert!(s.sack_active(), "SACK-permitted, as in the handshake");
@@ -1382,7 +1405,7 @@ fn sack_recovery_starts_when_three_segments_are_sacked_above_the_hole() {
     // One ACK (the two before it were lost) SACKs three segments: IsLost(snd_una) holds
     // although this is the first duplicate ACK (RFC 6675 §5).
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(cc), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(cc), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 4)]));
@@ -1409,7 +1432,7 @@ fn sack_recovery_starts_when_three_segments_are_sacked_above_the_hole() {
         vec![(0, true)]
     );
     // Two SACKed segments are not enough (DupThresh = 3).
-    let mut s = TcpSender::new(&TcpConfig::default(), Box::new(MockCc::new(10 * M).0), 0, 0);
+    let mut s = sender_no_handshake(&TcpConfig::default(), Box::new(MockCc::new(10 * M).0), 0, 0);
     s.write(u64::MAX);
     drain(&mut s, 0);
     s.on_ack(100 * MS, &sack_ack(0, &[(1, 3)]));
@@ -1430,7 +1453,7 @@ fn prr_spreads_sending_over_recovery_and_plain_rule_waits_for_half_a_window() {
             prr,
             ..Default::default()
         };
-        let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
+        let mut s = sender_no_handshake(&cfg, Box::new(cc), 0, 0);
         s.write(u64::MAX);
         drain(&mut s, 0);
         let mut per_ack = Vec::new();
@@ -1665,4 +1688,5 @@ fn loopback_sack_recovers_slow_start_overflow_without_timeout_and_much_faster() 
     }
 }
 
+mod handshake;
 mod recovery;

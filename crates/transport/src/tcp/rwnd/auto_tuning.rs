@@ -159,6 +159,7 @@ mod tests {
                     ts_val: 7,
                     ts_ecr,
                     retransmit: false,
+                    syn: false,
                 };
                 seq += MSS as u64;
                 p.on_segment(now, &seg, seq);
@@ -211,6 +212,7 @@ mod tests {
             ts_val: 7,
             ts_ecr: ts_clock(echo_ms * MS, 0),
             retransmit: false,
+            syn: false,
         };
         (now, seg)
     }

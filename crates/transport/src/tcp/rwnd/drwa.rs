@@ -98,6 +98,7 @@ mod tests {
                     ts_val: 1,
                     ts_ecr: ecr,
                     retransmit: false,
+                    syn: false,
                 };
                 seq += mss as u64;
                 d.on_segment(now, &seg, seq);

@@ -142,6 +142,7 @@ mod tests {
                     ts_val: 1,
                     ts_ecr: ts_clock(now - rtt_ms * MS, 0),
                     retransmit: false,
+                    syn: false,
                 };
                 seq += MSS as u64;
                 e.on_segment(now, &seg, seq);
@@ -168,6 +169,7 @@ mod tests {
             ts_val: 1,
             ts_ecr: ecr,
             retransmit: false,
+            syn: false,
         };
         e.on_segment(100 * MS, &seg(60), MSS as u64); // sample 40 ms
         e.on_segment(200 * MS, &seg(120), 2 * MSS as u64); // sample 80 ms

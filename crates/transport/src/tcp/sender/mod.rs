@@ -50,6 +50,7 @@
 //!   new loss episode (Linux `tcp_enter_loss`): the controller keeps its ssthresh
 //!   ([`CongestionControl::on_timeout_again`]).
 
+mod handshake;
 mod rack;
 mod tlp;
 mod undo;
@@ -64,6 +65,8 @@ use crate::tcp::rtt::{RtoEstimator, RttEstimator};
 use crate::tcp::{ts_clock, ts_newer_or_equal, ts_not_older, TcpConfig};
 use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
 
+use handshake::Handshake;
+pub use handshake::TCP_SYN_RETRIES;
 use rack::{sent_after, Rack};
 use tlp::Tlp;
 use undo::Undo;
@@ -418,6 +421,8 @@ pub struct TcpSender {
     next_release: Nanos,
     /// Latest receiver TSval seen (echoed as TSecr).
     ts_recent: Option<u32>,
+    /// The three-way handshake (`TcpConfig::handshake`).
+    hs: Handshake,
     stats: SenderStats,
 }
 
@@ -493,6 +498,7 @@ impl TcpSender {
             rto_deadline: None,
             next_release: 0,
             ts_recent: None,
+            hs: Handshake::new(cfg.handshake),
             stats: SenderStats::default(),
         }
     }
@@ -755,6 +761,9 @@ impl TcpSender {
     /// Whether [`TcpSender::poll_transmit`] at `now` would return a segment, without sending
     /// it (for a caller that delays its transmissions, e.g. DTPA's TX period).
     pub fn can_transmit(&self, now: Nanos) -> bool {
+        if self.hs.busy && (!self.established() || self.handshake_due()) {
+            return self.handshake_due();
+        }
         !(self.pacing_rate().is_some() && now < self.next_release) && self.next().is_some()
     }
 
@@ -762,6 +771,15 @@ impl TcpSender {
     /// Call in a loop until `None` (and after every [`TcpSender::on_timeout`]);
     /// retransmissions come first.
     pub fn poll_transmit(&mut self, now: Nanos) -> Option<Segment> {
+        if self.hs.busy {
+            // The handshake's segments first; no data before the SYN-ACK.
+            if let Some(seg) = self.handshake_transmit(now) {
+                return Some(seg);
+            }
+            if !self.established() {
+                return None;
+            }
+        }
         if self.tlp.pending {
             // RFC 8985 §7.3: the probe goes whatever cwnd and the pacer say.
             if let Some(seg) = self.send_probe(now) {
@@ -932,6 +950,7 @@ impl TcpSender {
             ts_val: ts_clock(now, self.ts_offset_ms),
             ts_ecr: self.ts_recent.unwrap_or(0),
             retransmit,
+            syn: false,
         }
     }
 
@@ -994,6 +1013,9 @@ impl TcpSender {
 
     /// Processes an arriving ACK.
     pub fn on_ack(&mut self, now: Nanos, ack: &Ack) {
+        if (self.hs.busy || ack.syn) && self.handshake_ack(now, ack) {
+            return;
+        }
         if ack.ack > self.snd_max || ack.ack < self.snd_una {
             // RFC 9293 §3.10.7.4: ignore ACKs of unsent data and old ACKs.
             return;
@@ -1609,9 +1631,10 @@ impl TcpSender {
     /// reordering and controller timers) or another [`TcpSender::poll_transmit`] (pacer
     /// release).
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        let pacer =
-            (self.pacing_rate().is_some() && self.next().is_some()).then_some(self.next_release);
+        let pacer = (self.pacing_rate().is_some() && self.established() && self.next().is_some())
+            .then_some(self.next_release);
         [
+            self.hs.deadline,
             self.rto_deadline,
             self.tlp.deadline,
             self.reo_deadline,
@@ -1628,6 +1651,9 @@ impl TcpSender {
     /// and the RTO are due together the probe goes (Linux has one timer, and the probe's
     /// deadline is never after the RTO's) and restarts the RTO.
     pub fn on_timeout(&mut self, now: Nanos) {
+        if self.hs.deadline.is_some() {
+            self.handshake_timeout(now);
+        }
         if self.reo_deadline.is_some_and(|d| d <= now) {
             self.on_reo_timeout(now);
         }

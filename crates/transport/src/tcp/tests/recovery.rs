@@ -12,7 +12,7 @@ use cellshare_core::SEC;
 /// A sender on `cfg` with a [`MockCc`] window of `cwnd_segs` segments.
 fn sender(cfg: &TcpConfig, cwnd_segs: u64) -> (TcpSender, Arc<Mutex<Log>>) {
     let (cc, log) = MockCc::new(cwnd_segs * M);
-    (TcpSender::new(cfg, Box::new(cc), 0, 0), log)
+    (sender_no_handshake(cfg, Box::new(cc), 0, 0), log)
 }
 
 /// `(segment, retransmit)` of what `s` sends at `now`.
@@ -266,7 +266,7 @@ fn a_dsacked_probe_is_no_loss() {
 /// the RTO fires at 400 ms and the head is resent. Returns the sender and what went out.
 fn after_a_timeout(cfg: &TcpConfig, ts_offset: u32) -> (TcpSender, Arc<Mutex<Log>>) {
     let (cc, log) = MockCc::new(10 * M);
-    let mut s = TcpSender::new(
+    let mut s = sender_no_handshake(
         &TcpConfig {
             tlp: false,
             ..cfg.clone()
