@@ -523,6 +523,97 @@ pub struct FlowConfig {
     pub off_s: Option<f64>,
 }
 
+/// The key inside a `{ kind = "…", … }` table that a deserialization error is about.
+///
+/// serde's internally tagged enums (transports, controllers, AQMs, channels, apps, mobility)
+/// buffer their whole table before choosing the variant, so `serde_path_to_error`'s path
+/// stops at that table (`flows[0].transport`) whatever key inside it was wrong. Given the
+/// scenario text, that path and serde's message, this returns the full path of the one key
+/// the message is about: the key an `unknown field` message names, or the one scalar value
+/// an `invalid type` / `invalid value` / `unknown variant` message quotes (serde quotes it as
+/// `string "yes"`, ``integer `3` ``, ``floating point `0.7` ``, ``boolean `true` ``). `None`
+/// when the path does not lead to a table, the message quotes nothing, or more than one key
+/// matches: the table's path is then the best there is and is kept.
+pub fn refine_error_path(text: &str, path: &str, message: &str) -> Option<String> {
+    let root: toml::Value = toml::from_str::<toml::Table>(text).ok().map(toml::Value::Table)?;
+    let mut v = &root;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (name, indices) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !name.is_empty() {
+            v = v.as_table()?.get(name)?;
+        }
+        for idx in indices.split(|c| c == '[' || c == ']').filter(|s| !s.is_empty()) {
+            v = v.as_array()?.get(idx.parse::<usize>().ok()?)?;
+        }
+    }
+    if !v.is_table() {
+        return None;
+    }
+    let quoted = |prefix: &str| -> Option<String> {
+        let rest = &message[message.find(prefix)? + prefix.len()..];
+        Some(rest.split(", expected").next().unwrap_or(rest).trim().to_string())
+    };
+    let mut found = Vec::new();
+    if let Some(field) = quoted("unknown field ").map(|f| f.trim_matches('`').to_string()) {
+        collect(v, "", &mut |key_path, key, _| {
+            if key == field {
+                found.push(key_path.to_string());
+            }
+        });
+    } else if let Some(unexpected) = quoted("invalid type: ").or_else(|| quoted("invalid value: ")) {
+        collect(v, "", &mut |key_path, _, value| {
+            if unexpected_form(value).as_deref() == Some(unexpected.as_str()) {
+                found.push(key_path.to_string());
+            }
+        });
+    } else if let Some(variant) = quoted("unknown variant ").map(|f| f.trim_matches('`').to_string()) {
+        collect(v, "", &mut |key_path, _, value| {
+            if value.as_str() == Some(variant.as_str()) {
+                found.push(key_path.to_string());
+            }
+        });
+    }
+    match found.as_slice() {
+        [one] => Some(if path.is_empty() { one.clone() } else { format!("{path}.{one}") }),
+        _ => None,
+    }
+}
+
+/// Calls `f(path, key, value)` for every key of `v`'s tables, depth first (array items as
+/// `key[i]`).
+fn collect(v: &toml::Value, prefix: &str, f: &mut dyn FnMut(&str, &str, &toml::Value)) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, item) in t {
+                let p = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                f(&p, k, item);
+                collect(item, &p, f);
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, item) in a.iter().enumerate() {
+                collect(item, &format!("{prefix}[{i}]"), f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How serde's `Unexpected` prints a scalar (`serde::de::Unexpected`'s `Display`).
+fn unexpected_form(v: &toml::Value) -> Option<String> {
+    use serde::de::Unexpected;
+    Some(match v {
+        toml::Value::String(s) => Unexpected::Str(s).to_string(),
+        toml::Value::Integer(i) => Unexpected::Signed(*i).to_string(),
+        toml::Value::Float(x) => Unexpected::Float(*x).to_string(),
+        toml::Value::Boolean(b) => Unexpected::Bool(*b).to_string(),
+        _ => return None,
+    })
+}
+
 impl Scenario {
     /// Parses TOML text. Syntax, type and unknown-key errors name the key path.
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
@@ -534,13 +625,15 @@ impl Scenario {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
             let inner = e.into_inner();
             let mut message = inner.message().to_string();
+            let path = refine_error_path(text, &path, &message).unwrap_or(path);
             if let Some(span) = inner.span() {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                 message = format!("{message} (line {line})");
             }
-            ScenarioError { path: if path == "." { String::new() } else { path }, message }
+            ScenarioError { path, message }
         })?;
         sc.validate_with_limits(limits)?;
         Ok(sc)

@@ -192,6 +192,31 @@ fn malformed_scenarios_name_the_key() {
     assert!(e.message.contains("ues"), "{e}");
 }
 
+/// Keys inside `{ kind = "…" }` tables (internally tagged enums, whose buffered table hides
+/// the inner path from serde_path_to_error) are named in full: the unknown key, or the one
+/// key holding the value the message quotes (`refine_error_path`).
+#[test]
+fn keys_inside_tagged_tables_are_named_in_full() {
+    let flow = |t: &str| format!("[[ues]]\n[[flows]]\nue = 0\ntransport = {t}\n");
+    let cases: &[(String, &str)] = &[
+        (flow("{ kind = \"tcp\", tcp = { handshake = \"yes\" } }"), "flows[0].transport.tcp.handshake"),
+        (flow("{ kind = \"tcp\", tcp = { sack = 3 } }"), "flows[0].transport.tcp.sack"),
+        (flow("{ kind = \"tcp\", sack = true }"), "flows[0].transport.sack"),
+        (flow("{ kind = \"tcp\", cc = { kind = \"westwood\", filter = \"kalman\" } }"), "flows[0].transport.cc.filter"),
+        (flow("{ kind = \"tcp\", cc = { kind = \"warp\" } }"), "flows[0].transport.cc.kind"),
+        (flow("{ kind = \"tcp\", cc = { kind = \"c2tcp\", setpoint = 2 } }"), "flows[0].transport.cc.setpoint"),
+        (flow("{ kind = \"sprout\", bins = 1.5 }"), "flows[0].transport.bins"),
+        (flow("{ kind = \"warp\" }"), "flows[0].transport.kind"),
+    ];
+    for (toml, key) in cases {
+        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        assert_eq!(e.path, *key, "{toml:?}: {e}");
+    }
+    // Two keys with the quoted value: the table's path is kept rather than a guess.
+    let e = Scenario::from_toml_str(&flow("{ kind = \"tcp\", tcp = { sack = 3, mss = 3 } }")).unwrap_err();
+    assert_eq!(e.path, "flows[0].transport", "{e}");
+}
+
 #[test]
 fn missing_trace_is_an_error() {
     let sc = Scenario::from_toml_str("[[ues]]\nchannel = { kind = \"trace\", file = \"nope.down\" }\n").unwrap();

@@ -1881,7 +1881,8 @@ mod index_tests {
 
     #[test]
     fn index_of_agrees_with_the_search_for_short_segments_and_a_trimmed_head() {
-        let cfg = TcpConfig::default();
+        // No handshake: the sender is established from the start, as the test drives it.
+        let cfg = TcpConfig { handshake: false, ..TcpConfig::default() };
         let mss = cfg.mss as u64;
         let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
         let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);
