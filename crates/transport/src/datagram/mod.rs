@@ -41,8 +41,8 @@ pub struct Datagram {
     /// Payload bytes (0 for a Sprout heartbeat).
     pub len: u32,
     /// The scheme's header words (Sprout: sender timestamp, throwaway | time-to-next; Verus:
-    /// the window the packet was sent under, the slow-start session; PCC-Vivace: the packet
-    /// number, 0).
+    /// the send time in µs, the slow-start session | the window the packet was sent under;
+    /// PCC-Vivace: the packet number, 0).
     pub header: [u32; 2],
     /// Whether it carries bytes sent before (PCC-Vivace's retransmissions).
     pub retransmit: bool,
@@ -52,13 +52,25 @@ impl Datagram {
     /// The engine's record of this datagram.
     #[inline]
     pub fn to_segment(self) -> Segment {
-        Segment { seq: self.seq, len: self.len, ts_val: self.header[0], ts_ecr: self.header[1], retransmit: self.retransmit, syn: false }
+        Segment {
+            seq: self.seq,
+            len: self.len,
+            ts_val: self.header[0],
+            ts_ecr: self.header[1],
+            retransmit: self.retransmit,
+            syn: false,
+        }
     }
 
     /// The datagram the engine's record carries.
     #[inline]
     pub fn from_segment(s: &Segment) -> Self {
-        Self { seq: s.seq, len: s.len, header: [s.ts_val, s.ts_ecr], retransmit: s.retransmit }
+        Self {
+            seq: s.seq,
+            len: s.len,
+            header: [s.ts_val, s.ts_ecr],
+            retransmit: s.retransmit,
+        }
     }
 }
 
@@ -72,7 +84,7 @@ pub struct Feedback {
     pub value: u64,
     /// Four words (Sprout: the forecast's eight counts, 16 bits each, in the first two).
     pub words: [u64; 4],
-    /// Two small words (Sprout: the timestamp reply; Verus: the echoed window and session).
+    /// Two small words (Sprout: the timestamp reply; Verus: the echoed header).
     pub small: [u32; 2],
 }
 
@@ -86,7 +98,11 @@ impl Feedback {
             rwnd: 0,
             ts_val: self.small[0],
             ts_ecr: self.small[1],
-            sack: [(self.value, self.words[0]), (self.words[1], self.words[2]), (self.words[3], 0)],
+            sack: [
+                (self.value, self.words[0]),
+                (self.words[1], self.words[2]),
+                (self.words[3], 0),
+            ],
             sack_len: 0,
             syn: false,
         }
@@ -367,11 +383,24 @@ mod tests {
 
     #[test]
     fn records_round_trip() {
-        let d = Datagram { seq: 1 << 40, len: 1440, header: [7, u32::MAX], retransmit: true };
+        let d = Datagram {
+            seq: 1 << 40,
+            len: 1440,
+            header: [7, u32::MAX],
+            retransmit: true,
+        };
         assert_eq!(Datagram::from_segment(&d.to_segment()), d);
-        let f = Feedback { number: 3, value: u64::MAX, words: [1, 2, 3, 4], small: [5, 6] };
+        let f = Feedback {
+            number: 3,
+            value: u64::MAX,
+            words: [1, 2, 3, 4],
+            small: [5, 6],
+        };
         let a = f.to_ack();
-        assert_eq!(a.sack_len, 0, "feedback words are never read as SACK blocks");
+        assert_eq!(
+            a.sack_len, 0,
+            "feedback words are never read as SACK blocks"
+        );
         assert_eq!(Feedback::from_ack(&a), f);
     }
 

@@ -43,7 +43,17 @@
 //!   Without a fit and no W ≥ 2 measured yet, the code loops forever; ours restarts slow
 //!   start, as the code does when the spline cannot map D.
 //! - **Delay** is the round-trip time of each packet (code: the echo's arrival minus the
-//!   packet's send time), in ms.
+//!   packet's send time), in ms, taken from the send time the packet's header carries and
+//!   its echo returns (code `udp_packet_t`'s seconds and microseconds; ours: microseconds in
+//!   a wrapping 32-bit word, exact for delays under 71 minutes). Every echo is processed
+//!   from its own contents, as in the code's `receiver_thread`, whether or not its send
+//!   record is still kept: a delay sample, the timer re-armed, the loss phase left on the
+//!   first echo with w ≤ W, however late it comes after a timeout forgot its packet.
+//! - **The header words**: the send time (µs, wrapping) and, in the second, the window w
+//!   (20 bits, saturating at 1,048,575 packets, past the profile's 40,000) and the low 12
+//!   bits of the slow-start session. An echo from another session is dropped (code: from
+//!   an earlier one; no later one can exist, so the 12 bits only confuse a packet still in
+//!   flight 4,096 restarts later, each at least a round trip apart).
 //! - **Timeouts** (code `TimeoutHandler`): with no echo for min(1000, max(150, 5·delay)) ms
 //!   (1000 ms before the first), Verus restarts slow start if nothing was ever echoed,
 //!   leaves slow start if in it, and otherwise forgets its packets in flight and enters the
@@ -67,6 +77,16 @@ pub const FEEDBACK_BYTES: u32 = 64;
 const MAX_W: usize = 40_000;
 /// code: D_max before the first epoch (a sentinel).
 const UNSET: f64 = -10.0;
+/// Bits of the window in the second header word (the rest: the session's low bits).
+const W_BITS: u32 = 20;
+const W_MASK: u32 = (1 << W_BITS) - 1;
+const SS_MASK: u32 = u32::MAX >> W_BITS;
+
+/// The header's send-time word: `t` in µs, wrapping (code: seconds and microseconds).
+#[inline]
+fn wire_time(t: Nanos) -> u32 {
+    (t / 1000) as u32
+}
 
 /// Parameters of Verus (`transport = { kind = "verus", ... }`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -128,19 +148,39 @@ impl VerusConfig {
             return err("ratio", self.ratio, "a ratio in (1, 1000]");
         }
         if !(self.multiplicative_decrease > 0.0 && self.multiplicative_decrease < 1.0) {
-            return err("multiplicative_decrease", self.multiplicative_decrease, "a factor in (0, 1)");
+            return err(
+                "multiplicative_decrease",
+                self.multiplicative_decrease,
+                "a factor in (0, 1)",
+            );
         }
         if !(self.profile_update_ms >= 10.0 && self.profile_update_ms <= 60_000.0) {
-            return err("profile_update_ms", self.profile_update_ms, "an interval in ms in [10, 60000]");
+            return err(
+                "profile_update_ms",
+                self.profile_update_ms,
+                "an interval in ms in [10, 60000]",
+            );
         }
         if !(self.slow_start_exit_ms > 0.0 && self.slow_start_exit_ms <= 60_000.0) {
-            return err("slow_start_exit_ms", self.slow_start_exit_ms, "a delay in ms in (0, 60000]");
+            return err(
+                "slow_start_exit_ms",
+                self.slow_start_exit_ms,
+                "a delay in ms in (0, 60000]",
+            );
         }
         if !(self.loss_timeout_ms > 0.0 && self.loss_timeout_ms <= 60_000.0) {
-            return err("loss_timeout_ms", self.loss_timeout_ms, "a time in ms in (0, 60000]");
+            return err(
+                "loss_timeout_ms",
+                self.loss_timeout_ms,
+                "a time in ms in (0, 60000]",
+            );
         }
         if !(1..=65_000).contains(&self.packet_bytes) {
-            return Err(("packet_bytes".into(), self.packet_bytes.to_string(), "a payload size in 1..=65000 bytes".into()));
+            return Err((
+                "packet_bytes".into(),
+                self.packet_bytes.to_string(),
+                "a payload size in 1..=65000 bytes".into(),
+            ));
         }
         Ok(())
     }
@@ -185,7 +225,12 @@ impl Spline {
         let t = u - i as f64;
         let (t2, t3) = (t * t, t * t * t);
         let omt = 1.0 - t;
-        let b = [omt * omt * omt / 6.0, (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0, (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0, t3 / 6.0];
+        let b = [
+            omt * omt * omt / 6.0,
+            (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0,
+            (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0,
+            t3 / 6.0,
+        ];
         (0..4).map(|k| b[k] * self.coef[i + k]).sum()
     }
 
@@ -207,7 +252,12 @@ impl Spline {
             let t = u - i as f64;
             let (t2, t3) = (t * t, t * t * t);
             let omt = 1.0 - t;
-            let bs = [omt * omt * omt / 6.0, (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0, (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0, t3 / 6.0];
+            let bs = [
+                omt * omt * omt / 6.0,
+                (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0,
+                (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0,
+                t3 / 6.0,
+            ];
             for p in 0..4 {
                 aty[i + p] += bs[p] * y;
                 for q in p..4 {
@@ -267,7 +317,12 @@ impl Spline {
             }
             z[i] = s / l[i][0];
         }
-        Some(Self { a, h, intervals, coef: z })
+        Some(Self {
+            a,
+            h,
+            intervals,
+            coef: z,
+        })
     }
 }
 
@@ -328,7 +383,9 @@ impl Profile {
             let lambda = xs.len() as f64 / m as f64;
             if let Some(s) = Spline::fit(&xs, &ys, m, lambda) {
                 // Table out to twice the data (at least 100 windows beyond it).
-                let end = ((2.0 * max_i) as usize).max(max_i as usize + 100).min(MAX_W - 1);
+                let end = ((2.0 * max_i) as usize)
+                    .max(max_i as usize + 100)
+                    .min(MAX_W - 1);
                 self.table.clear();
                 self.table.extend((0..=end).map(|w| s.eval(w as f64)));
                 self.run_max.clear();
@@ -355,14 +412,23 @@ impl Profile {
                     return Some((idx.max(2) - 1) as f64);
                 }
                 // Past the table: the code keeps scanning the spline.
-                (self.run_max.len().max(2)..MAX_W).find(|&w| s.eval(w as f64) > d).map(|w| (w - 1) as f64)
+                (self.run_max.len().max(2)..MAX_W)
+                    .find(|&w| s.eval(w as f64) > d)
+                    .map(|w| (w - 1) as f64)
             }
             None => {
                 if !self.w_list.iter().skip(2).any(|&v| v >= 0.0) {
                     return None;
                 }
                 loop {
-                    if let Some(w) = self.w_list.iter().enumerate().skip(2).find(|(_, &v)| v > d).map(|(w, _)| w) {
+                    if let Some(w) = self
+                        .w_list
+                        .iter()
+                        .enumerate()
+                        .skip(2)
+                        .find(|(_, &v)| v > d)
+                        .map(|(w, _)| w)
+                    {
                         return Some((w - 1) as f64);
                     }
                     d -= delta2;
@@ -597,7 +663,11 @@ impl VerusSender {
         if self.w_crt > 0 {
             self.w_crt -= 1;
         }
-        self.epoch_max = if self.epoch_any { self.epoch_max.max(delay) } else { delay };
+        self.epoch_max = if self.epoch_any {
+            self.epoch_max.max(delay)
+        } else {
+            delay
+        };
         self.epoch_any = true;
         self.d_t_bar = ewma(self.d_t_bar, delay, 0.875);
         self.d_min = self.d_min.min(delay);
@@ -643,7 +713,11 @@ impl VerusSender {
                     self.loss_phase = true;
                     self.w_bar = (self.w_bar.min(self.m_decrease * w)).max(1.0);
                     self.d_est = if self.slow_start {
-                        self.profile.w_list.get(self.w_bar as usize).copied().unwrap_or(-1.0)
+                        self.profile
+                            .w_list
+                            .get(self.w_bar as usize)
+                            .copied()
+                            .unwrap_or(-1.0)
                     } else {
                         self.profile.delay_at(self.w_bar)
                     };
@@ -778,19 +852,34 @@ impl DatagramSender for VerusSender {
             self.missing = 0;
             self.base = 1;
         }
-        self.sent.push_back(Sent { w, at: now, fate: Fate::InFlight });
+        self.sent.push_back(Sent {
+            w,
+            at: now,
+            fate: Fate::InFlight,
+        });
         self.w_crt += 1;
         self.prune(now);
-        Some(Datagram { seq: self.pkt_seq, len, header: [w, self.ss_id], retransmit: false })
+        // code `udp_packet_t`: the window, the session and the send time travel with the
+        // packet and come back in its echo.
+        let word = ((self.ss_id & SS_MASK) << W_BITS) | w.min(W_MASK);
+        Some(Datagram {
+            seq: self.pkt_seq,
+            len,
+            header: [wire_time(now), word],
+            retransmit: false,
+        })
     }
 
     fn on_feedback(&mut self, now: Nanos, fb: &Feedback) {
-        let (seq, w, ss) = (fb.number, fb.small[0], fb.small[1]);
-        if ss < self.ss_id {
-            return; // an echo from an earlier slow-start session
+        // code `receiver_thread` (verus_server.cpp): the echo alone gives the delay, the
+        // window and the session; the send record is only bookkeeping (missing, done), so an
+        // echo whose record was forgotten and pruned still counts.
+        let (seq, sent_us, word) = (fb.number, fb.small[0], fb.small[1]);
+        let (w, ss) = (word & W_MASK, word >> W_BITS);
+        if ss != self.ss_id & SS_MASK {
+            return; // an echo from an earlier slow-start session (code: pdu->ss_id < ssId)
         }
-        let Some(at) = self.record(seq).map(|i| self.sent[i].at) else { return };
-        let delay = ms_of(now - at);
+        let delay = wire_time(now).wrapping_sub(sent_us) as f64 / 1000.0;
         self.delay = delay;
         if self.slow_start && delay > self.ss_exit {
             self.w_bar = self.m_decrease * w as f64;
@@ -808,7 +897,9 @@ impl DatagramSender for VerusSender {
         }
         if seq == self.seq_last + 1 {
             self.update_on_echo(delay, w);
-        } else if seq <= self.seq_last {
+        } else if seq < self.seq_last {
+            // code: only `seq < seqLast` looks in the missing queue; an echo of seqLast
+            // itself falls to the branch below and updates the delay.
             if let Some(i) = self.record(seq) {
                 if matches!(self.sent[i].fate, Fate::Missing(_)) {
                     self.sent[i].set_done(&mut self.missing);
@@ -897,7 +988,11 @@ impl DatagramSender for VerusSender {
             },
             estimate: self.d_est,
             flag: self.loss_phase,
-            aux: if self.have_profile_points { self.profile.delay_at(self.w_bar) } else { f64::NAN },
+            aux: if self.have_profile_points {
+                self.profile.delay_at(self.w_bar)
+            } else {
+                f64::NAN
+            },
         }
     }
 }
@@ -922,7 +1017,11 @@ impl VerusReceiver {
 impl DatagramReceiver for VerusReceiver {
     fn on_datagram(&mut self, _now: Nanos, d: &Datagram) {
         self.delivered += d.len as u64;
-        self.echoes.push_back(Feedback { number: d.seq, small: d.header, ..Default::default() });
+        self.echoes.push_back(Feedback {
+            number: d.seq,
+            small: d.header,
+            ..Default::default()
+        });
     }
 
     fn poll_feedback(&mut self, _now: Nanos) -> Option<Feedback> {
@@ -949,8 +1048,20 @@ mod tests {
     fn defaults_are_the_papers() {
         let c = VerusConfig::default();
         assert!(c.validate().is_ok());
-        assert_eq!((c.epoch_ms, c.delta1_ms, c.delta2_ms, c.ratio, c.multiplicative_decrease), (5.0, 1.0, 2.0, 6.0, 0.7));
-        let bad = VerusConfig { multiplicative_decrease: 1.0, ..c.clone() };
+        assert_eq!(
+            (
+                c.epoch_ms,
+                c.delta1_ms,
+                c.delta2_ms,
+                c.ratio,
+                c.multiplicative_decrease
+            ),
+            (5.0, 1.0, 2.0, 6.0, 0.7)
+        );
+        let bad = VerusConfig {
+            multiplicative_decrease: 1.0,
+            ..c.clone()
+        };
         assert_eq!(bad.validate().unwrap_err().0, "multiplicative_decrease");
         let bad = VerusConfig { epoch_ms: 0.0, ..c };
         assert_eq!(bad.validate().unwrap_err().0, "epoch_ms");
@@ -961,14 +1072,22 @@ mod tests {
         // Delay grows linearly with the window beyond the BDP (50 packets at 20 ms).
         let mut p = Profile::default();
         for w in 1..=300usize {
-            let d = if w <= 50 { 20.0 } else { 20.0 + (w - 50) as f64 * 0.4 };
+            let d = if w <= 50 {
+                20.0
+            } else {
+                20.0 + (w - 50) as f64 * 0.4
+            };
             p.record(w, d);
         }
         assert!(p.refit(MAX_W));
         let s = p.spline.as_ref().unwrap();
         for w in [60.0, 150.0, 280.0] {
             let want = 20.0 + (w - 50.0) * 0.4;
-            assert!((s.eval(w) - want).abs() < 1.5, "w {w}: {} vs {want}", s.eval(w));
+            assert!(
+                (s.eval(w) - want).abs() < 1.5,
+                "w {w}: {} vs {want}",
+                s.eval(w)
+            );
         }
         // f⁻¹(60 ms): the first window whose delay exceeds 60 ms is ~151; minus one.
         let w = p.window_for(60.0, 2.0).unwrap();
@@ -1059,8 +1178,137 @@ mod tests {
         // standing queue of about (R − 1)·D_min, far below the 2 s of a buffer filler.
         let d_min = s.d_min;
         assert!((40.0..45.0).contains(&d_min), "D_min {d_min}");
-        assert!(p50 > d_min && p50 < (6.0 - 1.0) * d_min, "median queueing {p50} ms");
-        assert!(s.delay_target_ms() < 6.5 * d_min, "D_est {}", s.delay_target_ms());
+        assert!(
+            p50 > d_min && p50 < (6.0 - 1.0) * d_min,
+            "median queueing {p50} ms"
+        );
+        assert!(
+            s.delay_target_ms() < 6.5 * d_min,
+            "D_est {}",
+            s.delay_target_ms()
+        );
+    }
+
+    /// Past slow start with a profile (delay 20 + W/2 ms at W = 1..60), W = 10: 30 packets
+    /// sent at 0, the first 5 echoed at 50 ms, the rest held back; the timeout (no echo for
+    /// 250 ms) forgets the 25 in flight and enters the loss phase; 3 s later their records
+    /// are pruned. Returns the sender, the receiver, the held packets and the time.
+    fn timed_out_with_held_echoes() -> (VerusSender, VerusReceiver, Vec<Datagram>, Nanos) {
+        let mut s = VerusSender::new(&VerusConfig::default());
+        let mut r = VerusReceiver::new();
+        s.write(0, u64::MAX);
+        s.slow_start = false;
+        for w in 1..=60 {
+            s.profile.record(w, 20.0 + w as f64 / 2.0);
+        }
+        assert!(s.profile.refit(MAX_W));
+        s.w_bar = 10.0;
+        s.credit = 30;
+        let sent: Vec<Datagram> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
+        assert_eq!(sent.len(), 30);
+        for d in &sent[..5] {
+            r.on_datagram(50 * MS, d);
+            let fb = r.poll_feedback(50 * MS).unwrap();
+            s.on_feedback(50 * MS, &fb);
+        }
+        assert!(!s.loss_phase);
+        assert_eq!(s.timeout_at, 50 * MS + 250 * MS, "re-armed at 5 · 50 ms");
+        let t = s.timeout_at;
+        s.on_timeout(t);
+        assert!(s.loss_phase && s.stats().timeouts == 1);
+        assert_eq!(s.seq_last, 30, "the timeout forgot every packet in flight");
+        let t = t + 3 * SEC;
+        s.prune(t);
+        (s, r, sent[5..].to_vec(), t)
+    }
+
+    #[test]
+    fn a_late_echo_after_a_timeout_ends_the_loss_phase_and_rearms_the_timer() {
+        let (mut s, mut r, held, t) = timed_out_with_held_echoes();
+        assert!(s.loss_phase);
+        // An echo sent before the timeout, more than 2 s ago, whose send record is gone, with
+        // w ≤ W (code `receiver_thread`: leaves the loss phase whatever its sequence number).
+        let sent = 0;
+        let &d = held
+            .iter()
+            .find(|d| d.seq < s.seq_last && (d.header[1] & W_MASK) as f64 <= s.w_bar)
+            .expect("a held packet with w ≤ W sent before the timeout");
+        assert!(s.record(d.seq).is_none(), "its send record was pruned");
+        let stale_timer = s.timeout_at;
+        r.on_datagram(t, &d);
+        let fb = r.poll_feedback(t).unwrap();
+        s.on_feedback(t, &fb);
+        assert!(!s.loss_phase, "the echo ends the loss phase");
+        // Re-armed at min(1000, max(150, 5 · delay)) ms: the delay is over 2 s, so 1 s.
+        assert_eq!(s.timeout_at, t + 1000 * MS);
+        assert_ne!(s.timeout_at, stale_timer);
+        assert!(
+            (s.delay - ms_of(t - sent)).abs() <= 0.002,
+            "delay {} vs {}",
+            s.delay,
+            ms_of(t - sent)
+        );
+    }
+
+    #[test]
+    fn a_late_echo_of_the_last_packet_yields_a_delay_sample() {
+        let (mut s, mut r, held, t) = timed_out_with_held_echoes();
+        // The last packet sent before the forgetting timeout is seqLast: its echo, seconds
+        // later, updates the delay (code: `seq == seqLast` falls to the branch that calls
+        // `updateUponReceivingPacket`).
+        let sent = 0;
+        let &d = held
+            .iter()
+            .find(|d| d.seq == s.seq_last)
+            .expect("the packet seqLast");
+        assert!(s.record(d.seq).is_none(), "its send record was pruned");
+        let (d_t_bar, d_min) = (s.d_t_bar, s.d_min);
+        s.epoch_any = false;
+        r.on_datagram(t, &d);
+        let fb = r.poll_feedback(t).unwrap();
+        s.on_feedback(t, &fb);
+        let delay = ms_of(t - sent);
+        assert!(delay > 2000.0);
+        assert!(
+            (s.delay - delay).abs() <= 0.002,
+            "delay {} vs {delay}",
+            s.delay
+        );
+        assert!(
+            s.epoch_any && (s.epoch_max - s.delay).abs() < 1e-9,
+            "the epoch's D_max takes the sample"
+        );
+        assert_eq!(
+            s.d_t_bar,
+            ewma(d_t_bar, s.delay, 0.875),
+            "the smoothed delay takes the sample"
+        );
+        assert_eq!(s.d_min, d_min.min(s.delay));
+    }
+
+    #[test]
+    fn the_header_carries_send_time_window_and_session() {
+        let mut s = VerusSender::new(&VerusConfig::default());
+        s.write(0, u64::MAX);
+        s.ss_id = SS_MASK + 3; // wraps to 2 in the header
+        s.w_bar = 2.0e6; // saturates
+        let d = s.poll_transmit(5 * SEC + 1_234_567).unwrap();
+        assert_eq!(d.header[0], 5_001_234);
+        assert_eq!(d.header[1] & W_MASK, W_MASK);
+        assert_eq!(d.header[1] >> W_BITS, 2);
+        let mut r = VerusReceiver::new();
+        r.on_datagram(0, &d);
+        assert_eq!(
+            r.poll_feedback(0).unwrap().small,
+            d.header,
+            "the echo returns the header"
+        );
+        // Wrapping: a packet sent just before the µs counter wraps.
+        let sent = (u32::MAX as Nanos) * 1000;
+        assert_eq!(
+            wire_time(sent + 250 * MS).wrapping_sub(wire_time(sent)),
+            250_000
+        );
     }
 
     #[test]
