@@ -79,6 +79,10 @@ def test_lpt_fifo_vs_cell_reproduction(run_cli, tmp_path):
     assert claims["ledbat-cell-idle"]["verdict"] == "misses" and p.returncode == 1, p.stdout + p.stderr
     assert claims["tcp_lp-cell-competes"]["verdict"] == "holds"
     for cc in ("ledbat", "tcp_lp"):
-        # Both yield behind the shared FIFO and not in the PF cell.
-        assert obs[f"{cc}-fifo-share-on"] <= 0.2 and obs[f"{cc}-cell-share-on"] >= 2 * obs[f"{cc}-fifo-share-on"]
+        # Both yield behind the shared FIFO and not in the PF cell. "Clearly yielding" (the paper
+        # gives no number) is read as less than half of the fair share (0.5 of two flows): LEDBAT's
+        # share depends on which flow the FIFO's first overflow drops (0.163 with
+        # `handshake = false`, 0.213 with the handshake, whose round trip moves that overflow;
+        # measured 2026-11-27), so a bound at the measured value would test the phase, not the yield.
+        assert obs[f"{cc}-fifo-share-on"] <= 0.25 and obs[f"{cc}-cell-share-on"] >= 2 * obs[f"{cc}-fifo-share-on"]
     assert (out / "lpt-fifo-vs-cell.png").stat().st_size > 10_000

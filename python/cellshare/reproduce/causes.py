@@ -242,21 +242,35 @@ CAUSES: dict[str, Cause] = {
         "set-up substituted",
         "as abr-qoe-bb: 162/151 = 1.07 on ATT-LTE-driving (holds), 111/197 = 0.56 on TMobile-LTE-driving"),
     # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
+    "sorpc/download-gain": Cause(
+        "set-up not given",
+        "the download's start within the upload's congestion cycle and the device queue's size (neither given): the "
+        "single queue's download leaves slow start by HyStart when the upload's regrowing window lengthens its ACKs' "
+        "wait (12.06 s in the 10 s run), so its 10 s are set by how far slow start got by then. Started at 9, 9.5, 10, "
+        "10.5, 11, 11.5, 12 s it gets 6.84, 6.83, 4.87, 3.17, 2.49, 2.47, 2.43 Mbit/s (gain 7.5-21 against SORPC's "
+        "51.5); the TCP handshake (2026-11-27: its SYN-ACK waits 475 ms behind the upload) put the 10 s run one round "
+        "trip later in that cycle (7.40 Mbit/s with `handshake = false`, gain 6.93). At txqueue 750 KB the gain is "
+        "3.4 (sensitivity): the thesis's 5.97 lies between"),
+    "sorpc/web-single-vs-alone": Cause(
+        "set-up not given",
+        "the device queue's size (not given): every page's connections now open with a handshake whose uplink "
+        "segments wait behind the upload in the single queue (TCP handshake, 2026-11-27; 4.16 before it); 5.44 at "
+        "the 1.5 MB default, 2.67 at 750 KB (sensitivity): the thesis's 3.75 lies between"),
     "sorpc/youtube-single-vs-alone": Cause(
         "model gap",
         "the server: the thesis blames the variation on \"the bottleneck at the server\" (Sec. 3.4.3, line 2570) and "
-        "its start-up without upload is 4.4 s; ours, with no server delay, starts in 0.18 s, so the single queue's "
-        "added 1.37 s (the requests and ACKs wait 402 ms p50 in the device queue) is 8.5x that, against the thesis's "
-        "+3.6 s on 4.4 s"),
+        "its start-up without upload is 4.4 s; ours, with no server delay, starts in 0.23 s, so the single queue's "
+        "added 1.47 s (its requests, ACKs and handshakes wait behind the upload in the device queue) is 6.5x that, "
+        "against the thesis's +3.6 s on 4.4 s"),
     "sorpc/youtube-sorpc-vs-alone": Cause(
         "not explained",
         "ours: SORPC puts the requests and pure ACKs in FIFO0, where they wait 2 ms (p99) as without the upload, and "
-        "the start-up is the same (0.182 vs 0.183 s). The thesis's SORPC still adds 1.9 s (6.3 vs 4.4 s); where its "
+        "the start-up is the same (0.226 vs 0.227 s). The thesis's SORPC still adds 1.9 s (6.3 vs 4.4 s); where its "
         "phone delayed the download's packets below the qdisc is not measured"),
     "sorpc/web-sorpc-vs-alone": Cause(
         "not explained",
         "as youtube-sorpc-vs-alone: the requests and ACKs wait 2 ms (p99) in FIFO0 and the mean page load time is "
-        "0.285 s against 0.253 s without the upload (1.13); the thesis's 6.2 vs 3.2 s is not reproduced"),
+        "0.297 s against 0.266 s without the upload (1.12); the thesis's 6.2 vs 3.2 s is not reproduced"),
     "rtac/lte-rtt-cut-rtac": Cause(
         "set-up not given",
         "the LTE per-UE queue (not given): with 4 MiB auto-tuning's window is the whole 2.56 MB rmem_max (363 ms; "
