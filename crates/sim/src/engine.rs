@@ -1134,6 +1134,17 @@ impl Simulation {
         }
     }
 
+    /// A packet without payload delivered to a UE (an upload's ACK, a handshake segment):
+    /// its bytes count as air time of the UE, the cell and the flow, with no delay sample.
+    fn count_control_air_bytes(&mut self, p: &Packet) {
+        let now = self.now;
+        let ue = &mut self.ues[p.ue as usize];
+        ue.series.add(now, p.size as u64);
+        ue.bytes += p.size as u64;
+        self.air_bytes.add(now, p.size as u64);
+        self.flows[p.flow as usize].air_bytes += p.size as u64;
+    }
+
     /// Packet `id` reaches its UE.
     fn deliver(&mut self, id: PacketId) {
         let now = self.now;
@@ -1141,21 +1152,13 @@ impl Simulation {
         self.arena.free(id);
         if p.kind == PacketKind::Ack {
             // The server's ACK of an upload reached the UE's sender.
-            let ue = &mut self.ues[p.ue as usize];
-            ue.series.add(now, p.size as u64);
-            ue.bytes += p.size as u64;
-            self.air_bytes.add(now, p.size as u64);
-            self.flows[p.flow as usize].air_bytes += p.size as u64;
+            self.count_control_air_bytes(&p);
             self.ack_arrives(&p);
             return;
         }
         if self.flows[p.flow as usize].is_handshake(&p) {
             // The handshake's SYN or third segment: air bytes like an ACK's, no delay sample.
-            let ue = &mut self.ues[p.ue as usize];
-            ue.series.add(now, p.size as u64);
-            ue.bytes += p.size as u64;
-            self.air_bytes.add(now, p.size as u64);
-            self.flows[p.flow as usize].air_bytes += p.size as u64;
+            self.count_control_air_bytes(&p);
             self.data_arrives(&p);
             return;
         }
