@@ -172,3 +172,62 @@ def test_the_source_trees_emulator_is_brought_up_to_date_before_it_runs(tmp_path
     calls.clear()
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0))
     assert emulate.emulator_binary() == exe and calls == []
+
+
+def test_the_simulator_is_set_up_as_each_emulator_run_went():
+    """The emulator's cell runs from the engine's start (warm-up, idle-RTT probes), so at its
+    clock's start a trace is `clock_start_tti` ms in, and each sender connects when its process
+    is up: the simulator reads the trace from there and starts each flow at its SYN."""
+    text = emulate.simulator_text((REPO / "scenarios" / "emu-trace.toml").read_text())
+    emu = {"clock_start_tti": 482, "flows": [{"id": 0, "first_packet_s": 0.0192396}]}
+    aligned, info = emulate.aligned_simulator_text(text, emu)
+    doc = tomllib.loads(aligned)
+    assert doc["ues"][0]["channel"]["offset_ms"] == 482 and doc["flows"][0]["start_s"] == 0.01924
+    assert info["trace_offset_ms"] == {0: 482} and info["flow_start_s"] == {0: 0.01924} and not info["not_aligned"]
+    # The scenario's own offset and start time add to / bound what the emulator recorded.
+    own = text.replace('file = "', 'offset_ms = 1000, file = "', 1).replace("ue = 0,", "ue = 0, start_s = 2.0,", 1)
+    assert "offset_ms = 1000" in own and "start_s = 2.0" in own
+    doc = tomllib.loads(emulate.aligned_simulator_text(own, emu)[0])
+    assert doc["ues"][0]["channel"]["offset_ms"] == 1482 and doc["flows"][0]["start_s"] == 2.0
+    # A run without the records (an older emulator) is compared as written, and says so.
+    same, info = emulate.aligned_simulator_text(text, {"flows": [{"id": 0}]})
+    assert tomllib.loads(same) == tomllib.loads(text)
+    assert len(info["not_aligned"]) == 2 and "clock_start_tti" in info["not_aligned"][0]
+    # A random trace offset is drawn by the simulator: not shifted, and said.
+    rnd = text.replace('file = "', 'random_offset = true, file = "', 1)
+    doc, info = emulate.aligned_simulator_text(rnd, emu)
+    assert "offset_ms" not in tomllib.loads(doc)["ues"][0]["channel"] and "random_offset" in info["not_aligned"][0]
+    # The throughput is taken over the scenario's life of the flow, as the emulator's.
+    sim = {"duration_s": 10.0, "flows": [{"id": 0, "bytes_delivered": 12_500_000, "throughput_mbps": 1.0}]}
+    life = emulate.over_scenario_life(sim, {"scenario_life_s": {0: 10.0}})
+    assert life["flows"][0]["throughput_mbps"] == pytest.approx(10.0) and sim["flows"][0]["throughput_mbps"] == 1.0
+
+
+def test_aligned_simulator_runs_are_averaged_like_the_emulators():
+    a, b = _sim(mbps=10.0, retx=100, drops=100, rto=1), _sim(mbps=12.0, retx=101, drops=99, rto=2)
+    avg = emulate.average_sim_summaries([a, b])
+    f = avg["flows"][0]
+    assert (f["throughput_mbps"], f["retransmits"], f["drops"], f["timeouts"]) == (11.0, 100.5, 99.5, 1.5)
+    assert [r["throughput_mbps"] for r in f["runs"]] == [10.0, 12.0] and avg["repeats"] == 2
+    assert emulate.average_sim_summaries([a]) is a
+    assert emulate.average_rtts([{0: 100.0}, {0: 120.0, 1: None}]) == {0: 110.0, 1: None}
+    cmp = emulate.compare(avg, _emu(mbps=11.0, retx=100, drops=100, rto=1), {0: 100.0})
+    table = emulate.markdown_table([{"trace": "T.down", "cc": "cubic", "load": 1.0, "compare": cmp}])
+    assert "| 100.5 / 100 |" in table and "| 99.5 / 100 |" in table and "| 1.5 / 1.0 |" in table
+
+
+def test_alignment_gives_each_flow_of_a_ues_entry_its_own_start():
+    text = emulate.simulator_text((REPO / "scenarios" / "emu-two-ues-cubic.toml").read_text())
+    emu = {"clock_start_tti": 703, "flows": [{"id": 0, "first_packet_s": 0.0078}, {"id": 1, "first_packet_s": 0.0107}]}
+    aligned, info = emulate.aligned_simulator_text(text, emu)
+    flows = tomllib.loads(aligned)["flows"]
+    assert [(f["ue"], f["start_s"]) for f in flows] == [(0, 0.0078), (1, 0.0107)] and "ues" not in flows[0]
+    assert info["trace_offset_ms"] == {} and not info["not_aligned"]
+    # The expanded flows are the simulator's flows of the original scenario: same names, UEs.
+    from cellshare.api import run_text
+    before = run_text(text.replace("duration_s = 15.0", "duration_s = 0.2"), str(REPO / "scenarios"))
+    after = run_text(aligned.replace("duration_s = 15.0", "duration_s = 0.2"), str(REPO / "scenarios"))
+    assert [(f["name"], f["ue"]) for f in before.summary["flows"]] == [(f["name"], f["ue"]) for f in after.summary["flows"]]
+    named = text.replace('ues = "all"', 'name = "dl", ues = "all"', 1)
+    flows = tomllib.loads(emulate.aligned_simulator_text(named, emu)[0])["flows"]
+    assert [f["name"] for f in flows] == ["dl-0", "dl-1"]

@@ -103,6 +103,11 @@ def test_fixed_20mbps_ue_carries_cubic_at_90_percent_with_base_rtt_when_idle(emu
     mbps = sum(steady) / len(steady)
     assert mbps >= 0.9 * 20.0, f["per_second_mbps"]
     assert f["sender"]["cc"] == "cubic"
+    # Where the run's clock started in the cell's time (after the 200 ms warm-up and the nine
+    # probes), and when the sender's SYN left the server (a process spawned once the clock
+    # runs: within a second): what `cellshare crosscheck` sets the simulator up with.
+    assert s["clock_start_tti"] >= 200 + 9 * 24, s["clock_start_tti"]
+    assert 0.0 < f["first_packet_s"] < 1.0, f["first_packet_s"]
     idle = s["idle_rtt_ms"][0]
     base = s["base_rtt_ms"]
     assert base == 24.0
@@ -132,6 +137,9 @@ def test_two_cubic_ues_share_fairly_and_match_the_simulator(emu_ready, tmp_path,
     cmp = json.loads((out / "crosscheck.json").read_text())
     assert cmp["emu_kept_real_time"] is True
     assert (out / "sim" / "summary.json").exists()
+    # The simulator ran as the emulator's run went: each flow from when its sender connected.
+    starts = cmp["alignment"][0]["flow_start_s"]
+    assert sorted(starts) == ["0", "1"] and all(0.0 < t < 1.0 for t in starts.values()), cmp["alignment"]
     assert emu["jain_index"] >= 0.9, emu["flows"]
     assert cmp["throughput_within_tolerance"], cmp
     assert cmp["rtt_within_tolerance"], cmp

@@ -179,19 +179,18 @@ def emulate_cmd(
 
 def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: Path,
                      duration: Optional[float], attempts: int, repeat: int = 1,
-                     stored: Optional[Path] = None) -> dict:
-    """One simulator run and `repeat` emulator runs of `sim_text` / `scenario`, each tried up
-    to `attempts` times while the emulator did not keep real time; written to `out/sim` and
-    `out/emu` (`out/emu2`, ... for the repeats; `out` is the crosscheck's own new folder). With
-    `stored` (--reuse), the emulator runs found there are copied and compared instead of run
-    again. The emulator's figures are the runs' mean."""
+                     stored: Optional[Path] = None, align: bool = True) -> dict:
+    """`repeat` emulator runs of `scenario`, each tried up to `attempts` times while the
+    emulator did not keep real time, then the simulator with `sim_text`, once per emulator run
+    set up as that run went (`emulate.aligned_simulator_text`: the trace where the emulator's
+    cell was at the clock's start, each flow from when its sender connected; `align=False`:
+    once, as written). Written to `out/emu`, `out/sim` (`emu2`, `sim2`, ... for the repeats;
+    `out` is the crosscheck's own new folder). With `stored` (--reuse), the emulator runs found
+    there are copied and compared instead of run again. Each side's figures are its runs' mean."""
     import os
     from .api import run_text
     from .output import write_result
 
-    result = run_text(sim_text, base, progress=False, label=label)
-    write_result(result, out / "sim", scenario_text=sim_text)
-    sim_rtt = emu.sampled_rtt_ms(result.flow_trace())
     tries, summaries = [], []
     interrupted = None
     for rep in range(repeat):
@@ -200,10 +199,6 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
         if stored is not None and (stored / name / "summary.json").exists():
             # A stored run of the emulator: compare a new simulator build with it.
             summary = json.loads((stored / name / "summary.json").read_text())
-            was, now = summary.get("duration_s"), result.summary.get("duration_s")
-            if was is None or now is None or abs(float(was) - float(now)) > 1e-6 or summary.get("interrupted"):
-                raise ValueError(f"--reuse: the emulator run in {stored / name} lasted {was} s, the simulator's "
-                                 f"{now} s (expected a complete run of the same scenario; run without --reuse)")
             shutil.copytree(stored / name, folder)
             rt = summary.get("realtime") or {}
             host = folder / "host_load.json"
@@ -228,10 +223,25 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
         if summary.get("interrupted"):
             interrupted = summary
             break
-    cmp = emu.compare(result.summary, emu.average_summaries(summaries), sim_rtt)
+    sims, rtts, alignment = [], [], []
+    for i, summary in enumerate(summaries if align else summaries[:1]):
+        text, info = emu.aligned_simulator_text(sim_text, summary) if align else (sim_text, None)
+        result = run_text(text, base, progress=False, label=label)
+        was, now = summary.get("duration_s"), result.summary.get("duration_s")
+        if stored is not None and (was is None or now is None or abs(float(was) - float(now)) > 1e-6
+                                   or summary.get("interrupted")):
+            raise ValueError(f"--reuse: the emulator run in {stored / ('emu' if i == 0 else f'emu{i + 1}')} lasted "
+                             f"{was} s, the simulator's {now} s (expected a complete run of the same scenario; run "
+                             "without --reuse)")
+        write_result(result, out / ("sim" if i == 0 else f"sim{i + 1}"), scenario_text=text)
+        sims.append(emu.over_scenario_life(result.summary, info) if info is not None else result.summary)
+        rtts.append(emu.sampled_rtt_ms(result.flow_trace()))
+        if info is not None:
+            alignment.append(dict(info, run=i + 1))
+    cmp = emu.compare(emu.average_sim_summaries(sims), emu.average_summaries(summaries), emu.average_rtts(rtts))
     loads = [t["load"] for t in tries if t["load"] is not None]
     return {"label": label, "load": max(loads) if loads else None, "attempts": tries, "compare": cmp,
-            "interrupted": interrupted}
+            "aligned": align, "alignment": alignment, "interrupted": interrupted}
 
 
 def crosscheck_cmd(
@@ -249,6 +259,10 @@ def crosscheck_cmd(
                                "simulator is compared with their mean, and the table shows their range."),
     reuse: bool = typer.Option(False, "--reuse", help="Reuse the emulator runs of the earlier crosscheck in OUT (same "
                                "cases): only the simulator runs again, and OUT is replaced with the new comparison."),
+    align: bool = typer.Option(True, "--align/--no-align", help="Set the simulator up as each emulator run went (its "
+                               "trace from where the emulator's cell was when the run's clock started, each flow from "
+                               "when its sender connected), one simulator run per emulator run; --no-align: one "
+                               "simulator run of the scenario as written."),
 ) -> None:
     """Run the same scenario in the simulator and the emulator (real Linux TCP) and compare, per
     flow: throughput (within 5 %), retransmitted segments per drop (within 25 %), retransmission
@@ -303,13 +317,14 @@ def crosscheck_cmd(
                 else:
                     path = scenario
                 case = _crosscheck_case(sim_text, str(base), label or str(scenario), path, where, duration, attempts,
-                                        repeat, stored=(out / label if label else out) if reuse else None)
+                                        repeat, stored=(out / label if label else out) if reuse else None, align=align)
                 case.update({"trace": t.name if t else None, "cc": c})
                 cases.append(case)
                 if case["interrupted"]:
                     break
             if not (trace or cc):
-                doc = dict(cases[0]["compare"], load=cases[0]["load"], attempts=cases[0]["attempts"])
+                doc = dict(cases[0]["compare"], load=cases[0]["load"], attempts=cases[0]["attempts"],
+                           aligned=cases[0]["aligned"], alignment=cases[0]["alignment"])
             else:
                 doc = {"cases": [{k: v for k, v in c.items() if k != "interrupted"} for c in cases],
                        "ok": all(c["compare"]["ok"] for c in cases)}
@@ -332,7 +347,7 @@ def crosscheck_cmd(
             rpd = "/".join("-" if x is None else f"{x:.2f}" for x in (r["sim_retx_per_drop"], r["emu_retx_per_drop"]))
             rtt = "/".join("-" if x is None else f"{x:.0f}" for x in (r["sim_rtt_p50_ms"], r["emu_rtt_p50_ms"]))
             t.add_row(case["label"] or "-", r["name"], f"{r['sim_mbps']:.2f}/{r['emu_mbps']:.2f}", rpd,
-                      f"{r['sim_timeouts']}/{'-' if r['emu_timeouts'] is None else format(r['emu_timeouts'], '.3g')}", rtt,
+                      f"{emu._count(r['sim_timeouts'])}/{'-' if r['emu_timeouts'] is None else format(r['emu_timeouts'], '.3g')}", rtt,
                       "kept" if cmp["emu_kept_real_time"] else "not kept")
     out_console.print(t)
     ok = all(c["compare"]["ok"] for c in cases)

@@ -241,6 +241,129 @@ def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, c
     return tomli_w.dumps(doc)
 
 
+def aligned_simulator_text(sim_text: str, emu_summary: dict) -> tuple[str, dict]:
+    """The simulator's scenario (`simulator_text`) set up as one emulator run went: its trace
+    channels read the trace from where the emulator's cell was when that run's clock started,
+    and each flow starts when the emulator's sender connected. Returns the text and what was
+    aligned (`clock_start_tti`, `trace_offset_ms` per UE, `flow_start_s` per flow id, and
+    `not_aligned`: what could not be).
+
+    Why: the emulator's cell runs from the engine's start, through its 200 ms warm-up and the
+    idle-RTT probes, so at the scenario's second 0 a trace channel is `clock_start_tti`
+    milliseconds in (summary.json's `clock_start_tti`), where the simulator's is at its first
+    millisecond; and the traffic tool connects a few milliseconds after its flow's start time
+    (a process is spawned; `flows[i].first_packet_s`, when its SYN left the server). Both are
+    set-up differences, not model ones: a trace's first seconds decide where the handshake and
+    the first RTT samples fall (T-Mobile LTE delivers nothing from 8 to 131 ms), and BBR takes
+    its RTprop from the handshake (docs/tcp.md). A run that did not record them (an emulator
+    before they were recorded) is compared as it is and `not_aligned` says so. Radio channels'
+    fading and the random draws (block errors) are not shifted: the two sides draw from their
+    own generators anyway."""
+    from .api import toml_loads
+
+    doc = toml_loads(sim_text)
+    info: dict = {"clock_start_tti": emu_summary.get("clock_start_tti"), "trace_offset_ms": {}, "flow_start_s": {},
+                  "not_aligned": []}
+    k0 = info["clock_start_tti"]
+    if k0 is None:
+        info["not_aligned"].append("the emulator run recorded no clock_start_tti (trace channels start at 0)")
+    for i, ue in enumerate(doc.get("ues", [])):
+        ch = ue.get("channel")
+        if not isinstance(ch, dict):
+            continue
+        if ch.get("kind") == "trace" and k0 is not None:
+            if ch.get("random_offset"):
+                info["not_aligned"].append(f"ues[{i}].channel.random_offset = true (its trace is not shifted)")
+            else:
+                ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(k0)
+                info["trace_offset_ms"][i] = ch["offset_ms"]
+        elif ch.get("kind") == "radio":
+            info["not_aligned"].append(f"ues[{i}].channel is radio: its fading is not shifted")
+    started = {f.get("id"): f.get("first_packet_s") for f in emu_summary.get("flows", [])}
+    if any(f.get("app") for f in doc.get("flows", [])):
+        info["not_aligned"].append("the scenario has app flows: flow start times are not moved")
+        return tomli_w.dumps(doc), info
+    # One entry per flow (a `ues = "all"` or list entry is one flow per UE, named as the
+    # simulator names them), so that entry i is flow id i and can start on its own.
+    n_ues = sum(int(u.get("count", 1)) for u in doc.get("ues", []))
+    flows = []
+    for f in doc.get("flows", []):
+        sel = f.get("ues")
+        if "ue" in f or sel is None:
+            flows.append(f)
+            continue
+        targets = list(range(n_ues)) if sel == "all" else list(sel)
+        for k, u in enumerate(targets):
+            g = {key: v for key, v in f.items() if key != "ues"}
+            g["ue"] = u
+            if f.get("name") and len(targets) > 1:
+                g["name"] = f"{f['name']}-{k}"
+            flows.append(g)
+    if "flows" in doc:
+        doc["flows"] = flows
+    dur = float(doc.get("simulation", {}).get("duration_s", 0.0))
+    for i, f in enumerate(flows):
+        t = started.get(i)
+        if t is None:
+            info["not_aligned"].append(f"flows[{i}]: the emulator run recorded no first_packet_s (starts at start_s)")
+            continue
+        # Microseconds: the simulator's clock is integer, the emulator's record is ns.
+        start = round(max(float(t), float(f.get("start_s", 0.0))), 6)
+        stop = f.get("stop_s")
+        if stop is not None and not start < float(stop):
+            info["not_aligned"].append(f"flows[{i}]: connected at {start} s, not before its stop_s = {stop}")
+            continue
+        end = min(float(stop), dur) if stop is not None else dur
+        info.setdefault("scenario_life_s", {})[i] = end - float(f.get("start_s", 0.0))
+        f["start_s"] = start
+        info["flow_start_s"][i] = start
+    return tomli_w.dumps(doc), info
+
+
+def over_scenario_life(sim_summary: dict, info: dict) -> dict:
+    """`sim_summary` with the throughput of each flow `aligned_simulator_text` started later
+    taken over the flow's life as the scenario gives it, as the emulator's summary does (bytes
+    delivered over stop − the scenario's start_s): the simulator's own figure divides by the
+    time from its (moved) start."""
+    out = json.loads(json.dumps(sim_summary))
+    for f in out.get("flows", []):
+        life = (info.get("scenario_life_s") or {}).get(f.get("id"))
+        if life is None or f.get("fct_s") is not None:
+            continue
+        if life > 0:
+            f["throughput_mbps"] = f["bytes_delivered"] * 8.0 / life / 1e6
+    return out
+
+
+def average_sim_summaries(runs: list) -> dict:
+    """One simulator summary whose flows carry the mean of `runs` (the simulator aligned to
+    each of several emulator runs: `aligned_simulator_text`) for what `compare` reads, and per
+    flow `runs`, each run's values; the first run's otherwise."""
+    if len(runs) == 1:
+        return runs[0]
+    out = json.loads(json.dumps(runs[0]))
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    for i, f in enumerate(out["flows"]):
+        per = [r["flows"][i] for r in runs]
+        f["runs"] = [{k: p[k] for k in ("throughput_mbps", "retransmits", "drops", "timeouts")} for p in per]
+        for k in ("throughput_mbps", "retransmits", "drops", "timeouts"):
+            f[k] = mean([p[k] for p in per])
+    out["prb_utilization"] = mean([r.get("prb_utilization") or 0.0 for r in runs])
+    out["repeats"] = len(runs)
+    return out
+
+
+def average_rtts(per_run: list) -> dict:
+    """The mean over runs of each flow's `sampled_rtt_ms` (the emulator's side is averaged the
+    same way: the mean of each run's median)."""
+    ids = set().union(*[set(r) for r in per_run]) if per_run else set()
+    out = {}
+    for fid in ids:
+        vals = [r[fid] for r in per_run if r.get(fid) is not None]
+        out[fid] = sum(vals) / len(vals) if vals else None
+    return out
+
+
 def _rel(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-9)
 
@@ -373,6 +496,11 @@ def _fmt(x, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
+def _count(x) -> str:
+    """A count, or the mean of counts over runs (one decimal when not whole)."""
+    return "-" if x is None else str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
 def _spread(runs: Optional[list], key: str, spec: str) -> str:
     vals = [r[key] for r in runs or [] if r.get(key) is not None]
     if len(vals) < 2:
@@ -398,11 +526,11 @@ def markdown_table(cases: list) -> str:
                 f"| {c.get('trace') or '-'} | {c.get('cc') or '-'} "
                 f"| {r['sim_mbps']:.2f} / {r['emu_mbps']:.2f}{_spread(runs, 'throughput_mbps', '.2f')} "
                 f"({r['throughput_rel_diff']:.1%}) "
-                f"| {r['sim_retransmits']} / {_fmt(r['emu_retransmits'], '.0f')}{_spread(runs, 'retrans', 'd')} "
-                f"| {r['sim_drops']} / {_fmt(r['emu_drops'], '.0f')}{_spread(runs, 'drops', 'd')} "
+                f"| {_count(r['sim_retransmits'])} / {_fmt(r['emu_retransmits'], '.0f')}{_spread(runs, 'retrans', 'd')} "
+                f"| {_count(r['sim_drops'])} / {_fmt(r['emu_drops'], '.0f')}{_spread(runs, 'drops', 'd')} "
                 f"| {_fmt(r['sim_retx_per_drop'], '.2f')} / {_fmt(r['emu_retx_per_drop'], '.2f')} "
                 f"({_fmt(r['retx_per_drop_rel_diff'], '.0%')}) "
-                f"| {r['sim_timeouts']} / {_fmt(r['emu_timeouts'], '.1f')}{_spread(runs, 'rto', 'd')} "
+                f"| {_count(r['sim_timeouts'])} / {_fmt(r['emu_timeouts'], '.1f')}{_spread(runs, 'rto', 'd')} "
                 f"| {_fmt(r['sim_rtt_p50_ms'], '.0f')} / {_fmt(r['emu_rtt_p50_ms'], '.0f')}{_spread(runs, 'rtt_ms', '.0f')} "
                 f"({_fmt(r['rtt_rel_diff'], '.1%')}) "
                 f"| {'kept' if kept else 'not kept' if kept is False else '-'} "

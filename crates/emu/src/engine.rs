@@ -82,6 +82,8 @@ struct FlowStats {
     drops: u64,
     series: PerSecond,
     sojourn: DelayHistogram,
+    /// Engine time its first packet left the server (was read from the server's device).
+    first_seen: Nanos,
 }
 
 /// Results of one flow (one 5-tuple from the server to a UE).
@@ -106,6 +108,10 @@ pub struct FlowResult {
     /// Sojourn of this flow's packets at the base station (arrival at the RLC queue to the
     /// end of the TTI carrying the last byte).
     pub queue_delay_ms: DelayPercentiles,
+    /// Scenario time (s) at which the flow's first packet left the server — for a TCP flow
+    /// the sender's SYN, so the moment the connection started; `None` for a flow seen before
+    /// the scenario's clock started. `cellshare crosscheck` starts the simulator's flow here.
+    pub first_packet_s: Option<f64>,
 }
 
 /// One UE's results.
@@ -180,6 +186,12 @@ pub struct EngineResults {
     /// Every handover (a scenario with `[network]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handovers: Option<HandoverLog>,
+    /// The TTI the cell ran at the scenario clock's start (`None` before it started). TTIs
+    /// count from the engine's start, not the clock's: the warm-up and the idle-RTT probes run
+    /// first, so the channels (a trace's millisecond, a fading process's time) are this many
+    /// TTIs in when the scenario's second 0 begins. `cellshare crosscheck` offsets the
+    /// simulator's trace channels by it.
+    pub clock_start_tti: Option<u64>,
 }
 
 /// The real-time engine.
@@ -408,6 +420,7 @@ impl<'a> Engine<'a> {
             drops: 0,
             series: PerSecond::new(self.cfg.duration),
             sojourn: DelayHistogram::default(),
+            first_seen: self.now(),
         });
         self.flow_index.insert(key, f);
         f
@@ -613,6 +626,10 @@ impl<'a> Engine<'a> {
                     drops: f.drops,
                     per_second_mbps: series(&f.series),
                     queue_delay_ms: f.sojourn.percentiles(),
+                    first_packet_s: self
+                        .t0
+                        .filter(|&t0| f.first_seen >= t0)
+                        .map(|t0| (f.first_seen - t0) as f64 / SEC as f64),
                 }
             })
             .collect();
@@ -662,6 +679,9 @@ impl<'a> Engine<'a> {
             flows,
             ues,
             handovers: self.cell.handovers().cloned(),
+            // TTI k spans [k ms, (k+1) ms) of engine time: the boundary nearest the clock's
+            // start (half a millisecond off at most).
+            clock_start_tti: self.t0.map(|t0| (t0 + MS / 2) / MS),
         }
     }
 }

@@ -548,6 +548,7 @@ fn summarize(
                 "per_second_mbps": r.map(|r| r.per_second_mbps.clone()).unwrap_or_default(),
                 "queue_delay_ms": r.map(|r| serde_json::to_value(r.queue_delay_ms).expect("json")),
                 "drops": r.map_or(0, |r| r.drops),
+                "first_packet_s": r.and_then(|r| r.first_packet_s),
                 "sender": sender,
                 "sender_per_second": series,
             })
@@ -585,6 +586,7 @@ fn summarize(
         "ues": res.ues,
         "prb_utilization_per_second": res.prb_utilization_per_second,
         "ttis": res.ttis,
+        "clock_start_tti": res.clock_start_tti,
         "handovers": res.handovers,
     })
 }
