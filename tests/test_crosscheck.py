@@ -231,3 +231,16 @@ def test_alignment_gives_each_flow_of_a_ues_entry_its_own_start():
     named = text.replace('ues = "all"', 'name = "dl", ues = "all"', 1)
     flows = tomllib.loads(emulate.aligned_simulator_text(named, emu)[0])["flows"]
     assert [f["name"] for f in flows] == ["dl-0", "dl-1"]
+
+
+def test_offset_step_shifts_every_trace_channel_and_refuses_what_it_cannot_shift(run_cli, tmp_path):
+    text = emulate.simulator_text((REPO / "scenarios" / "emu-trace.toml").read_text())
+    doc = tomllib.loads(emulate.shifted_text(text.replace('file = "', 'offset_ms = 7, file = "', 1), 250))
+    assert doc["ues"][0]["channel"]["offset_ms"] == 257
+    with pytest.raises(ValueError, match=r"ues\[0\].channel.random_offset"):
+        emulate.shifted_text(text.replace('file = "', 'random_offset = true, file = "', 1), 250)
+    # On the command line: a scenario without trace channels exits 2 before running anything.
+    r = run_cli("crosscheck", REPO / "scenarios" / "emu-two-ues-cubic.toml", "--out", tmp_path / "x",
+                "--offset-step", "250")
+    assert r.returncode == 2 and "--offset-step" in r.stderr and "no UE with a trace channel" in r.stderr
+    assert not (tmp_path / "x").exists()

@@ -179,26 +179,40 @@ def emulate_cmd(
 
 def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: Path,
                      duration: Optional[float], attempts: int, repeat: int = 1,
-                     stored: Optional[Path] = None, align: bool = True) -> dict:
+                     stored: Optional[Path] = None, align: bool = True, offset_step_ms: int = 0) -> dict:
     """`repeat` emulator runs of `scenario`, each tried up to `attempts` times while the
     emulator did not keep real time, then the simulator with `sim_text`, once per emulator run
     set up as that run went (`emulate.aligned_simulator_text`: the trace where the emulator's
     cell was at the clock's start, each flow from when its sender connected; `align=False`:
     once, as written). Written to `out/emu`, `out/sim` (`emu2`, `sim2`, ... for the repeats;
     `out` is the crosscheck's own new folder). With `stored` (--reuse), the emulator runs found
-    there are copied and compared instead of run again. Each side's figures are its runs' mean."""
+    there are copied and compared instead of run again. With `offset_step_ms`, run r (from 0)
+    reads every trace r·offset_step_ms later on both sides (the scenario it ran is kept as
+    `out/scenario-runR.toml`, its offset in `emu*/crosscheck_run.json`): the runs then sample
+    different starts of the trace. Each side's figures are its runs' mean."""
     import os
     from .api import run_text
     from .output import write_result
 
-    tries, summaries = [], []
+    tries, summaries, sim_texts = [], [], []
     interrupted = None
     for rep in range(repeat):
         name = "emu" if rep == 0 else f"emu{rep + 1}"
         folder = out / name
+        run_scenario, shift = scenario, rep * offset_step_ms
+        sim_texts.append(emu.shifted_text(sim_text, shift) if offset_step_ms else sim_text)
+        if offset_step_ms:
+            run_scenario = out / f"scenario-run{rep + 1}.toml"
+            text = emu.variant_text(scenario.read_text(), scenario.resolve().parent)
+            run_scenario.write_text(emu.shifted_text(text, shift))
         if stored is not None and (stored / name / "summary.json").exists():
             # A stored run of the emulator: compare a new simulator build with it.
             summary = json.loads((stored / name / "summary.json").read_text())
+            rec = stored / name / "crosscheck_run.json"
+            was = json.loads(rec.read_text()).get("trace_offset_ms", 0) if rec.exists() else 0
+            if was != shift:
+                raise ValueError(f"--reuse: the emulator run in {stored / name} read its traces {was} ms later, "
+                                 f"this crosscheck's run {rep + 1} {shift} ms (expected the same --offset-step)")
             shutil.copytree(stored / name, folder)
             rt = summary.get("realtime") or {}
             host = folder / "host_load.json"
@@ -211,8 +225,10 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
             if folder.exists():  # a try that fell behind real time, in the crosscheck's own new folder
                 shutil.rmtree(folder)
             load = os.getloadavg()[0]
-            summary = emu.run_emulator(scenario, folder, duration)
+            summary = emu.run_emulator(run_scenario, folder, duration)
             (folder / "host_load.json").write_text(json.dumps({"load": load}) + "\n")
+            if offset_step_ms:
+                (folder / "crosscheck_run.json").write_text(json.dumps({"trace_offset_ms": shift}) + "\n")
             rt = summary.get("realtime") or {}
             tries.append({"run": rep + 1, "load": load, "kept": rt.get("kept"), "tti_late_p99_ms": rt.get("tti_late_p99_ms"),
                           "host_steal_percent": rt.get("host_steal_percent")})
@@ -224,8 +240,8 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
             interrupted = summary
             break
     sims, rtts, alignment = [], [], []
-    for i, summary in enumerate(summaries if align else summaries[:1]):
-        text, info = emu.aligned_simulator_text(sim_text, summary) if align else (sim_text, None)
+    for i, summary in enumerate(summaries if align or offset_step_ms else summaries[:1]):
+        text, info = emu.aligned_simulator_text(sim_texts[i], summary) if align else (sim_texts[i], None)
         result = run_text(text, base, progress=False, label=label)
         was, now = summary.get("duration_s"), result.summary.get("duration_s")
         if stored is not None and (was is None or now is None or abs(float(was) - float(now)) > 1e-6
@@ -263,6 +279,10 @@ def crosscheck_cmd(
                                "trace from where the emulator's cell was when the run's clock started, each flow from "
                                "when its sender connected), one simulator run per emulator run; --no-align: one "
                                "simulator run of the scenario as written."),
+    offset_step: int = typer.Option(0, "--offset-step", min=0, max=3_600_000, metavar="MS",
+                                    help="Emulator run r (from 0) and its simulator run read every trace r·MS ms "
+                                    "later, so that --repeat samples several starts of the trace (needs trace "
+                                    "channels)."),
 ) -> None:
     """Run the same scenario in the simulator and the emulator (real Linux TCP) and compare, per
     flow: throughput (within 5 %), retransmitted segments per drop (within 25 %), retransmission
@@ -289,6 +309,8 @@ def crosscheck_cmd(
             vtext = emu.variant_text(text, base, t, c) if (t or c) else text
             sim_text = _with_overrides(emu.simulator_text(vtext), None, duration)
             _core.validate(sim_text, str(base))
+            if offset_step:
+                emu.shifted_text(sim_text, offset_step)  # a scenario without trace channels: refused here
             cases_in.append((t, c, label, vtext, sim_text))
         if reuse:
             # The user asked to replace OUT's comparison while keeping its emulator runs.
@@ -317,7 +339,8 @@ def crosscheck_cmd(
                 else:
                     path = scenario
                 case = _crosscheck_case(sim_text, str(base), label or str(scenario), path, where, duration, attempts,
-                                        repeat, stored=(out / label if label else out) if reuse else None, align=align)
+                                        repeat, stored=(out / label if label else out) if reuse else None, align=align,
+                                        offset_step_ms=offset_step)
                 case.update({"trace": t.name if t else None, "cc": c})
                 cases.append(case)
                 if case["interrupted"]:

@@ -241,6 +241,28 @@ def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, c
     return tomli_w.dumps(doc)
 
 
+def shifted_text(scenario_text: str, ms: int) -> str:
+    """The scenario with every trace channel (downlink and uplink) reading its trace `ms`
+    milliseconds later (`offset_ms` + ms). Raises ValueError when there is no trace channel or
+    one draws its offset at random (`random_offset`), naming it."""
+    from .api import toml_loads
+
+    doc = toml_loads(scenario_text)
+    n = 0
+    for i, ue in enumerate(doc.get("ues", [])):
+        for where, ch in ((f"ues[{i}].channel", ue.get("channel")),
+                          (f"ues[{i}].uplink.channel", (ue.get("uplink") or {}).get("channel"))):
+            if isinstance(ch, dict) and ch.get("kind") == "trace":
+                if ch.get("random_offset"):
+                    raise ValueError(f"--offset-step: {where}.random_offset = true (expected a trace read from a "
+                                     "given offset_ms)")
+                ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(ms)
+                n += 1
+    if n == 0:
+        raise ValueError("--offset-step: the scenario has no UE with a trace channel (ues[i].channel.kind = \"trace\")")
+    return tomli_w.dumps(doc)
+
+
 def aligned_simulator_text(sim_text: str, emu_summary: dict) -> tuple[str, dict]:
     """The simulator's scenario (`simulator_text`) set up as one emulator run went: its trace
     channels read the trace from where the emulator's cell was when that run's clock started,
