@@ -33,9 +33,16 @@
 //! - Phase changes: the 1.25 phase lasts at least RTprop and until in flight reaches
 //!   `1.25·BDP` (or a loss); the 0.75 phase ends after RTprop or once in flight ≤ BDP; the
 //!   others last RTprop.
-//! - The quantum is `quantum_packets · MSS` (the draft's 3 send quanta; no TSO here), plus
-//!   2 segments in the 1.25 phase (Linux `bbr_quantization_budget`); Linux's rounding up to
-//!   an even number of packets is not done (windows are in bytes).
+//! - The quantum, as Linux `bbr_quantization_budget` (`linux_quantum`, default): the target
+//!   in packets (rounded up) plus `quantum_packets` (3) × the TSO segment goal
+//!   (`bbr_tso_segs_goal`: the segments of 1 ms at the pacing rate, `sk_pacing_rate >>
+//!   sk_pacing_shift` with the default shift 10, at least 2 — 1 below `bbr_min_tso_rate`,
+//!   1.2 Mbit/s — at most 127 and the legacy GSO size), rounded up to an even number of
+//!   packets, plus 2 segments in the 1.25 phase. At the 1.2–35 Mbit/s of cellular traces the
+//!   goal is 2, so the quantum is 6 segments where the draft's is 3: the segments in flight,
+//!   hence the queue, that BBR keeps above its BDP. The simulator sends single segments (no
+//!   TSO); the goal only sizes the window, as in Linux whatever the device offloads.
+//!   `linux_quantum = false`: `quantum_packets` segments in bytes, no rounding (the draft).
 //! - Before the pipe is full, cwnd grows by the delivered bytes of each ACK while below the
 //!   target (slow-start-like); afterwards `cwnd = min(cwnd + delivered, target)` [draft
 //!   §4.2.3.6]. "Delivered bytes" is the growth of `AckEvent::delivered`, which includes the
@@ -100,8 +107,14 @@ pub struct BbrConfig {
     /// Minimum cwnd in segments, also the cwnd in PROBE_RTT. Default 4 (draft §4.2.3.3).
     pub min_cwnd_packets: u32,
     /// Segments added to the target cwnd to keep the pipe full despite delayed and stretched
-    /// ACKs (the draft's 3 send quanta). Default 3 (draft §4.2.3.2).
+    /// ACKs (the draft's 3 send quanta); with `linux_quantum`, send quanta of the TSO segment
+    /// goal each. Default 3 (draft §4.2.3.2, Linux `bbr_quantization_budget`).
     pub quantum_packets: u32,
+    /// The quantum as Linux computes it: `quantum_packets` × `bbr_tso_segs_goal` (2 segments
+    /// from 1.2 Mbit/s of pacing rate, more above 17 Mbit/s, 1 below) and the target rounded
+    /// up to an even number of packets; false: `quantum_packets` segments, in bytes (the
+    /// draft). Default true.
+    pub linux_quantum: bool,
     /// STARTUP ends when BtlBw grew by less than this factor (dimensionless) for
     /// `full_bw_rounds` rounds. Default 1.25 (draft §4.3.2.2).
     pub full_bw_threshold: f64,
@@ -133,6 +146,7 @@ impl Default for BbrConfig {
             probe_rtt_duration_ms: 200.0,
             min_cwnd_packets: 4,
             quantum_packets: 3,
+            linux_quantum: true,
             full_bw_threshold: 1.25,
             full_bw_rounds: 3,
             extra_acked_gain: 1.0,
@@ -454,14 +468,35 @@ impl Bbr {
         (bw * self.min_rtt as f64 / SEC as f64 * gain).ceil() as u64
     }
 
-    /// Linux `bbr_quantization_budget`: the quantum, plus 2 segments in the probing phase so
-    /// that in-flight can exceed the BDP even when it is small.
+    /// Linux `bbr_tso_segs_goal`: the segments the pacing rate sends in 1 ms
+    /// (`sk_pacing_rate >> sk_pacing_shift`, shift 10: bytes per 1/1024 s), at least
+    /// `bbr_min_tso_segs` (1 below `bbr_min_tso_rate` = 1.2 Mbit/s, else 2), at most 127
+    /// (`0x7F`) and what the legacy GSO size holds (`GSO_LEGACY_MAX_SIZE − 1 −
+    /// MAX_TCP_HEADER`, 65536 − 1 − 320 bytes taken for x86-64; it binds above 500 Mbit/s).
+    fn tso_segs_goal(&self) -> u64 {
+        const MIN_TSO_RATE_BYTES: f64 = 1_200_000.0 / 8.0;
+        const GSO_BYTES: u64 = 65_536 - 1 - 320;
+        let min_segs = if self.pacing_rate < MIN_TSO_RATE_BYTES { 1 } else { 2 };
+        let bytes = ((self.pacing_rate.max(0.0) as u64) >> 10).min(GSO_BYTES);
+        (bytes / self.mss.max(1)).max(min_segs).min(0x7F)
+    }
+
+    /// Linux `bbr_quantization_budget`: the quantum, the target rounded up to an even number
+    /// of packets ("reduce delayed ACKs"), plus 2 segments in the probing phase so that
+    /// in-flight can exceed the BDP even when it is small. Without `linux_quantum`, the
+    /// draft's quantum in bytes.
     fn quantization_budget(&self, cwnd: u64) -> u64 {
-        let mut cwnd = cwnd + self.cfg.quantum_packets as u64 * self.mss;
-        if self.state == BbrState::ProbeBw && self.cycle_index == 0 {
-            cwnd += 2 * self.mss;
+        let probing = self.state == BbrState::ProbeBw && self.cycle_index == 0;
+        if !self.cfg.linux_quantum {
+            return cwnd + (self.cfg.quantum_packets as u64 + if probing { 2 } else { 0 }) * self.mss;
         }
-        cwnd
+        // Linux counts packets: the BDP is rounded up to whole packets (`bbr_bdp`).
+        let mut packets = cwnd.div_ceil(self.mss.max(1)) + self.cfg.quantum_packets as u64 * self.tso_segs_goal();
+        packets = (packets + 1) & !1;
+        if probing {
+            packets += 2;
+        }
+        packets * self.mss
     }
 
     /// Linux `bbr_inflight`: `gain · BDP` plus the quantum.
@@ -1212,31 +1247,54 @@ mod tests {
 
     #[test]
     fn cwnd_is_cwnd_gain_bdp_plus_quantum_in_probe_bw() {
-        // Without the ACK-aggregation allowance the target is exactly 2·BDP + 3·MSS
-        // (+2·MSS in the 1.25 phase).
-        let cfg = BbrConfig {
-            extra_acked_gain: 0.0,
-            ..Default::default()
-        };
-        let sim = bottleneck(&cfg, 3 * SEC);
-        let probe: Vec<_> = sim
-            .log
-            .iter()
-            .filter(|o| o.state == BbrState::ProbeBw)
-            .collect();
-        let mut at_target = 0;
-        for o in &probe {
-            let bdp = (o.btl_bw * o.min_rtt as f64 / SEC as f64 * 2.0).ceil() as u64;
-            let target = bdp + 3 * MSS64 + if o.cycle_index == 0 { 2 * MSS64 } else { 0 };
-            assert!(o.cwnd <= target, "{o:?}: target {target}");
-            at_target += usize::from(o.cwnd == target);
+        // Without the ACK-aggregation allowance the target is, as Linux, 2·BDP in whole
+        // packets plus 3 TSO goals (2 segments each at this 10–12.5 Mbit/s pacing rate: 1 ms
+        // of it is one segment at most, and the rate is above 1.2 Mbit/s), rounded up to
+        // an even count (+2 in the 1.25 phase); the draft's rule (`linux_quantum = false`):
+        // 2·BDP + 3·MSS in bytes.
+        for linux in [true, false] {
+            let cfg = BbrConfig {
+                extra_acked_gain: 0.0,
+                linux_quantum: linux,
+                ..Default::default()
+            };
+            let sim = bottleneck(&cfg, 3 * SEC);
+            let probe: Vec<_> = sim
+                .log
+                .iter()
+                .filter(|o| o.state == BbrState::ProbeBw)
+                .collect();
+            let mut at_target = 0;
+            for o in &probe {
+                let bdp = (o.btl_bw * o.min_rtt as f64 / SEC as f64 * 2.0).ceil() as u64;
+                let up = if o.cycle_index == 0 { 2 } else { 0 };
+                let target = if linux {
+                    assert!(o.pacing_rate >= 150_000.0 && o.pacing_rate < 3.0 * 1024.0 * MSS64 as f64, "{o:?}");
+                    ((bdp.div_ceil(MSS64) + 3 * 2 + 1) & !1) * MSS64 + up * MSS64
+                } else {
+                    bdp + 3 * MSS64 + up * MSS64
+                };
+                assert!(o.cwnd <= target, "{o:?}: target {target}");
+                at_target += usize::from(o.cwnd == target);
+            }
+            assert!(
+                at_target * 10 >= probe.len() * 9,
+                "{at_target} of {}",
+                probe.len()
+            );
         }
-        assert!(
-            at_target * 10 >= probe.len() * 9,
-            "{at_target} of {}",
-            probe.len()
-        );
     }
+
+    #[test]
+    fn tso_segment_goal_is_linuxs() {
+        // bbr_tso_segs_goal: max(pacing_rate >> 10 / mss, 1 below 1.2 Mbit/s else 2), ≤ 127.
+        let mut b = Bbr::new(&BbrConfig::default(), MSS, 10 * MSS64);
+        for (mbps, goal) in [(0.5, 1), (1.19, 1), (1.2, 2), (10.0, 2), (17.0, 2), (50.0, 4), (2000.0, 45)] {
+            b.pacing_rate = mbps * 1e6 / 8.0;
+            assert_eq!(b.tso_segs_goal(), goal, "{mbps} Mbit/s");
+        }
+    }
+
 
     #[test]
     fn probe_rtt_after_ten_seconds_without_lower_rtt() {
