@@ -244,3 +244,25 @@ def test_offset_step_shifts_every_trace_channel_and_refuses_what_it_cannot_shift
                 "--offset-step", "250")
     assert r.returncode == 2 and "--offset-step" in r.stderr and "no UE with a trace channel" in r.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_start_sensitivity_tool_runs_each_start_of_the_trace(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sens", REPO / "tools" / "crosscheck_start_sensitivity.py")
+    sens = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sens)
+    trace = REPO.parent / "shared" / "traces" / "TMobile-LTE-driving.down"
+    s = sens.sweep(REPO / "scenarios" / "emu-trace.toml", trace, "bbr", [0, 3000], duration=3.0)
+    assert [r["offset_ms"] for r in s["runs"]] == [0, 3000] and all(r["throughput_mbps"] > 0 for r in s["runs"])
+    q = s["rtt_p50_ms"]
+    assert q["min"] <= q["median"] <= q["max"]
+    # Different starts of a real trace are different experiments: the runs differ.
+    assert s["runs"][0]["throughput_mbps"] != s["runs"][1]["throughput_mbps"]
+    assert sens._offsets("0:200:100") == [0, 100, 200] and sens._offsets("5,7") == [5, 7]
+    with pytest.raises(Exception, match="START:STOP:STEP"):
+        sens._offsets("0:1:0")
+    out = tmp_path / "x.json"
+    out.write_text("mine")
+    with pytest.raises(SystemExit):
+        sens.main(["--trace", str(trace), "--offsets", "0", "--json", str(out)])
+    assert out.read_text() == "mine"
