@@ -49,6 +49,9 @@ def test_bad_flags_are_refused_with_the_flag_and_value():
                           (["--cellshare-ack-every-ms", "0"], "--cellshare-ack-every-ms: 0"),
                           (["--cellshare-fg-cc", '{"beta": 0.5}'], "--cellshare-fg-cc: "),
                           (["--cellshare-fg-cc", "cubic"], "--cellshare-fg-cc: 'cubic' is not JSON"),
+                          (["--cellshare-bg-cc", "[1]"], "--cellshare-bg-cc: '[1]' is not a JSON table"),
+                          (["--cellshare-ack-from-s", "20"], "--cellshare-ack-from-s: 20.0 needs --cellshare-ack-every-ms"),
+                          (["--cellshare-ack-every-ms", "7", "--cellshare-ack-from-s", "41"], "--cellshare-ack-from-s: 41.0"),
                           (["--cellshare-fg-start-s", "10"], "--cellshare-fg-start-s: 10.0"),
                           (["--ns3-hystart-delay-max-ms", "3"], "--ns3-hystart-delay-max-ms: 3")):
         proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
@@ -131,6 +134,35 @@ def test_vegas_at_another_ue_takes_half_the_cell_on_either_ack_path():
     for r in (fixed, periodic):
         assert abs(r["bg_mean"] - r["fg"]) < 0.05 * r["total"], (fixed, periodic)
     assert abs(periodic["total"] - fixed["total"]) < 0.05 * fixed["total"], (fixed, periodic)
+
+
+def test_vegas_at_another_ue_holds_a_small_window_once_its_ack_delay_rises_as_in_ns3():
+    # docs/crosscheck-ns3.md ("Vegas at another UE"): in ns-3 (tools/data/ns3-crosscheck-background-
+    # vegas-trace.json) UE 1's ACKs take 15.93 ms until 22.8 s and 19.11 ms from 24 s on, its data
+    # does not slow, and TcpVegas, fed the smoothed RTT, falls from 46 to 22 segments and holds
+    # there with no queue (11.52 Mbit/s over 10-40 s). The same rise on our side (ACKs at every TTI
+    # until 22.9 s, then every 7 ms) gives Vegas with ns-3's smoothed-RTT input 11.57; with the
+    # fixed ACK path it keeps half the cell.
+    fixed = _rates(background="vegas", ues=2, layout="other", duration=40.0,
+                   cellshare_bg_cc='{"kind": "vegas", "rtt": "srtt"}')
+    risen = _rates(background="vegas", ues=2, layout="other", duration=40.0, cellshare_ack_every_ms=7,
+                   cellshare_ack_from_s=22.9, cellshare_bg_cc='{"kind": "vegas", "rtt": "srtt"}')
+    assert abs(fixed["bg_mean"] - fixed["fg"]) < 0.05 * fixed["total"], fixed
+    assert abs(risen["bg_mean"] - 11.52) < 0.15 * 11.52, risen
+    assert abs(risen["total"] - fixed["total"]) < 0.02 * fixed["total"], (fixed, risen)
+
+
+def test_rtt_and_delay_summaries_of_ns3s_step_series():
+    tool = _tool()
+    # A traced value reports changes only: each interval's minimum includes the value held at its start.
+    assert tool.interval_min([0.5, 1.2, 2.5], [3, 1, 2], [0, 1, 2, 3]) == [3, 1, 1]
+    assert tool.held([0.5, 1.2], [3, 1], [0.4, 1.0, 5]) == [None, 3, 1]
+    rtt = tool.rtt_summary([0.5, 1.2, 2.5], [0.030, 0.031, 0.029], [0.5, 1.5], [0.030, 0.028], 0, 3)
+    assert rtt["srtt_ms_per_s"] == [30.0, 31.0, 29.0] and rtt["rtt_sample_min_ms_per_s"] == [30.0, 28.0, 28.0]
+    assert (rtt["srtt_min_ms"], rtt["srtt_min_at_s"]) == (29.0, 2.5)
+    # FlowMonitor's running sums (delay s, packets) at successive pauses -> mean delay per interval.
+    d = tool.delays_per_interval([(1, {"a": (0.1, 10)}), (2, {"a": (0.3, 20), "b": (0.0, 0)}), (3, {"a": (0.3, 20), "b": (0.05, 2)})])
+    assert d == {"a": {"to_s": [2, 3], "delay_ms": [20.0, None]}, "b": {"to_s": [2, 3], "delay_ms": [None, 25.0]}}
 
 
 def test_block_fill_reads_ns3s_transport_blocks_per_ue(tmp_path):

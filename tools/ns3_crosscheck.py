@@ -288,11 +288,21 @@ def run_ns3(args: argparse.Namespace) -> dict:
             ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
             ns.Simulator.Run()
             tcp_trace.connect(k)
-    ns.Simulator.Stop(ns.Seconds(measure_from - ns.Simulator.Now().GetSeconds()))
-    ns.Simulator.Run()
-    start = {k: s.GetTotalRx() for k, s in sinks.items()}
-    ns.Simulator.Stop(ns.Seconds(args.duration - measure_from))
-    ns.Simulator.Run()
+    # Run to the measurement window's start and end; with `--tcp-trace` also pause every
+    # 100 ms to read FlowMonitor's running delay sums (one-way delay per 100 ms).
+    stops = [measure_from, args.duration]
+    if tcp_trace is not None:
+        now = ns.Simulator.Now().GetSeconds()
+        stops = sorted({*stops, *(k / 10 for k in range(math.floor(now * 10) + 1, int(args.duration * 10) + 1))})
+    snapshots = []
+    for at in stops:
+        if at > ns.Simulator.Now().GetSeconds():
+            ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
+            ns.Simulator.Run()
+        if at == measure_from:
+            start = {k: s.GetTotalRx() for k, s in sinks.items()}
+        if tcp_trace is not None:
+            snapshots.append((at, flow_delay_sums(ns, flowmon, monitor)))
     end = {k: s.GetTotalRx() for k, s in sinks.items()}
     span = args.duration - measure_from
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
@@ -300,6 +310,7 @@ def run_ns3(args: argparse.Namespace) -> dict:
         out["delays"] = flow_delays(ns, flowmon, monitor)
     if tcp_trace is not None:
         out["tcp"] = tcp_trace.summary(0.0, args.duration)
+        out["tcp"]["delay_ms_per_s"] = delays_per_interval(snapshots)
     if not udp and args.phy_stats:
         out["fill"] = block_fill(Path.cwd() / "DlTxPhyStats.txt", end, bg_ues, n_ues)
     ns.Simulator.Destroy()
@@ -308,35 +319,65 @@ def run_ns3(args: argparse.Namespace) -> dict:
     return out
 
 
+def _flow_stats(ns, flowmon, monitor):
+    """(name, FlowMonitor stats) of every TCP flow of the run: `fg@UE.data` server → UE,
+    `fg@UE.ack` back, `bg@UE.*` likewise."""
+    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
+    for item in monitor.GetFlowStats():
+        fid, st = item.first, item.second
+        t = classifier.FindFlow(fid)
+        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
+        if port not in (1000, 2000):
+            continue
+        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
+        yield ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack"), st
+
+
 def flow_delays(ns, flowmon, monitor) -> dict:
     """One-way delay and jitter (mean |difference of consecutive delays|) of every IP flow of
     the run, ms, from ns-3's FlowMonitor: `fg0.data` server → UE 0, `fg0.ack` back, `bgN.*`
     likewise."""
     monitor.CheckForLostPackets()
-    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
     out = {}
-    for item in monitor.GetFlowStats():
-        fid, st = item.first, item.second
-        t = classifier.FindFlow(fid)
-        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
-        if port not in (1000, 2000) or st.rxPackets < 2:
+    for name, st in _flow_stats(ns, flowmon, monitor):
+        if st.rxPackets < 2:
             continue
-        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
-        name = ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack")
         out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
                      "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
     return out
 
 
+def flow_delay_sums(ns, flowmon, monitor) -> dict:
+    """{flow name: (sum of one-way delays in s, packets received)} so far (FlowMonitor's running sums)."""
+    return {name: (st.delaySum.GetSeconds(), int(st.rxPackets)) for name, st in _flow_stats(ns, flowmon, monitor)}
+
+
+def delays_per_interval(snapshots: list) -> dict:
+    """From running delay sums at successive times, [(t, {flow: (delay sum s, packets)})],
+    the mean one-way delay of each flow's packets received between each pair of times, ms
+    ({flow: {"to_s": [t...], "delay_ms": [...]}}; None where none arrived)."""
+    out = {}
+    for (_, a), (t, b) in zip(snapshots, snapshots[1:]):
+        for name, (d1, n1) in b.items():
+            d0, n0 = a.get(name, (0.0, 0))
+            row = out.setdefault(name, {"to_s": [], "delay_ms": []})
+            row["to_s"].append(round(t, 3))
+            row["delay_ms"].append(round((d1 - d0) * 1e3 / (n1 - n0), 3) if n1 > n0 else None)
+    return out
+
+
 class TcpTrace:
     """Diagnosis (`--tcp-trace`): ns-3's TCP senders on server 0 (the foreground) and server 1
-    (the backgrounds) over the whole run: the congestion window at each whole second and the
+    (the backgrounds) over the whole run: the congestion window at each whole second, the
     times of entries into fast recovery (`CA_RECOVERY`) and into loss recovery after a timeout
-    (`CA_LOSS`), from
-    the sockets' `CongestionWindow` and `CongState` trace sources. The sinks are C++ (cppyy)
-    so no Python runs per ACK."""
+    (`CA_LOSS`), and the RTTs: the smoothed RTT (the one ns-3.44's `TcpSocketBase` hands to
+    its controllers' `PktsAcked`, so `TcpVegas`'s BaseRTT is its minimum) and the last RTT
+    sample, from the sockets' `CongestionWindow`, `CongState`, `RTT` and `LastRTT` trace
+    sources. The sinks are C++ (cppyy) so no Python runs per ACK."""
 
     _defined = False
+    #: Stored series per server: (time, value) pairs of cwnd, state, srtt and last RTT sample.
+    _SERIES = 8
 
     def __init__(self, ns, servers):
         import cppyy
@@ -345,20 +386,28 @@ class TcpTrace:
             #include <vector>
             namespace cellshare_xc {
             // Function-local statics: cppyy's JIT cannot run global static initialisers here.
-            inline std::vector<double>& Store(int i) { static std::vector<double> v[8]; return v[i]; }
+            inline std::vector<double>& Store(int i) { static std::vector<double> v[16]; return v[i]; }
             template <int K> void Cwnd(uint32_t, uint32_t n) {
-              Store(4 * K).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 1).push_back(n); }
+              Store(8 * K).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 1).push_back(n); }
             template <int K> void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
-              Store(4 * K + 2).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 3).push_back(n); }
+              Store(8 * K + 2).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 3).push_back(n); }
+            template <int K> void Srtt(ns3::Time, ns3::Time n) {
+              Store(8 * K + 4).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 5).push_back(n.GetSeconds()); }
+            template <int K> void LastRtt(ns3::Time, ns3::Time n) {
+              Store(8 * K + 6).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 7).push_back(n.GetSeconds()); }
             inline ns3::Callback<void, uint32_t, uint32_t> CwndSink(int k) {
               return k ? ns3::MakeCallback(&Cwnd<1>) : ns3::MakeCallback(&Cwnd<0>); }
             inline ns3::Callback<void, ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t> StateSink(int k) {
               return k ? ns3::MakeCallback(&State<1>) : ns3::MakeCallback(&State<0>); }
+            inline ns3::Callback<void, ns3::Time, ns3::Time> SrttSink(int k) {
+              return k ? ns3::MakeCallback(&Srtt<1>) : ns3::MakeCallback(&Srtt<0>); }
+            inline ns3::Callback<void, ns3::Time, ns3::Time> LastRttSink(int k) {
+              return k ? ns3::MakeCallback(&LastRtt<1>) : ns3::MakeCallback(&LastRtt<0>); }
             }
             """)
             TcpTrace._defined = True
         self.g, self.ns, self.servers = cppyy.gbl.cellshare_xc, ns, servers
-        for i in range(8):
+        for i in range(2 * self._SERIES):
             self.g.Store(i).clear()
 
     def connect(self, k: int) -> None:
@@ -366,26 +415,80 @@ class TcpTrace:
         base = f"/NodeList/{self.servers.Get(k).GetId()}/$ns3::TcpL4Protocol/SocketList/*/"
         self.ns.Config.ConnectWithoutContext(base + "CongestionWindow", self.g.CwndSink(k))
         self.ns.Config.ConnectWithoutContext(base + "CongState", self.g.StateSink(k))
+        self.ns.Config.ConnectWithoutContext(base + "RTT", self.g.SrttSink(k))
+        self.ns.Config.ConnectWithoutContext(base + "LastRTT", self.g.LastRttSink(k))
+
+    def series(self, k: int) -> dict:
+        """Server `k`'s stored series: {"cwnd", "state", "srtt", "rtt"} -> (times, values)."""
+        out = {}
+        for j, name in enumerate(("cwnd", "state", "srtt", "rtt")):
+            out[name] = (list(self.g.Store(self._SERIES * k + 2 * j)), list(self.g.Store(self._SERIES * k + 2 * j + 1)))
+        return out
 
     def summary(self, t0: float, t1: float) -> dict:
         out = {}
         for k, name in ((0, "server 0"), (1, "server 1")):
-            t, w = list(self.g.Store(4 * k)), list(self.g.Store(4 * k + 1))
-            ts, st = list(self.g.Store(4 * k + 2)), list(self.g.Store(4 * k + 3))
-            per_s, j = [], 0
-            for sec in range(int(t0) + 1, int(t1) + 1):  # the last window change before each whole second
-                while j < len(t) and t[j] <= sec:
-                    j += 1
-                per_s.append(int(w[j - 1] // 1448) if j else None)
-            fine, j = [], 0
-            for tenth in range(40, 101):  # every 100 ms from 4 to 10 s: the foreground's start
-                while j < len(t) and t[j] <= tenth / 10:
-                    j += 1
-                fine.append(int(w[j - 1] // 1448) if j else None)
-            out[name] = {"cwnd_segments_per_s": per_s, "cwnd_segments_4_to_10_s_per_100_ms": fine,
+            s = self.series(k)
+            (t, w), (ts, st) = s["cwnd"], s["state"]
+            out[name] = {"cwnd_segments_per_s": [None if v is None else int(v // 1448) for v in held(t, w, range(int(t0) + 1, int(t1) + 1))],
+                         # every 100 ms from 4 to 10 s: the foreground's start
+                         "cwnd_segments_4_to_10_s_per_100_ms": [None if v is None else int(v // 1448)
+                                                                for v in held(t, w, [x / 10 for x in range(40, 101)])],
+                         "cwnd_segments_per_100_ms": [None if v is None else int(v // 1448)
+                                                      for v in held(t, w, [x / 10 for x in range(int(t0 * 10) + 1, int(t1 * 10) + 1)])],
                          "fast_recoveries_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 3],
                          "timeouts_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 4]}
+            out[name].update(rtt_summary(*s["srtt"], *s["rtt"], t0, t1))
         return out
+
+
+def held(t: list, v: list, at) -> list:
+    """The value of a step series (times `t`, values `v`) at each time of `at` (None before the first)."""
+    out, j = [], 0
+    for x in at:
+        while j < len(t) and t[j] <= x:
+            j += 1
+        out.append(v[j - 1] if j else None)
+    return out
+
+
+def interval_min(t: list, v: list, edges: list) -> list:
+    """The smallest value a step series (times `t`, values `v`) holds within each interval
+    [edges[i], edges[i + 1]): the value held at its start and every value set inside it
+    (None while the series has not started)."""
+    out, j = [], 0
+    for a, b in zip(edges, edges[1:]):
+        while j < len(t) and t[j] <= a:
+            j += 1
+        low = v[j - 1] if j else None
+        while j < len(t) and t[j] < b:
+            low = v[j] if low is None else min(low, v[j])
+            j += 1
+        out.append(low)
+    return out
+
+
+def rtt_summary(st: list, sv: list, rt: list, rv: list, t0: float, t1: float) -> dict:
+    """RTT figures of one ns-3 sender, ms, from its smoothed-RTT and last-RTT-sample step series
+    (times, values in s; a traced value reports changes only, so a value holds until the next):
+    the smoothed RTT at each whole second and at every 100 ms, its minimum and the samples'
+    minimum within each second and each 100 ms, and the smallest smoothed RTT of the run with
+    its time (what ns-3.44's `TcpVegas` takes as BaseRTT, as it is fed the smoothed RTT)."""
+    def ms(values: list) -> list:
+        return [None if x is None else round(x * 1e3, 2) for x in values]
+
+    seconds = list(range(int(t0), int(t1) + 1))
+    tenths = [k / 10 for k in range(int(t0 * 10), int(t1 * 10) + 1)]
+    positive = [(b, a) for a, b in zip(st, sv) if b > 0]
+    low = min(positive) if positive else (None, None)
+    return {"srtt_ms_per_s": ms(held(st, sv, seconds[1:])),
+            "srtt_min_ms_per_s": ms(interval_min(st, sv, seconds)),
+            "rtt_sample_min_ms_per_s": ms(interval_min(rt, rv, seconds)),
+            "srtt_ms_per_100_ms": ms(held(st, sv, tenths[1:])),
+            "srtt_min_ms_per_100_ms": ms(interval_min(st, sv, tenths)),
+            "rtt_sample_min_ms_per_100_ms": ms(interval_min(rt, rv, tenths)),
+            "srtt_min_ms": None if low[0] is None else round(low[0] * 1e3, 3),
+            "srtt_min_at_s": None if low[1] is None else round(low[1], 3)}
 
 
 def new_block_bytes(path: Path, n_ues: int) -> list[int]:
@@ -480,8 +583,10 @@ def run_cellshare(args: argparse.Namespace) -> dict:
         n_ues, bg_ues = layout_ues(args.layout, args.ues)
         a = int(MEASURE_FROM_S)
         if args.background != "none":
+            # Diagnosis flag (cellshare's side only): the backgrounds' controller.
+            bg_cc = json.loads(getattr(args, "cellshare_bg_cc", None) or "null") or BACKGROUNDS[args.background][0]
             flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
-                       "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
+                       "transport": {"kind": "tcp", "cc": bg_cc}} for ue in bg_ues]
         # Diagnosis flags (cellshare's side only): the foreground's controller and start.
         fg_cc = json.loads(getattr(args, "cellshare_fg_cc", None) or '{"kind": "cubic"}')
         fg_start = getattr(args, "cellshare_fg_start_s", None) or FG_START_S
@@ -502,9 +607,24 @@ def run_cellshare(args: argparse.Namespace) -> dict:
             # trace with one opportunity every `period` ms, each UE at its own seeded phase),
             # like ns-3's UE waiting for its uplink grants, instead of cellshare's fixed path.
             trace = Path(tmp) / "ack-opportunities.up"
-            trace.write_text(f"{period}\n")
-            for group in scenario["ues"]:
-                group["uplink"] = {"channel": {"kind": "trace", "file": str(trace), "random_offset": True}}
+            from_s = getattr(args, "cellshare_ack_from_s", None)
+            if from_s is None:
+                trace.write_text(f"{period}\n")
+                for group in scenario["ues"]:
+                    group["uplink"] = {"channel": {"kind": "trace", "file": str(trace), "random_offset": True}}
+            else:
+                # Diagnosis: the background UEs' ACKs leave at every TTI (1 ms) until `from_s`
+                # and only every `period` ms from then on (phase 0, no random offset), UE 0's
+                # over the fixed path: a rise of the background's ACK delay at a given time,
+                # as ns-3's UE 1 shows in `other`/`vegas` (docs/crosscheck-ns3.md).
+                if n_ues < 2:
+                    raise SystemExit("ns3_crosscheck: --cellshare-ack-from-s needs a layout with a UE besides UE 0")
+                step_ms = int(round(from_s * 1000))
+                end_ms = int(args.duration * 1000) + 2 * period
+                trace.write_text("\n".join(map(str, [*range(1, step_ms + 1), *range(step_ms + period, end_ms + 1, period)])) + "\n")
+                first = scenario["ues"][0]
+                scenario["ues"] = [{**first, "count": 1},
+                                   {**first, "count": n_ues - 1, "uplink": {"channel": {"kind": "trace", "file": str(trace)}}}]
         result = api.run(scenario)
     b = int(args.duration)
     out = {f["name"]: sum(result.flow(f["name"])["per_second_mbps"][a:b]) / (b - a) for f in flows}
@@ -626,9 +746,16 @@ def main() -> None:
     p.add_argument("--cellshare-ack-every-ms", type=int, metavar="MS",
                    help="background, diagnosis: cellshare's UEs send their ACKs only at uplink opportunities "
                         "every MS ms (each UE at its own seeded phase), as ns-3's UEs wait for grants")
+    p.add_argument("--cellshare-ack-from-s", type=float, metavar="S",
+                   help="background, diagnosis, with --cellshare-ack-every-ms: only the UEs besides UE 0 send their "
+                        "ACKs over an uplink, at every 1 ms TTI until S s and every MS ms from then on (phase 0), "
+                        "UE 0 over the fixed path: a rise of the background's ACK delay at S s")
     p.add_argument("--cellshare-fg-cc", metavar="JSON",
                    help='background, diagnosis: cellshare\'s foreground controller as a JSON table '
                         '(default {"kind": "cubic"}), e.g. {"kind": "cubic", "hystart": false}')
+    p.add_argument("--cellshare-bg-cc", metavar="JSON",
+                   help="background, diagnosis: cellshare's background controller as a JSON table instead of "
+                        'the background\'s own, e.g. {"kind": "vegas", "alpha": 1} (ns-3 stays as it was)')
     p.add_argument("--cellshare-fg-start-s", type=float, metavar="S",
                    help=f"background, diagnosis: cellshare's foreground starts at S s (default {FG_START_S:.0f}; "
                         "ns-3's stays at its start): the phase of the background's loss cycle it meets")
@@ -652,13 +779,19 @@ def main() -> None:
         args.link, args.ns3_amc = "ideal", "piro"
     if args.cellshare_ack_every_ms is not None and not 1 <= args.cellshare_ack_every_ms <= 1000:
         p.error(f"--cellshare-ack-every-ms: {args.cellshare_ack_every_ms} is not a period of 1 to 1000 ms")
-    if args.cellshare_fg_cc is not None:
+    for flag, text in (("--cellshare-fg-cc", args.cellshare_fg_cc), ("--cellshare-bg-cc", args.cellshare_bg_cc)):
+        if text is None:
+            continue
         try:
-            fg_cc = json.loads(args.cellshare_fg_cc)
+            cc = json.loads(text)
         except ValueError as e:
-            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not JSON ({e})")
-        if not isinstance(fg_cc, dict) or not isinstance(fg_cc.get("kind"), str):
-            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not a JSON table with a \"kind\"")
+            p.error(f"{flag}: {text!r} is not JSON ({e})")
+        if not isinstance(cc, dict) or not isinstance(cc.get("kind"), str):
+            p.error(f"{flag}: {text!r} is not a JSON table with a \"kind\"")
+    if args.cellshare_ack_from_s is not None and (args.cellshare_ack_every_ms is None
+                                                  or not 0 < args.cellshare_ack_from_s < args.duration):
+        p.error(f"--cellshare-ack-from-s: {args.cellshare_ack_from_s} needs --cellshare-ack-every-ms and a time "
+                f"inside the run (0 to {args.duration:g} s)")
     if args.cellshare_fg_start_s is not None and not 0 < args.cellshare_fg_start_s < MEASURE_FROM_S:
         p.error(f"--cellshare-fg-start-s: {args.cellshare_fg_start_s} is not between 0 and the {MEASURE_FROM_S:.0f} s warm-up")
     if args.ns3_hystart_delay_max_ms is not None and not 4 <= args.ns3_hystart_delay_max_ms <= 1000:
