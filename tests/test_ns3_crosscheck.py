@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO
 
 TOOL = REPO / "tools" / "ns3_crosscheck.py"
@@ -163,6 +164,36 @@ def test_rtt_and_delay_summaries_of_ns3s_step_series():
     # FlowMonitor's running sums (delay s, packets) at successive pauses -> mean delay per interval.
     d = tool.delays_per_interval([(1, {"a": (0.1, 10)}), (2, {"a": (0.3, 20), "b": (0.0, 0)}), (3, {"a": (0.3, 20), "b": (0.05, 2)})])
     assert d == {"a": {"to_s": [2, 3], "delay_ms": [20.0, None]}, "b": {"to_s": [2, 3], "delay_ms": [None, 25.0]}}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ns") is None, reason="the ns3 wheel (ns-3.44) is not installed")
+def test_ns3_prr_with_rfc_delivered_counts_a_duplicate_ack_once():
+    # `--ns3-prr-rfc-delivered`: ns-3.44's TcpPrrRecovery adds one segment for every duplicate
+    # ACK on top of the bytes it SACKed; the copy counts the SACKed bytes only (RFC 6937,
+    # Linux's newly_acked_sacked). RecoverFS 10 segments, ssthresh 7: after the entry ACK and
+    # one more duplicate ACK, each SACKing one segment, and the fast retransmission, ns-3 lets
+    # CEIL(4·7/10) − 1 = 1.8 segments out, the RFC CEIL(2·7/10) − 1 = 0.4.
+    from ns import ns  # noqa: F401  (loads ns-3's libraries into cppyy)
+    import cppyy
+    g = _tool().define_prr_rfc_delivered()
+    cppyy.cppdef("""
+    namespace cellshare_xc_test {
+    inline uint32_t Released(ns3::Ptr<ns3::TcpRecoveryOps> r) {
+      auto tcb = ns3::CreateObject<ns3::TcpSocketState>();
+      tcb->m_segmentSize = 1000; tcb->m_ssThresh = 7000; tcb->m_bytesInFlight = 10000; tcb->m_cWnd = 10000;
+      r->EnterRecovery(tcb, 3, 10000, 1000);
+      r->UpdateBytesSent(1000);
+      r->DoRecovery(tcb, 1000, true);
+      return tcb->m_cWnd.Get() - tcb->m_bytesInFlight.Get();
+    }
+    inline ns3::Ptr<ns3::TcpRecoveryOps> Ns3Prr() { return ns3::CreateObject<ns3::TcpPrrRecovery>(); }
+    inline ns3::Ptr<ns3::TcpRecoveryOps> RfcPrr() { return ns3::CreateObject<cellshare_xc::PrrRfcDelivered>(); }
+    }
+    """)
+    t = cppyy.gbl.cellshare_xc_test
+    assert g is not None
+    assert t.Released(t.Ns3Prr()) == 1800
+    assert t.Released(t.RfcPrr()) == 400
 
 
 def test_block_fill_reads_ns3s_transport_blocks_per_ue(tmp_path):

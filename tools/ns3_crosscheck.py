@@ -253,7 +253,10 @@ def run_ns3(args: argparse.Namespace) -> dict:
         app = sender.Install(servers.Get(server))
         app.Start(ns.Seconds(start))
         app.Stop(ns.Seconds(args.duration))
+        senders.setdefault(server, []).append(app.Get(0))
         sink(ue, port, "ns3::TcpSocketFactory", name)
+
+    senders = {}
 
     if udp:
         dst = ns.InetSocketAddress(ue_ips.GetAddress(0), 1000).ConvertTo()
@@ -279,15 +282,20 @@ def run_ns3(args: argparse.Namespace) -> dict:
     flowmon = ns.FlowMonitorHelper()
     monitor = flowmon.InstallAll() if not udp else None
     tcp_trace = None
-    if not udp and getattr(args, "tcp_trace", False):
+    prr_rfc = not udp and getattr(args, "ns3_prr_rfc_delivered", False)
+    if not udp and (getattr(args, "tcp_trace", False) or prr_rfc):
         # Each server's sockets exist once its applications have started: the backgrounds'
         # by 0.5 + 0.01·UE s, the foreground's at FG_START_S. (Pausing the simulator to
         # connect the sinks changes nothing in the run.)
-        tcp_trace = TcpTrace(ns, servers)
+        tcp_trace = TcpTrace(ns, servers) if getattr(args, "tcp_trace", False) else None
         for k, at in ((1, 0.5 + 0.01 * n_ues + 0.001), (0, FG_START_S + 0.001)):
             ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
             ns.Simulator.Run()
-            tcp_trace.connect(k)
+            if tcp_trace is not None:
+                tcp_trace.connect(k)
+            if prr_rfc:
+                for app in senders.get(k, []):
+                    prr_rfc_delivered(ns, app)
     # Run to the measurement window's start and end; with `--tcp-trace` also pause every
     # 100 ms to read FlowMonitor's running delay sums (one-way delay per 100 ms).
     stops = [measure_from, args.duration]
@@ -317,6 +325,71 @@ def run_ns3(args: argparse.Namespace) -> dict:
     if udp:
         out["harq"] = ns3_harq_stats(Path.cwd())
     return out
+
+
+_PRR_DEFINED = False
+
+
+def prr_rfc_delivered(ns, app) -> None:
+    """Diagnosis (`--ns3-prr-rfc-delivered`): gives the socket of a started ns-3
+    `BulkSendApplication` a copy of ns-3.44's `TcpPrrRecovery` with one change: a duplicate
+    ACK counts as delivered only the bytes it newly SACKs (RFC 6937's DeliveredData, Linux's
+    `newly_acked_sacked`). ns-3.44's `DoRecovery` adds one segment more for every duplicate
+    ACK (`if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes +=
+    tcb->m_segmentSize;`) on top of the SACKed bytes `TcpSocketBase::DupAck` passes in, so
+    with SACK each such ACK counts twice until `prrDelivered` reaches RecoverFS."""
+    define_prr_rfc_delivered().UsePrrRfcDelivered(app)
+
+
+def define_prr_rfc_delivered():
+    """Defines (once) `cellshare_xc::PrrRfcDelivered` (see `prr_rfc_delivered`) in cppyy;
+    returns the `cellshare_xc` namespace. Needs the `ns3` wheel loaded."""
+    global _PRR_DEFINED
+    import cppyy
+    if not _PRR_DEFINED:
+        cppyy.cppdef("""
+        #include <cmath>
+        namespace cellshare_xc {
+        class PrrRfcDelivered : public ns3::TcpRecoveryOps {
+          public:
+            std::string GetName() const override { return "PrrRfcDelivered"; }
+            void EnterRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t, uint32_t, uint32_t deliveredBytes) override {
+                m_prrOut = 0; m_prrDelivered = 0; m_recoveryFlightSize = tcb->m_bytesInFlight;
+                DoRecovery(tcb, deliveredBytes, true);
+            }
+            void DoRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t deliveredBytes, bool) override {
+                // ns-3.44 TcpPrrRecovery::DoRecovery without `deliveredBytes += m_segmentSize` for dupacks.
+                if (deliveredBytes == 0) { return; }
+                m_prrDelivered += deliveredBytes;
+                int sendCount;
+                if (tcb->m_bytesInFlight > tcb->m_ssThresh) {
+                    sendCount = std::ceil(m_prrDelivered * tcb->m_ssThresh * 1.0 / m_recoveryFlightSize) - m_prrOut;
+                } else {
+                    int limit = std::max<int>(m_prrDelivered - m_prrOut, deliveredBytes);
+                    if (tcb->m_isRetransDataAcked) { limit += tcb->m_segmentSize; }
+                    sendCount = std::min(limit, static_cast<int>(tcb->m_ssThresh - tcb->m_bytesInFlight));
+                }
+                sendCount = std::max(sendCount, static_cast<int>(m_prrOut > 0 ? 0 : tcb->m_segmentSize));
+                tcb->m_cWnd = tcb->m_bytesInFlight + sendCount;
+                tcb->m_cWndInfl = tcb->m_cWnd;
+            }
+            void ExitRecovery(ns3::Ptr<ns3::TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+            void UpdateBytesSent(uint32_t bytesSent) override { m_prrOut += bytesSent; }
+            ns3::Ptr<ns3::TcpRecoveryOps> Fork() override { return ns3::CopyObject<PrrRfcDelivered>(this); }
+          private:
+            uint32_t m_prrDelivered{0};
+            uint32_t m_prrOut{0};
+            uint32_t m_recoveryFlightSize{0};
+        };
+        inline void UsePrrRfcDelivered(ns3::Ptr<ns3::Application> app) {
+            auto bulk = ns3::DynamicCast<ns3::BulkSendApplication>(app);
+            auto socket = ns3::DynamicCast<ns3::TcpSocketBase>(bulk->GetSocket());
+            socket->SetRecoveryAlgorithm(ns3::CreateObject<PrrRfcDelivered>());
+        }
+        }
+        """)
+        _PRR_DEFINED = True
+    return cppyy.gbl.cellshare_xc
 
 
 def _flow_stats(ns, flowmon, monitor):
@@ -376,8 +449,9 @@ class TcpTrace:
     sources. The sinks are C++ (cppyy) so no Python runs per ACK."""
 
     _defined = False
-    #: Stored series per server: (time, value) pairs of cwnd, state, srtt and last RTT sample.
-    _SERIES = 8
+    #: Stored series per server, each as (time, value) vectors.
+    _NAMES = ("cwnd", "state", "srtt", "rtt", "ssthresh", "una", "high", "tx", "ack", "sack_high")
+    _SERIES = 2 * len(_NAMES)
 
     def __init__(self, ns, servers):
         import cppyy
@@ -386,15 +460,29 @@ class TcpTrace:
             #include <vector>
             namespace cellshare_xc {
             // Function-local statics: cppyy's JIT cannot run global static initialisers here.
-            inline std::vector<double>& Store(int i) { static std::vector<double> v[16]; return v[i]; }
-            template <int K> void Cwnd(uint32_t, uint32_t n) {
-              Store(8 * K).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 1).push_back(n); }
+            inline std::vector<double>& Store(int i) { static std::vector<double> v[40]; return v[i]; }
+            inline void Put(int i, double x) {
+              Store(i).push_back(ns3::Simulator::Now().GetSeconds()); Store(i + 1).push_back(x); }
+            template <int K> void Cwnd(uint32_t, uint32_t n) { Put(20 * K, n); }
             template <int K> void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
-              Store(8 * K + 2).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 3).push_back(n); }
-            template <int K> void Srtt(ns3::Time, ns3::Time n) {
-              Store(8 * K + 4).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 5).push_back(n.GetSeconds()); }
-            template <int K> void LastRtt(ns3::Time, ns3::Time n) {
-              Store(8 * K + 6).push_back(ns3::Simulator::Now().GetSeconds()); Store(8 * K + 7).push_back(n.GetSeconds()); }
+              Put(20 * K + 2, n); }
+            template <int K> void Srtt(ns3::Time, ns3::Time n) { Put(20 * K + 4, n.GetSeconds()); }
+            template <int K> void LastRtt(ns3::Time, ns3::Time n) { Put(20 * K + 6, n.GetSeconds()); }
+            template <int K> void Ssthresh(uint32_t, uint32_t n) { Put(20 * K + 8, n); }
+            template <int K> void Una(ns3::SequenceNumber32, ns3::SequenceNumber32 n) { Put(20 * K + 10, n.GetValue()); }
+            template <int K> void High(ns3::SequenceNumber32, ns3::SequenceNumber32 n) { Put(20 * K + 12, n.GetValue()); }
+            template <int K> void Tx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
+              if (p->GetSize() > 0) { Put(20 * K + 14, h.GetSequenceNumber().GetValue()); } }
+            // Each ACK: its number, and the right edge of its highest SACK block (0 without one).
+            template <int K> void Rx(ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
+              if (!(h.GetFlags() & ns3::TcpHeader::ACK)) { return; }
+              double high = 0;
+              if (h.HasOption(ns3::TcpOption::SACK)) {
+                auto sack = ns3::DynamicCast<const ns3::TcpOptionSack>(h.GetOption(ns3::TcpOption::SACK));
+                for (const auto& block : sack->GetSackList()) { high = std::max<double>(high, block.second.GetValue()); }
+              }
+              Put(20 * K + 16, h.GetAckNumber().GetValue()); Put(20 * K + 18, high); }
+            template <class F> F Pick(int k, F a, F b) { return k ? b : a; }
             inline ns3::Callback<void, uint32_t, uint32_t> CwndSink(int k) {
               return k ? ns3::MakeCallback(&Cwnd<1>) : ns3::MakeCallback(&Cwnd<0>); }
             inline ns3::Callback<void, ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t> StateSink(int k) {
@@ -403,6 +491,16 @@ class TcpTrace:
               return k ? ns3::MakeCallback(&Srtt<1>) : ns3::MakeCallback(&Srtt<0>); }
             inline ns3::Callback<void, ns3::Time, ns3::Time> LastRttSink(int k) {
               return k ? ns3::MakeCallback(&LastRtt<1>) : ns3::MakeCallback(&LastRtt<0>); }
+            inline ns3::Callback<void, uint32_t, uint32_t> SsthreshSink(int k) {
+              return k ? ns3::MakeCallback(&Ssthresh<1>) : ns3::MakeCallback(&Ssthresh<0>); }
+            inline ns3::Callback<void, ns3::SequenceNumber32, ns3::SequenceNumber32> UnaSink(int k) {
+              return k ? ns3::MakeCallback(&Una<1>) : ns3::MakeCallback(&Una<0>); }
+            inline ns3::Callback<void, ns3::SequenceNumber32, ns3::SequenceNumber32> HighSink(int k) {
+              return k ? ns3::MakeCallback(&High<1>) : ns3::MakeCallback(&High<0>); }
+            inline ns3::Callback<void, ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader&, ns3::Ptr<const ns3::TcpSocketBase>> TxSink(int k) {
+              return k ? ns3::MakeCallback(&Tx<1>) : ns3::MakeCallback(&Tx<0>); }
+            inline ns3::Callback<void, ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader&, ns3::Ptr<const ns3::TcpSocketBase>> RxSink(int k) {
+              return k ? ns3::MakeCallback(&Rx<1>) : ns3::MakeCallback(&Rx<0>); }
             }
             """)
             TcpTrace._defined = True
@@ -413,17 +511,16 @@ class TcpTrace:
     def connect(self, k: int) -> None:
         """Connects the sinks to the sockets server `k` has now."""
         base = f"/NodeList/{self.servers.Get(k).GetId()}/$ns3::TcpL4Protocol/SocketList/*/"
-        self.ns.Config.ConnectWithoutContext(base + "CongestionWindow", self.g.CwndSink(k))
-        self.ns.Config.ConnectWithoutContext(base + "CongState", self.g.StateSink(k))
-        self.ns.Config.ConnectWithoutContext(base + "RTT", self.g.SrttSink(k))
-        self.ns.Config.ConnectWithoutContext(base + "LastRTT", self.g.LastRttSink(k))
+        for source, sink in (("CongestionWindow", self.g.CwndSink), ("CongState", self.g.StateSink),
+                             ("RTT", self.g.SrttSink), ("LastRTT", self.g.LastRttSink),
+                             ("SlowStartThreshold", self.g.SsthreshSink), ("HighestRxAck", self.g.UnaSink),
+                             ("HighestSequence", self.g.HighSink), ("Tx", self.g.TxSink), ("Rx", self.g.RxSink)):
+            self.ns.Config.ConnectWithoutContext(base + source, sink(k))
 
     def series(self, k: int) -> dict:
-        """Server `k`'s stored series: {"cwnd", "state", "srtt", "rtt"} -> (times, values)."""
-        out = {}
-        for j, name in enumerate(("cwnd", "state", "srtt", "rtt")):
-            out[name] = (list(self.g.Store(self._SERIES * k + 2 * j)), list(self.g.Store(self._SERIES * k + 2 * j + 1)))
-        return out
+        """Server `k`'s stored series: {name: (times, values)} for each of `_NAMES`."""
+        return {name: (list(self.g.Store(self._SERIES * k + 2 * j)), list(self.g.Store(self._SERIES * k + 2 * j + 1)))
+                for j, name in enumerate(self._NAMES)}
 
     def summary(self, t0: float, t1: float) -> dict:
         out = {}
@@ -439,7 +536,86 @@ class TcpTrace:
                          "fast_recoveries_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 3],
                          "timeouts_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 4]}
             out[name].update(rtt_summary(*s["srtt"], *s["rtt"], t0, t1))
+            out[name]["recoveries"] = recoveries(s)
         return out
+
+
+def per_10_ms(a: float, b, tt: list, seq: list, retx: list, ta: list, sh: list, mss: int) -> list:
+    """[new segments sent, retransmissions, advance of the highest SACK edge in segments] in
+    each 10 ms from `a` to `b` (at most 40 intervals)."""
+    if b is None:
+        return []
+    retx_times = sorted(x for x, _ in retx)
+    out, t = [], a
+    while t < b and len(out) < 40:
+        u = min(t + 0.01, b)
+        sent = sum(1 for x in tt if t <= x < u)
+        rx = sum(1 for x in retx_times if t <= x < u)
+        edges = [h for x, h in zip(ta, sh) if x < u and h]
+        before = [h for x, h in zip(ta, sh) if x < t and h]
+        adv = (max(edges) - max(before)) / mss if edges and before else None
+        out.append([sent - rx, rx, None if adv is None else round(adv, 1)])
+        t = u
+    return out
+
+
+#: ns-3's TcpSocketState::TcpCongState_t names.
+CONG_STATES = ("open", "disorder", "cwr", "recovery", "loss")
+
+
+def recoveries(s: dict, mss: int = 1448, listed: int = 40) -> list:
+    """Each entry of one ns-3 sender into fast recovery (`CA_RECOVERY`) or loss recovery
+    (`CA_LOSS`), from its traced series (`TcpTrace.series`): when, the window before and the
+    threshold after, SND.UNA and the recovery point (HighTxMark at entry, ns-3's `m_recover`),
+    in segments from the first byte sent, when and to which state it was left, and the
+    segments retransmitted until then with the time each was first sent (whether they belong
+    to the window before the entry or were sent during an earlier recovery)."""
+    (ts, st), (tw, w), (th, thv) = s["state"], s["cwnd"], s["ssthresh"]
+    (tu, u), (thi, hi), (tt, seq) = s["una"], s["high"], s["tx"]
+    (ta, ack), (_, sh) = s["ack"], s["sack_high"]
+    if not tt:
+        return []
+    isn = seq[0]
+
+    def rel(x):
+        return None if x is None else round((x - isn) / mss, 2)
+
+    first_sent, highest, retx = {}, -1, []  # retransmissions: (time, seq)
+    for a, q in zip(tt, seq):
+        if q <= highest:
+            retx.append((a, q))
+        else:
+            highest = q
+        first_sent.setdefault(q, a)
+    out = []
+    for i, (a, x) in enumerate(zip(ts, st)):
+        if int(x) not in (3, 4):
+            continue
+        left = next(((b, int(y)) for b, y in zip(ts[i + 1:], st[i + 1:]) if int(y) != int(x)), (None, None))
+        inside = [(b, q) for b, q in retx if a <= b and (left[0] is None or b < left[0])]
+        cwnd_before = [v for b, v in zip(tw, w) if b < a]
+        ssthresh_after = held(th, thv, [a])[0]
+        out.append({"at_s": round(a, 4), "state": CONG_STATES[int(x)],
+                    "cwnd_before_segments": round(cwnd_before[-1] / mss, 1) if cwnd_before else None,
+                    "ssthresh_segments": None if ssthresh_after is None else round(ssthresh_after / mss, 1),
+                    "una_segments": rel(held(tu, u, [a])[0]), "recover_segments": rel(held(thi, hi, [a])[0]),
+                    "left_s": None if left[0] is None else round(left[0], 4),
+                    "left_to": None if left[1] is None else CONG_STATES[left[1]],
+                    "una_at_exit_segments": None if left[0] is None else rel(held(tu, u, [left[0]])[0]),
+                    "retransmitted": len(inside),
+                    # The last ACKs up to the exit (time, SND.UNA they carry, right edge of the
+                    # highest SACK block, segments) and what was sent in the 150 ms before it.
+                    "acks_before_exit": [] if left[0] is None else [
+                        [round(b, 4), rel(q), rel(h) if h else None] for b, q, h in zip(ta, ack, sh)
+                        if left[0] - 0.02 <= b <= left[0]][-12:],
+                    # Per 10 ms from the entry to the exit: new segments sent, retransmissions,
+                    # and how far the highest SACKed segment advanced (about what was delivered).
+                    "per_10_ms_new_retx_sacked": per_10_ms(a, left[0], tt, seq, retx, ta, sh, mss),
+                    "sent_before_exit": [] if left[0] is None else [
+                        [round(b, 4), rel(q)] for b, q in zip(tt, seq) if left[0] - 0.15 <= b <= left[0]][-30:],
+                    "first_retransmissions": [{"segment": rel(q), "at_s": round(b, 4), "first_sent_s": round(first_sent[q], 4)}
+                                              for b, q in inside[:listed]]})
+    return out
 
 
 def held(t: list, v: list, at) -> list:
@@ -762,6 +938,9 @@ def main() -> None:
     p.add_argument("--ns3-hystart-delay-max-ms", type=int, metavar="MS",
                    help="background, diagnosis: ns-3 TcpCubic's HyStartDelayMax (its default 1000 ms; 16 gives "
                         "Linux's HyStart delay threshold when the minimum RTT is at least 128 ms)")
+    p.add_argument("--ns3-prr-rfc-delivered", action="store_true",
+                   help="background, diagnosis: ns-3's TCP senders count a duplicate ACK's SACKed bytes as delivered in "
+                        "PRR (RFC 6937, Linux), not one segment more as ns-3.44's TcpPrrRecovery does")
     p.add_argument("--tcp-trace", action="store_true",
                    help="background, diagnosis: ns-3's senders' windows and recoveries over the measurement window")
     p.add_argument("--phy-stats", action="store_true",
