@@ -196,6 +196,22 @@ def test_ns3_prr_with_rfc_delivered_counts_a_duplicate_ack_once():
     assert t.Released(t.RfcPrr()) == 400
 
 
+def test_uplink_stats_read_ns3s_uplink_grants_and_errors_per_ue(tmp_path):
+    # UlMacStats (time in s) and UlRxPhyStats (time in ms) as ns-3.44 writes them; IMSIs are 1-based.
+    mac = tmp_path / "UlMacStats.txt"
+    mac.write_text("% time\tcellId\tIMSI\tframe\tsframe\tRNTI\tmcs\tsize\tccId\n"
+                   "0.05\t1\t1\t1\t1\t1\t20\t100\t0\n"
+                   "0.06\t1\t2\t1\t2\t2\t20\t50\t0\n"
+                   "0.15\t1\t2\t2\t1\t2\t20\t70\t0\n")
+    phy = tmp_path / "UlRxPhyStats.txt"
+    phy.write_text("% time\tcellId\tIMSI\tRNTI\tlayer\tmcs\tsize\trv\tndi\tcorrect\tccId\n"
+                   "55\t1\t2\t2\t0\t20\t50\t0\t1\t1\t0\n"
+                   "158\t1\t2\t2\t0\t20\t70\t0\t1\t0\t0\n")
+    ul = _tool().uplink_stats(mac, phy, 2, 0.2)
+    assert ul["UE 0"]["grants_per_100_ms"] == [1, 0] and ul["UE 0"]["grant_bytes_per_100_ms"] == [100, 0]
+    assert ul["UE 1"]["grants_per_100_ms"] == [1, 1] and ul["UE 1"]["errors_s"] == [0.158]
+
+
 def test_block_fill_reads_ns3s_transport_blocks_per_ue(tmp_path):
     # DlTxPhyStats as ns-3.44 writes it; only new blocks (rv 0) count, IMSIs are 1-based.
     trace = tmp_path / "DlTxPhyStats.txt"

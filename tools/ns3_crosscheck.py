@@ -278,6 +278,9 @@ def run_ns3(args: argparse.Namespace) -> dict:
         measure_from = MEASURE_FROM_S
         if args.phy_stats:
             lte.EnableDlTxPhyTraces()
+        if getattr(args, "ul_stats", False):
+            lte.EnableUlMacTraces()
+            lte.EnableUlRxPhyTraces()
 
     flowmon = ns.FlowMonitorHelper()
     monitor = flowmon.InstallAll() if not udp else None
@@ -321,6 +324,8 @@ def run_ns3(args: argparse.Namespace) -> dict:
         out["tcp"]["delay_ms_per_s"] = delays_per_interval(snapshots)
     if not udp and args.phy_stats:
         out["fill"] = block_fill(Path.cwd() / "DlTxPhyStats.txt", end, bg_ues, n_ues)
+    if not udp and getattr(args, "ul_stats", False):
+        out["uplink"] = uplink_stats(Path.cwd() / "UlMacStats.txt", Path.cwd() / "UlRxPhyStats.txt", n_ues, args.duration)
     ns.Simulator.Destroy()
     if udp:
         out["harq"] = ns3_harq_stats(Path.cwd())
@@ -667,6 +672,36 @@ def rtt_summary(st: list, sv: list, rt: list, rv: list, t0: float, t1: float) ->
             "srtt_min_at_s": None if low[1] is None else round(low[1], 3)}
 
 
+def uplink_stats(mac: Path, phy: Path, n_ues: int, duration: float) -> dict:
+    """Diagnosis (`--ul-stats`): each UE's uplink grants per 100 ms (ns-3's `UlMacStats`: one
+    line per scheduled uplink block: % time cellId IMSI frame sframe RNTI mcs size ccId) and the
+    blocks the eNB received in error (`UlRxPhyStats`, time in ms, `correct` = 0), by UE (IMSI − 1)."""
+    tenths = int(duration * 10)
+    grants = [[0] * tenths for _ in range(n_ues)]
+    grant_bytes = [[0] * tenths for _ in range(n_ues)]
+    with mac.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_t, i_imsi, i_size = cols.index("time"), cols.index("IMSI"), cols.index("size")
+        for line in fh:
+            f = line.split()
+            if not f:
+                continue
+            k = min(int(float(f[i_t]) * 10), tenths - 1)
+            ue = int(f[i_imsi]) - 1
+            grants[ue][k] += 1
+            grant_bytes[ue][k] += int(f[i_size])
+    errors = [[] for _ in range(n_ues)]
+    with phy.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_t, i_imsi, i_ok = cols.index("time"), cols.index("IMSI"), cols.index("correct")
+        for line in fh:
+            f = line.split()
+            if f and f[i_ok] == "0":
+                errors[int(f[i_imsi]) - 1].append(round(float(f[i_t]) / 1000, 4))  # this file's time is in ms
+    return {f"UE {u}": {"grants_per_100_ms": grants[u], "grant_bytes_per_100_ms": grant_bytes[u],
+                        "errors_s": errors[u][:200], "errors": len(errors[u])} for u in range(n_ues)}
+
+
 def new_block_bytes(path: Path, n_ues: int) -> list[int]:
     """Bytes of the new downlink transport blocks (`rv` 0, both layers) ns-3 sent to each UE,
     from its `DlTxPhyStats.txt` (columns named by its header line)."""
@@ -815,7 +850,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
     return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
-            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill", "tcp"))}
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill", "tcp", "uplink"))}
 
 
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
@@ -946,6 +981,8 @@ def main() -> None:
     p.add_argument("--phy-stats", action="store_true",
                    help="background, diagnosis: record ns-3's downlink transport blocks and report how full they are "
                         "(application bytes / new-block bytes) at UE 0 and the background UEs")
+    p.add_argument("--ul-stats", action="store_true",
+                   help="background, diagnosis: record ns-3's uplink grants and uplink block errors per UE")
     p.add_argument("--ns3-case", nargs="+", metavar="LABEL", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.case not in CASES:
