@@ -616,6 +616,8 @@ def recoveries(s: dict, mss: int = 1448, listed: int = 40) -> list:
                     # Per 10 ms from the entry to the exit: new segments sent, retransmissions,
                     # and how far the highest SACKed segment advanced (about what was delivered).
                     "per_10_ms_new_retx_sacked": per_10_ms(a, left[0], tt, seq, retx, ta, sh, mss),
+                    # The first sends from the entry on (time to 10 µs, segment).
+                    "sent_after_entry": [[round(b, 5), rel(q)] for b, q in zip(tt, seq) if b >= a][:8],
                     "sent_before_exit": [] if left[0] is None else [
                         [round(b, 4), rel(q)] for b, q in zip(tt, seq) if left[0] - 0.15 <= b <= left[0]][-30:],
                     "first_retransmissions": [{"segment": rel(q), "at_s": round(b, 4), "first_sent_s": round(first_sent[q], 4)}
