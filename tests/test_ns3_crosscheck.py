@@ -196,6 +196,25 @@ def test_ns3_prr_with_rfc_delivered_counts_a_duplicate_ack_once():
     assert t.Released(t.RfcPrr()) == 400
 
 
+def test_recoveries_name_the_recovery_point_and_what_was_retransmitted():
+    # A sender's traced series (times s, values bytes; sequence numbers from ISN 1000, MSS 1000):
+    # segments 0-4 sent at 0.1-0.5 s, recovery at 1.0 s with SND.UNA 2 and HighTxMark 5, the
+    # fast retransmission of 2 and new segment 5 on the entering ACK, back to open at 1.5 s.
+    isn = 1000
+    series = {"cwnd": ([0.5, 1.0], [10000, 7000]), "state": ([1.0, 1.5], [3, 0]), "ssthresh": ([1.0], [7000]),
+              "una": ([0.9, 1.5], [isn + 2000, isn + 6000]), "high": ([0.95], [isn + 5000]),
+              "tx": ([0.1, 0.2, 0.3, 0.4, 0.5, 1.0, 1.0], [isn + 1000 * k for k in (0, 1, 2, 3, 4, 2, 5)]),
+              "ack": ([1.0, 1.49], [isn + 2000] * 2), "sack_high": ([1.0, 1.49], [isn + 5000, isn + 6000])}
+    (r,) = _tool().recoveries(series, mss=1000)
+    assert (r["at_s"], r["state"], r["left_s"], r["left_to"]) == (1.0, "recovery", 1.5, "open")
+    assert (r["cwnd_before_segments"], r["ssthresh_segments"]) == (10.0, 7.0)
+    assert (r["una_segments"], r["recover_segments"], r["una_at_exit_segments"]) == (2.0, 5.0, 6.0)
+    assert r["retransmitted"] == 1 and r["first_retransmissions"] == [{"segment": 2.0, "at_s": 1.0, "first_sent_s": 0.3}]
+    assert r["sent_after_entry"] == [[1.0, 2.0], [1.0, 5.0]]
+    assert r["acks_before_exit"] == [[1.49, 2.0, 6.0]]
+    assert r["per_10_ms_new_retx_sacked"][0] == [1, 1, None]
+
+
 def test_uplink_stats_read_ns3s_uplink_grants_and_errors_per_ue(tmp_path):
     # UlMacStats (time in s) and UlRxPhyStats (time in ms) as ns-3.44 writes them; IMSIs are 1-based.
     mac = tmp_path / "UlMacStats.txt"
