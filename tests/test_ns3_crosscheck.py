@@ -8,6 +8,7 @@ import importlib.util
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO
 
 TOOL = REPO / "tools" / "ns3_crosscheck.py"
@@ -49,6 +50,9 @@ def test_bad_flags_are_refused_with_the_flag_and_value():
                           (["--cellshare-ack-every-ms", "0"], "--cellshare-ack-every-ms: 0"),
                           (["--cellshare-fg-cc", '{"beta": 0.5}'], "--cellshare-fg-cc: "),
                           (["--cellshare-fg-cc", "cubic"], "--cellshare-fg-cc: 'cubic' is not JSON"),
+                          (["--cellshare-bg-cc", "[1]"], "--cellshare-bg-cc: '[1]' is not a JSON table"),
+                          (["--cellshare-ack-from-s", "20"], "--cellshare-ack-from-s: 20.0 needs --cellshare-ack-every-ms"),
+                          (["--cellshare-ack-every-ms", "7", "--cellshare-ack-from-s", "41"], "--cellshare-ack-from-s: 41.0"),
                           (["--cellshare-fg-start-s", "10"], "--cellshare-fg-start-s: 10.0"),
                           (["--ns3-hystart-delay-max-ms", "3"], "--ns3-hystart-delay-max-ms: 3")):
         proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
@@ -131,6 +135,100 @@ def test_vegas_at_another_ue_takes_half_the_cell_on_either_ack_path():
     for r in (fixed, periodic):
         assert abs(r["bg_mean"] - r["fg"]) < 0.05 * r["total"], (fixed, periodic)
     assert abs(periodic["total"] - fixed["total"]) < 0.05 * fixed["total"], (fixed, periodic)
+
+
+def test_vegas_at_another_ue_holds_a_small_window_once_its_ack_delay_rises_as_in_ns3():
+    # docs/crosscheck-ns3.md ("Vegas at another UE"): in ns-3 (tools/data/ns3-crosscheck-background-
+    # vegas-trace.json) UE 1's ACKs take 15.93 ms until 22.8 s and 19.11 ms from 24 s on, its data
+    # does not slow, and TcpVegas, fed the smoothed RTT, falls from 46 to 22 segments and holds
+    # there with no queue (11.52 Mbit/s over 10-40 s). The same rise on our side (ACKs at every TTI
+    # until 22.9 s, then every 7 ms) gives Vegas with ns-3's smoothed-RTT input 11.57; with the
+    # fixed ACK path it keeps half the cell.
+    fixed = _rates(background="vegas", ues=2, layout="other", duration=40.0,
+                   cellshare_bg_cc='{"kind": "vegas", "rtt": "srtt"}')
+    risen = _rates(background="vegas", ues=2, layout="other", duration=40.0, cellshare_ack_every_ms=7,
+                   cellshare_ack_from_s=22.9, cellshare_bg_cc='{"kind": "vegas", "rtt": "srtt"}')
+    assert abs(fixed["bg_mean"] - fixed["fg"]) < 0.05 * fixed["total"], fixed
+    assert abs(risen["bg_mean"] - 11.52) < 0.15 * 11.52, risen
+    assert abs(risen["total"] - fixed["total"]) < 0.02 * fixed["total"], (fixed, risen)
+
+
+def test_rtt_and_delay_summaries_of_ns3s_step_series():
+    tool = _tool()
+    # A traced value reports changes only: each interval's minimum includes the value held at its start.
+    assert tool.interval_min([0.5, 1.2, 2.5], [3, 1, 2], [0, 1, 2, 3]) == [3, 1, 1]
+    assert tool.held([0.5, 1.2], [3, 1], [0.4, 1.0, 5]) == [None, 3, 1]
+    rtt = tool.rtt_summary([0.5, 1.2, 2.5], [0.030, 0.031, 0.029], [0.5, 1.5], [0.030, 0.028], 0, 3)
+    assert rtt["srtt_ms_per_s"] == [30.0, 31.0, 29.0] and rtt["rtt_sample_min_ms_per_s"] == [30.0, 28.0, 28.0]
+    assert (rtt["srtt_min_ms"], rtt["srtt_min_at_s"]) == (29.0, 2.5)
+    # FlowMonitor's running sums (delay s, packets) at successive pauses -> mean delay per interval.
+    d = tool.delays_per_interval([(1, {"a": (0.1, 10)}), (2, {"a": (0.3, 20), "b": (0.0, 0)}), (3, {"a": (0.3, 20), "b": (0.05, 2)})])
+    assert d == {"a": {"to_s": [2, 3], "delay_ms": [20.0, None]}, "b": {"to_s": [2, 3], "delay_ms": [None, 25.0]}}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ns") is None, reason="the ns3 wheel (ns-3.44) is not installed")
+def test_ns3_prr_with_rfc_delivered_counts_a_duplicate_ack_once():
+    # `--ns3-prr-rfc-delivered`: ns-3.44's TcpPrrRecovery adds one segment for every duplicate
+    # ACK on top of the bytes it SACKed; the copy counts the SACKed bytes only (RFC 6937,
+    # Linux's newly_acked_sacked). RecoverFS 10 segments, ssthresh 7: after the entry ACK and
+    # one more duplicate ACK, each SACKing one segment, and the fast retransmission, ns-3 lets
+    # CEIL(4·7/10) − 1 = 1.8 segments out, the RFC CEIL(2·7/10) − 1 = 0.4.
+    from ns import ns  # noqa: F401  (loads ns-3's libraries into cppyy)
+    import cppyy
+    g = _tool().define_prr_rfc_delivered()
+    cppyy.cppdef("""
+    namespace cellshare_xc_test {
+    inline uint32_t Released(ns3::Ptr<ns3::TcpRecoveryOps> r) {
+      auto tcb = ns3::CreateObject<ns3::TcpSocketState>();
+      tcb->m_segmentSize = 1000; tcb->m_ssThresh = 7000; tcb->m_bytesInFlight = 10000; tcb->m_cWnd = 10000;
+      r->EnterRecovery(tcb, 3, 10000, 1000);
+      r->UpdateBytesSent(1000);
+      r->DoRecovery(tcb, 1000, true);
+      return tcb->m_cWnd.Get() - tcb->m_bytesInFlight.Get();
+    }
+    inline ns3::Ptr<ns3::TcpRecoveryOps> Ns3Prr() { return ns3::CreateObject<ns3::TcpPrrRecovery>(); }
+    inline ns3::Ptr<ns3::TcpRecoveryOps> RfcPrr() { return ns3::CreateObject<cellshare_xc::PrrRfcDelivered>(); }
+    }
+    """)
+    t = cppyy.gbl.cellshare_xc_test
+    assert g is not None
+    assert t.Released(t.Ns3Prr()) == 1800
+    assert t.Released(t.RfcPrr()) == 400
+
+
+def test_recoveries_name_the_recovery_point_and_what_was_retransmitted():
+    # A sender's traced series (times s, values bytes; sequence numbers from ISN 1000, MSS 1000):
+    # segments 0-4 sent at 0.1-0.5 s, recovery at 1.0 s with SND.UNA 2 and HighTxMark 5, the
+    # fast retransmission of 2 and new segment 5 on the entering ACK, back to open at 1.5 s.
+    isn = 1000
+    series = {"cwnd": ([0.5, 1.0], [10000, 7000]), "state": ([1.0, 1.5], [3, 0]), "ssthresh": ([1.0], [7000]),
+              "una": ([0.9, 1.5], [isn + 2000, isn + 6000]), "high": ([0.95], [isn + 5000]),
+              "tx": ([0.1, 0.2, 0.3, 0.4, 0.5, 1.0, 1.0], [isn + 1000 * k for k in (0, 1, 2, 3, 4, 2, 5)]),
+              "ack": ([1.0, 1.49], [isn + 2000] * 2), "sack_high": ([1.0, 1.49], [isn + 5000, isn + 6000])}
+    (r,) = _tool().recoveries(series, mss=1000)
+    assert (r["at_s"], r["state"], r["left_s"], r["left_to"]) == (1.0, "recovery", 1.5, "open")
+    assert (r["cwnd_before_segments"], r["ssthresh_segments"]) == (10.0, 7.0)
+    assert (r["una_segments"], r["recover_segments"], r["una_at_exit_segments"]) == (2.0, 5.0, 6.0)
+    assert r["retransmitted"] == 1 and r["first_retransmissions"] == [{"segment": 2.0, "at_s": 1.0, "first_sent_s": 0.3}]
+    assert r["sent_after_entry"] == [[1.0, 2.0], [1.0, 5.0]]
+    assert r["acks_before_exit"] == [[1.49, 2.0, 6.0]]
+    assert r["per_10_ms_new_retx_sacked"][0] == [1, 1, None]
+
+
+def test_uplink_stats_read_ns3s_uplink_grants_and_errors_per_ue(tmp_path):
+    # UlMacStats (time in s) and UlRxPhyStats (time in ms) as ns-3.44 writes them; IMSIs are 1-based.
+    mac = tmp_path / "UlMacStats.txt"
+    mac.write_text("% time\tcellId\tIMSI\tframe\tsframe\tRNTI\tmcs\tsize\tccId\n"
+                   "0.05\t1\t1\t1\t1\t1\t20\t100\t0\n"
+                   "0.06\t1\t2\t1\t2\t2\t20\t50\t0\n"
+                   "0.15\t1\t2\t2\t1\t2\t20\t70\t0\n")
+    phy = tmp_path / "UlRxPhyStats.txt"
+    phy.write_text("% time\tcellId\tIMSI\tRNTI\tlayer\tmcs\tsize\trv\tndi\tcorrect\tccId\n"
+                   "55\t1\t2\t2\t0\t20\t50\t0\t1\t1\t0\n"
+                   "158\t1\t2\t2\t0\t20\t70\t0\t1\t0\t0\n")
+    ul = _tool().uplink_stats(mac, phy, 2, 0.2)
+    assert ul["UE 0"]["grants_per_100_ms"] == [1, 0] and ul["UE 0"]["grant_bytes_per_100_ms"] == [100, 0]
+    assert ul["UE 1"]["grants_per_100_ms"] == [1, 1] and ul["UE 1"]["errors_s"] == [0.158]
 
 
 def test_block_fill_reads_ns3s_transport_blocks_per_ue(tmp_path):

@@ -253,7 +253,10 @@ def run_ns3(args: argparse.Namespace) -> dict:
         app = sender.Install(servers.Get(server))
         app.Start(ns.Seconds(start))
         app.Stop(ns.Seconds(args.duration))
+        senders.setdefault(server, []).append(app.Get(0))
         sink(ue, port, "ns3::TcpSocketFactory", name)
+
+    senders = {}
 
     if udp:
         dst = ns.InetSocketAddress(ue_ips.GetAddress(0), 1000).ConvertTo()
@@ -275,24 +278,42 @@ def run_ns3(args: argparse.Namespace) -> dict:
         measure_from = MEASURE_FROM_S
         if args.phy_stats:
             lte.EnableDlTxPhyTraces()
+        if getattr(args, "ul_stats", False):
+            lte.EnableUlMacTraces()
+            lte.EnableUlRxPhyTraces()
 
     flowmon = ns.FlowMonitorHelper()
     monitor = flowmon.InstallAll() if not udp else None
     tcp_trace = None
-    if not udp and getattr(args, "tcp_trace", False):
+    prr_rfc = not udp and getattr(args, "ns3_prr_rfc_delivered", False)
+    if not udp and (getattr(args, "tcp_trace", False) or prr_rfc):
         # Each server's sockets exist once its applications have started: the backgrounds'
         # by 0.5 + 0.01·UE s, the foreground's at FG_START_S. (Pausing the simulator to
         # connect the sinks changes nothing in the run.)
-        tcp_trace = TcpTrace(ns, servers)
+        tcp_trace = TcpTrace(ns, servers) if getattr(args, "tcp_trace", False) else None
         for k, at in ((1, 0.5 + 0.01 * n_ues + 0.001), (0, FG_START_S + 0.001)):
             ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
             ns.Simulator.Run()
-            tcp_trace.connect(k)
-    ns.Simulator.Stop(ns.Seconds(measure_from - ns.Simulator.Now().GetSeconds()))
-    ns.Simulator.Run()
-    start = {k: s.GetTotalRx() for k, s in sinks.items()}
-    ns.Simulator.Stop(ns.Seconds(args.duration - measure_from))
-    ns.Simulator.Run()
+            if tcp_trace is not None:
+                tcp_trace.connect(k)
+            if prr_rfc:
+                for app in senders.get(k, []):
+                    prr_rfc_delivered(ns, app)
+    # Run to the measurement window's start and end; with `--tcp-trace` also pause every
+    # 100 ms to read FlowMonitor's running delay sums (one-way delay per 100 ms).
+    stops = [measure_from, args.duration]
+    if tcp_trace is not None:
+        now = ns.Simulator.Now().GetSeconds()
+        stops = sorted({*stops, *(k / 10 for k in range(math.floor(now * 10) + 1, int(args.duration * 10) + 1))})
+    snapshots = []
+    for at in stops:
+        if at > ns.Simulator.Now().GetSeconds():
+            ns.Simulator.Stop(ns.Seconds(at - ns.Simulator.Now().GetSeconds()))
+            ns.Simulator.Run()
+        if at == measure_from:
+            start = {k: s.GetTotalRx() for k, s in sinks.items()}
+        if tcp_trace is not None:
+            snapshots.append((at, flow_delay_sums(ns, flowmon, monitor)))
     end = {k: s.GetTotalRx() for k, s in sinks.items()}
     span = args.duration - measure_from
     out = {k: (end[k] - start[k]) * 8 / span / 1e6 for k in sinks}
@@ -300,12 +321,94 @@ def run_ns3(args: argparse.Namespace) -> dict:
         out["delays"] = flow_delays(ns, flowmon, monitor)
     if tcp_trace is not None:
         out["tcp"] = tcp_trace.summary(0.0, args.duration)
+        out["tcp"]["delay_ms_per_s"] = delays_per_interval(snapshots)
     if not udp and args.phy_stats:
         out["fill"] = block_fill(Path.cwd() / "DlTxPhyStats.txt", end, bg_ues, n_ues)
+    if not udp and getattr(args, "ul_stats", False):
+        out["uplink"] = uplink_stats(Path.cwd() / "UlMacStats.txt", Path.cwd() / "UlRxPhyStats.txt", n_ues, args.duration)
     ns.Simulator.Destroy()
     if udp:
         out["harq"] = ns3_harq_stats(Path.cwd())
     return out
+
+
+_PRR_DEFINED = False
+
+
+def prr_rfc_delivered(ns, app) -> None:
+    """Diagnosis (`--ns3-prr-rfc-delivered`): gives the socket of a started ns-3
+    `BulkSendApplication` a copy of ns-3.44's `TcpPrrRecovery` with one change: a duplicate
+    ACK counts as delivered only the bytes it newly SACKs (RFC 6937's DeliveredData, Linux's
+    `newly_acked_sacked`). ns-3.44's `DoRecovery` adds one segment more for every duplicate
+    ACK (`if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes +=
+    tcb->m_segmentSize;`) on top of the SACKed bytes `TcpSocketBase::DupAck` passes in, so
+    with SACK each such ACK counts twice until `prrDelivered` reaches RecoverFS."""
+    define_prr_rfc_delivered().UsePrrRfcDelivered(app)
+
+
+def define_prr_rfc_delivered():
+    """Defines (once) `cellshare_xc::PrrRfcDelivered` (see `prr_rfc_delivered`) in cppyy;
+    returns the `cellshare_xc` namespace. Needs the `ns3` wheel loaded."""
+    global _PRR_DEFINED
+    import cppyy
+    if not _PRR_DEFINED:
+        cppyy.cppdef("""
+        #include <cmath>
+        namespace cellshare_xc {
+        class PrrRfcDelivered : public ns3::TcpRecoveryOps {
+          public:
+            std::string GetName() const override { return "PrrRfcDelivered"; }
+            void EnterRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t, uint32_t, uint32_t deliveredBytes) override {
+                m_prrOut = 0; m_prrDelivered = 0; m_recoveryFlightSize = tcb->m_bytesInFlight;
+                DoRecovery(tcb, deliveredBytes, true);
+            }
+            void DoRecovery(ns3::Ptr<ns3::TcpSocketState> tcb, uint32_t deliveredBytes, bool) override {
+                // ns-3.44 TcpPrrRecovery::DoRecovery without `deliveredBytes += m_segmentSize` for dupacks.
+                if (deliveredBytes == 0) { return; }
+                m_prrDelivered += deliveredBytes;
+                int sendCount;
+                if (tcb->m_bytesInFlight > tcb->m_ssThresh) {
+                    sendCount = std::ceil(m_prrDelivered * tcb->m_ssThresh * 1.0 / m_recoveryFlightSize) - m_prrOut;
+                } else {
+                    int limit = std::max<int>(m_prrDelivered - m_prrOut, deliveredBytes);
+                    if (tcb->m_isRetransDataAcked) { limit += tcb->m_segmentSize; }
+                    sendCount = std::min(limit, static_cast<int>(tcb->m_ssThresh - tcb->m_bytesInFlight));
+                }
+                sendCount = std::max(sendCount, static_cast<int>(m_prrOut > 0 ? 0 : tcb->m_segmentSize));
+                tcb->m_cWnd = tcb->m_bytesInFlight + sendCount;
+                tcb->m_cWndInfl = tcb->m_cWnd;
+            }
+            void ExitRecovery(ns3::Ptr<ns3::TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+            void UpdateBytesSent(uint32_t bytesSent) override { m_prrOut += bytesSent; }
+            ns3::Ptr<ns3::TcpRecoveryOps> Fork() override { return ns3::CopyObject<PrrRfcDelivered>(this); }
+          private:
+            uint32_t m_prrDelivered{0};
+            uint32_t m_prrOut{0};
+            uint32_t m_recoveryFlightSize{0};
+        };
+        inline void UsePrrRfcDelivered(ns3::Ptr<ns3::Application> app) {
+            auto bulk = ns3::DynamicCast<ns3::BulkSendApplication>(app);
+            auto socket = ns3::DynamicCast<ns3::TcpSocketBase>(bulk->GetSocket());
+            socket->SetRecoveryAlgorithm(ns3::CreateObject<PrrRfcDelivered>());
+        }
+        }
+        """)
+        _PRR_DEFINED = True
+    return cppyy.gbl.cellshare_xc
+
+
+def _flow_stats(ns, flowmon, monitor):
+    """(name, FlowMonitor stats) of every TCP flow of the run: `fg@UE.data` server → UE,
+    `fg@UE.ack` back, `bg@UE.*` likewise."""
+    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
+    for item in monitor.GetFlowStats():
+        fid, st = item.first, item.second
+        t = classifier.FindFlow(fid)
+        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
+        if port not in (1000, 2000):
+            continue
+        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
+        yield ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack"), st
 
 
 def flow_delays(ns, flowmon, monitor) -> dict:
@@ -313,30 +416,47 @@ def flow_delays(ns, flowmon, monitor) -> dict:
     the run, ms, from ns-3's FlowMonitor: `fg0.data` server → UE 0, `fg0.ack` back, `bgN.*`
     likewise."""
     monitor.CheckForLostPackets()
-    classifier = ns.DynamicCast[ns.Ipv4FlowClassifier](flowmon.GetClassifier())
     out = {}
-    for item in monitor.GetFlowStats():
-        fid, st = item.first, item.second
-        t = classifier.FindFlow(fid)
-        port = t.destinationPort if t.destinationPort in (1000, 2000) else t.sourcePort
-        if port not in (1000, 2000) or st.rxPackets < 2:
+    for name, st in _flow_stats(ns, flowmon, monitor):
+        if st.rxPackets < 2:
             continue
-        ue = str(t.destinationAddress if t.destinationPort == port else t.sourceAddress)
-        name = ("fg" if port == 1000 else "bg") + f"@{ue}." + ("data" if t.destinationPort == port else "ack")
         out[name] = {"delay_ms": st.delaySum.GetSeconds() * 1e3 / st.rxPackets,
                      "jitter_ms": st.jitterSum.GetSeconds() * 1e3 / (st.rxPackets - 1), "packets": int(st.rxPackets)}
     return out
 
 
+def flow_delay_sums(ns, flowmon, monitor) -> dict:
+    """{flow name: (sum of one-way delays in s, packets received)} so far (FlowMonitor's running sums)."""
+    return {name: (st.delaySum.GetSeconds(), int(st.rxPackets)) for name, st in _flow_stats(ns, flowmon, monitor)}
+
+
+def delays_per_interval(snapshots: list) -> dict:
+    """From running delay sums at successive times, [(t, {flow: (delay sum s, packets)})],
+    the mean one-way delay of each flow's packets received between each pair of times, ms
+    ({flow: {"to_s": [t...], "delay_ms": [...]}}; None where none arrived)."""
+    out = {}
+    for (_, a), (t, b) in zip(snapshots, snapshots[1:]):
+        for name, (d1, n1) in b.items():
+            d0, n0 = a.get(name, (0.0, 0))
+            row = out.setdefault(name, {"to_s": [], "delay_ms": []})
+            row["to_s"].append(round(t, 3))
+            row["delay_ms"].append(round((d1 - d0) * 1e3 / (n1 - n0), 3) if n1 > n0 else None)
+    return out
+
+
 class TcpTrace:
     """Diagnosis (`--tcp-trace`): ns-3's TCP senders on server 0 (the foreground) and server 1
-    (the backgrounds) over the whole run: the congestion window at each whole second and the
+    (the backgrounds) over the whole run: the congestion window at each whole second, the
     times of entries into fast recovery (`CA_RECOVERY`) and into loss recovery after a timeout
-    (`CA_LOSS`), from
-    the sockets' `CongestionWindow` and `CongState` trace sources. The sinks are C++ (cppyy)
-    so no Python runs per ACK."""
+    (`CA_LOSS`), and the RTTs: the smoothed RTT (the one ns-3.44's `TcpSocketBase` hands to
+    its controllers' `PktsAcked`, so `TcpVegas`'s BaseRTT is its minimum) and the last RTT
+    sample, from the sockets' `CongestionWindow`, `CongState`, `RTT` and `LastRTT` trace
+    sources. The sinks are C++ (cppyy) so no Python runs per ACK."""
 
     _defined = False
+    #: Stored series per server, each as (time, value) vectors.
+    _NAMES = ("cwnd", "state", "srtt", "rtt", "ssthresh", "una", "high", "tx", "ack", "sack_high")
+    _SERIES = 2 * len(_NAMES)
 
     def __init__(self, ns, servers):
         import cppyy
@@ -345,47 +465,243 @@ class TcpTrace:
             #include <vector>
             namespace cellshare_xc {
             // Function-local statics: cppyy's JIT cannot run global static initialisers here.
-            inline std::vector<double>& Store(int i) { static std::vector<double> v[8]; return v[i]; }
-            template <int K> void Cwnd(uint32_t, uint32_t n) {
-              Store(4 * K).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 1).push_back(n); }
+            inline std::vector<double>& Store(int i) { static std::vector<double> v[40]; return v[i]; }
+            inline void Put(int i, double x) {
+              Store(i).push_back(ns3::Simulator::Now().GetSeconds()); Store(i + 1).push_back(x); }
+            template <int K> void Cwnd(uint32_t, uint32_t n) { Put(20 * K, n); }
             template <int K> void State(ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t n) {
-              Store(4 * K + 2).push_back(ns3::Simulator::Now().GetSeconds()); Store(4 * K + 3).push_back(n); }
+              Put(20 * K + 2, n); }
+            template <int K> void Srtt(ns3::Time, ns3::Time n) { Put(20 * K + 4, n.GetSeconds()); }
+            template <int K> void LastRtt(ns3::Time, ns3::Time n) { Put(20 * K + 6, n.GetSeconds()); }
+            template <int K> void Ssthresh(uint32_t, uint32_t n) { Put(20 * K + 8, n); }
+            template <int K> void Una(ns3::SequenceNumber32, ns3::SequenceNumber32 n) { Put(20 * K + 10, n.GetValue()); }
+            template <int K> void High(ns3::SequenceNumber32, ns3::SequenceNumber32 n) { Put(20 * K + 12, n.GetValue()); }
+            template <int K> void Tx(ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
+              if (p->GetSize() > 0) { Put(20 * K + 14, h.GetSequenceNumber().GetValue()); } }
+            // Each ACK: its number, and the right edge of its highest SACK block (0 without one).
+            template <int K> void Rx(ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader& h, ns3::Ptr<const ns3::TcpSocketBase>) {
+              if (!(h.GetFlags() & ns3::TcpHeader::ACK)) { return; }
+              double high = 0;
+              if (h.HasOption(ns3::TcpOption::SACK)) {
+                auto sack = ns3::DynamicCast<const ns3::TcpOptionSack>(h.GetOption(ns3::TcpOption::SACK));
+                for (const auto& block : sack->GetSackList()) { high = std::max<double>(high, block.second.GetValue()); }
+              }
+              Put(20 * K + 16, h.GetAckNumber().GetValue()); Put(20 * K + 18, high); }
+            template <class F> F Pick(int k, F a, F b) { return k ? b : a; }
             inline ns3::Callback<void, uint32_t, uint32_t> CwndSink(int k) {
               return k ? ns3::MakeCallback(&Cwnd<1>) : ns3::MakeCallback(&Cwnd<0>); }
             inline ns3::Callback<void, ns3::TcpSocketState::TcpCongState_t, ns3::TcpSocketState::TcpCongState_t> StateSink(int k) {
               return k ? ns3::MakeCallback(&State<1>) : ns3::MakeCallback(&State<0>); }
+            inline ns3::Callback<void, ns3::Time, ns3::Time> SrttSink(int k) {
+              return k ? ns3::MakeCallback(&Srtt<1>) : ns3::MakeCallback(&Srtt<0>); }
+            inline ns3::Callback<void, ns3::Time, ns3::Time> LastRttSink(int k) {
+              return k ? ns3::MakeCallback(&LastRtt<1>) : ns3::MakeCallback(&LastRtt<0>); }
+            inline ns3::Callback<void, uint32_t, uint32_t> SsthreshSink(int k) {
+              return k ? ns3::MakeCallback(&Ssthresh<1>) : ns3::MakeCallback(&Ssthresh<0>); }
+            inline ns3::Callback<void, ns3::SequenceNumber32, ns3::SequenceNumber32> UnaSink(int k) {
+              return k ? ns3::MakeCallback(&Una<1>) : ns3::MakeCallback(&Una<0>); }
+            inline ns3::Callback<void, ns3::SequenceNumber32, ns3::SequenceNumber32> HighSink(int k) {
+              return k ? ns3::MakeCallback(&High<1>) : ns3::MakeCallback(&High<0>); }
+            inline ns3::Callback<void, ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader&, ns3::Ptr<const ns3::TcpSocketBase>> TxSink(int k) {
+              return k ? ns3::MakeCallback(&Tx<1>) : ns3::MakeCallback(&Tx<0>); }
+            inline ns3::Callback<void, ns3::Ptr<const ns3::Packet>, const ns3::TcpHeader&, ns3::Ptr<const ns3::TcpSocketBase>> RxSink(int k) {
+              return k ? ns3::MakeCallback(&Rx<1>) : ns3::MakeCallback(&Rx<0>); }
             }
             """)
             TcpTrace._defined = True
         self.g, self.ns, self.servers = cppyy.gbl.cellshare_xc, ns, servers
-        for i in range(8):
+        for i in range(2 * self._SERIES):
             self.g.Store(i).clear()
 
     def connect(self, k: int) -> None:
         """Connects the sinks to the sockets server `k` has now."""
         base = f"/NodeList/{self.servers.Get(k).GetId()}/$ns3::TcpL4Protocol/SocketList/*/"
-        self.ns.Config.ConnectWithoutContext(base + "CongestionWindow", self.g.CwndSink(k))
-        self.ns.Config.ConnectWithoutContext(base + "CongState", self.g.StateSink(k))
+        for source, sink in (("CongestionWindow", self.g.CwndSink), ("CongState", self.g.StateSink),
+                             ("RTT", self.g.SrttSink), ("LastRTT", self.g.LastRttSink),
+                             ("SlowStartThreshold", self.g.SsthreshSink), ("HighestRxAck", self.g.UnaSink),
+                             ("HighestSequence", self.g.HighSink), ("Tx", self.g.TxSink), ("Rx", self.g.RxSink)):
+            self.ns.Config.ConnectWithoutContext(base + source, sink(k))
+
+    def series(self, k: int) -> dict:
+        """Server `k`'s stored series: {name: (times, values)} for each of `_NAMES`."""
+        return {name: (list(self.g.Store(self._SERIES * k + 2 * j)), list(self.g.Store(self._SERIES * k + 2 * j + 1)))
+                for j, name in enumerate(self._NAMES)}
 
     def summary(self, t0: float, t1: float) -> dict:
         out = {}
         for k, name in ((0, "server 0"), (1, "server 1")):
-            t, w = list(self.g.Store(4 * k)), list(self.g.Store(4 * k + 1))
-            ts, st = list(self.g.Store(4 * k + 2)), list(self.g.Store(4 * k + 3))
-            per_s, j = [], 0
-            for sec in range(int(t0) + 1, int(t1) + 1):  # the last window change before each whole second
-                while j < len(t) and t[j] <= sec:
-                    j += 1
-                per_s.append(int(w[j - 1] // 1448) if j else None)
-            fine, j = [], 0
-            for tenth in range(40, 101):  # every 100 ms from 4 to 10 s: the foreground's start
-                while j < len(t) and t[j] <= tenth / 10:
-                    j += 1
-                fine.append(int(w[j - 1] // 1448) if j else None)
-            out[name] = {"cwnd_segments_per_s": per_s, "cwnd_segments_4_to_10_s_per_100_ms": fine,
+            s = self.series(k)
+            (t, w), (ts, st) = s["cwnd"], s["state"]
+            out[name] = {"cwnd_segments_per_s": [None if v is None else int(v // 1448) for v in held(t, w, range(int(t0) + 1, int(t1) + 1))],
+                         # every 100 ms from 4 to 10 s: the foreground's start
+                         "cwnd_segments_4_to_10_s_per_100_ms": [None if v is None else int(v // 1448)
+                                                                for v in held(t, w, [x / 10 for x in range(40, 101)])],
+                         "cwnd_segments_per_100_ms": [None if v is None else int(v // 1448)
+                                                      for v in held(t, w, [x / 10 for x in range(int(t0 * 10) + 1, int(t1 * 10) + 1)])],
                          "fast_recoveries_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 3],
                          "timeouts_s": [round(a, 3) for a, x in zip(ts, st) if int(x) == 4]}
+            out[name].update(rtt_summary(*s["srtt"], *s["rtt"], t0, t1))
+            out[name]["recoveries"] = recoveries(s)
         return out
+
+
+def per_10_ms(a: float, b, tt: list, seq: list, retx: list, ta: list, sh: list, mss: int) -> list:
+    """[new segments sent, retransmissions, advance of the highest SACK edge in segments] in
+    each 10 ms from `a` to `b` (at most 40 intervals)."""
+    if b is None:
+        return []
+    retx_times = sorted(x for x, _ in retx)
+    out, t = [], a
+    while t < b and len(out) < 40:
+        u = min(t + 0.01, b)
+        sent = sum(1 for x in tt if t <= x < u)
+        rx = sum(1 for x in retx_times if t <= x < u)
+        edges = [h for x, h in zip(ta, sh) if x < u and h]
+        before = [h for x, h in zip(ta, sh) if x < t and h]
+        adv = (max(edges) - max(before)) / mss if edges and before else None
+        out.append([sent - rx, rx, None if adv is None else round(adv, 1)])
+        t = u
+    return out
+
+
+#: ns-3's TcpSocketState::TcpCongState_t names.
+CONG_STATES = ("open", "disorder", "cwr", "recovery", "loss")
+
+
+def recoveries(s: dict, mss: int = 1448, listed: int = 40) -> list:
+    """Each entry of one ns-3 sender into fast recovery (`CA_RECOVERY`) or loss recovery
+    (`CA_LOSS`), from its traced series (`TcpTrace.series`): when, the window before and the
+    threshold after, SND.UNA and the recovery point (HighTxMark at entry, ns-3's `m_recover`),
+    in segments from the first byte sent, when and to which state it was left, and the
+    segments retransmitted until then with the time each was first sent (whether they belong
+    to the window before the entry or were sent during an earlier recovery)."""
+    (ts, st), (tw, w), (th, thv) = s["state"], s["cwnd"], s["ssthresh"]
+    (tu, u), (thi, hi), (tt, seq) = s["una"], s["high"], s["tx"]
+    (ta, ack), (_, sh) = s["ack"], s["sack_high"]
+    if not tt:
+        return []
+    isn = seq[0]
+
+    def rel(x):
+        return None if x is None else round((x - isn) / mss, 2)
+
+    first_sent, highest, retx = {}, -1, []  # retransmissions: (time, seq)
+    for a, q in zip(tt, seq):
+        if q <= highest:
+            retx.append((a, q))
+        else:
+            highest = q
+        first_sent.setdefault(q, a)
+    out = []
+    for i, (a, x) in enumerate(zip(ts, st)):
+        if int(x) not in (3, 4):
+            continue
+        left = next(((b, int(y)) for b, y in zip(ts[i + 1:], st[i + 1:]) if int(y) != int(x)), (None, None))
+        inside = [(b, q) for b, q in retx if a <= b and (left[0] is None or b < left[0])]
+        cwnd_before = [v for b, v in zip(tw, w) if b < a]
+        ssthresh_after = held(th, thv, [a])[0]
+        out.append({"at_s": round(a, 4), "state": CONG_STATES[int(x)],
+                    "cwnd_before_segments": round(cwnd_before[-1] / mss, 1) if cwnd_before else None,
+                    "ssthresh_segments": None if ssthresh_after is None else round(ssthresh_after / mss, 1),
+                    "una_segments": rel(held(tu, u, [a])[0]), "recover_segments": rel(held(thi, hi, [a])[0]),
+                    "left_s": None if left[0] is None else round(left[0], 4),
+                    "left_to": None if left[1] is None else CONG_STATES[left[1]],
+                    "una_at_exit_segments": None if left[0] is None else rel(held(tu, u, [left[0]])[0]),
+                    "retransmitted": len(inside),
+                    # The last ACKs up to the exit (time, SND.UNA they carry, right edge of the
+                    # highest SACK block, segments) and what was sent in the 150 ms before it.
+                    "acks_before_exit": [] if left[0] is None else [
+                        [round(b, 4), rel(q), rel(h) if h else None] for b, q, h in zip(ta, ack, sh)
+                        if left[0] - 0.02 <= b <= left[0]][-12:],
+                    # Per 10 ms from the entry to the exit: new segments sent, retransmissions,
+                    # and how far the highest SACKed segment advanced (about what was delivered).
+                    "per_10_ms_new_retx_sacked": per_10_ms(a, left[0], tt, seq, retx, ta, sh, mss),
+                    # The first sends from the entry on (time to 10 µs, segment).
+                    "sent_after_entry": [[round(b, 5), rel(q)] for b, q in zip(tt, seq) if b >= a][:8],
+                    "sent_before_exit": [] if left[0] is None else [
+                        [round(b, 4), rel(q)] for b, q in zip(tt, seq) if left[0] - 0.15 <= b <= left[0]][-30:],
+                    "first_retransmissions": [{"segment": rel(q), "at_s": round(b, 4), "first_sent_s": round(first_sent[q], 4)}
+                                              for b, q in inside[:listed]]})
+    return out
+
+
+def held(t: list, v: list, at) -> list:
+    """The value of a step series (times `t`, values `v`) at each time of `at` (None before the first)."""
+    out, j = [], 0
+    for x in at:
+        while j < len(t) and t[j] <= x:
+            j += 1
+        out.append(v[j - 1] if j else None)
+    return out
+
+
+def interval_min(t: list, v: list, edges: list) -> list:
+    """The smallest value a step series (times `t`, values `v`) holds within each interval
+    [edges[i], edges[i + 1]): the value held at its start and every value set inside it
+    (None while the series has not started)."""
+    out, j = [], 0
+    for a, b in zip(edges, edges[1:]):
+        while j < len(t) and t[j] <= a:
+            j += 1
+        low = v[j - 1] if j else None
+        while j < len(t) and t[j] < b:
+            low = v[j] if low is None else min(low, v[j])
+            j += 1
+        out.append(low)
+    return out
+
+
+def rtt_summary(st: list, sv: list, rt: list, rv: list, t0: float, t1: float) -> dict:
+    """RTT figures of one ns-3 sender, ms, from its smoothed-RTT and last-RTT-sample step series
+    (times, values in s; a traced value reports changes only, so a value holds until the next):
+    the smoothed RTT at each whole second and at every 100 ms, its minimum and the samples'
+    minimum within each second and each 100 ms, and the smallest smoothed RTT of the run with
+    its time (what ns-3.44's `TcpVegas` takes as BaseRTT, as it is fed the smoothed RTT)."""
+    def ms(values: list) -> list:
+        return [None if x is None else round(x * 1e3, 2) for x in values]
+
+    seconds = list(range(int(t0), int(t1) + 1))
+    tenths = [k / 10 for k in range(int(t0 * 10), int(t1 * 10) + 1)]
+    positive = [(b, a) for a, b in zip(st, sv) if b > 0]
+    low = min(positive) if positive else (None, None)
+    return {"srtt_ms_per_s": ms(held(st, sv, seconds[1:])),
+            "srtt_min_ms_per_s": ms(interval_min(st, sv, seconds)),
+            "rtt_sample_min_ms_per_s": ms(interval_min(rt, rv, seconds)),
+            "srtt_ms_per_100_ms": ms(held(st, sv, tenths[1:])),
+            "srtt_min_ms_per_100_ms": ms(interval_min(st, sv, tenths)),
+            "rtt_sample_min_ms_per_100_ms": ms(interval_min(rt, rv, tenths)),
+            "srtt_min_ms": None if low[0] is None else round(low[0] * 1e3, 3),
+            "srtt_min_at_s": None if low[1] is None else round(low[1], 3)}
+
+
+def uplink_stats(mac: Path, phy: Path, n_ues: int, duration: float) -> dict:
+    """Diagnosis (`--ul-stats`): each UE's uplink grants per 100 ms (ns-3's `UlMacStats`: one
+    line per scheduled uplink block: % time cellId IMSI frame sframe RNTI mcs size ccId) and the
+    blocks the eNB received in error (`UlRxPhyStats`, time in ms, `correct` = 0), by UE (IMSI − 1)."""
+    tenths = int(duration * 10)
+    grants = [[0] * tenths for _ in range(n_ues)]
+    grant_bytes = [[0] * tenths for _ in range(n_ues)]
+    with mac.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_t, i_imsi, i_size = cols.index("time"), cols.index("IMSI"), cols.index("size")
+        for line in fh:
+            f = line.split()
+            if not f:
+                continue
+            k = min(int(float(f[i_t]) * 10), tenths - 1)
+            ue = int(f[i_imsi]) - 1
+            grants[ue][k] += 1
+            grant_bytes[ue][k] += int(f[i_size])
+    errors = [[] for _ in range(n_ues)]
+    with phy.open() as fh:
+        cols = fh.readline().lstrip("%").split()
+        i_t, i_imsi, i_ok = cols.index("time"), cols.index("IMSI"), cols.index("correct")
+        for line in fh:
+            f = line.split()
+            if f and f[i_ok] == "0":
+                errors[int(f[i_imsi]) - 1].append(round(float(f[i_t]) / 1000, 4))  # this file's time is in ms
+    return {f"UE {u}": {"grants_per_100_ms": grants[u], "grant_bytes_per_100_ms": grant_bytes[u],
+                        "errors_s": errors[u][:200], "errors": len(errors[u])} for u in range(n_ues)}
 
 
 def new_block_bytes(path: Path, n_ues: int) -> list[int]:
@@ -480,8 +796,10 @@ def run_cellshare(args: argparse.Namespace) -> dict:
         n_ues, bg_ues = layout_ues(args.layout, args.ues)
         a = int(MEASURE_FROM_S)
         if args.background != "none":
+            # Diagnosis flag (cellshare's side only): the backgrounds' controller.
+            bg_cc = json.loads(getattr(args, "cellshare_bg_cc", None) or "null") or BACKGROUNDS[args.background][0]
             flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
-                       "transport": {"kind": "tcp", "cc": BACKGROUNDS[args.background][0]}} for ue in bg_ues]
+                       "transport": {"kind": "tcp", "cc": bg_cc}} for ue in bg_ues]
         # Diagnosis flags (cellshare's side only): the foreground's controller and start.
         fg_cc = json.loads(getattr(args, "cellshare_fg_cc", None) or '{"kind": "cubic"}')
         fg_start = getattr(args, "cellshare_fg_start_s", None) or FG_START_S
@@ -502,9 +820,24 @@ def run_cellshare(args: argparse.Namespace) -> dict:
             # trace with one opportunity every `period` ms, each UE at its own seeded phase),
             # like ns-3's UE waiting for its uplink grants, instead of cellshare's fixed path.
             trace = Path(tmp) / "ack-opportunities.up"
-            trace.write_text(f"{period}\n")
-            for group in scenario["ues"]:
-                group["uplink"] = {"channel": {"kind": "trace", "file": str(trace), "random_offset": True}}
+            from_s = getattr(args, "cellshare_ack_from_s", None)
+            if from_s is None:
+                trace.write_text(f"{period}\n")
+                for group in scenario["ues"]:
+                    group["uplink"] = {"channel": {"kind": "trace", "file": str(trace), "random_offset": True}}
+            else:
+                # Diagnosis: the background UEs' ACKs leave at every TTI (1 ms) until `from_s`
+                # and only every `period` ms from then on (phase 0, no random offset), UE 0's
+                # over the fixed path: a rise of the background's ACK delay at a given time,
+                # as ns-3's UE 1 shows in `other`/`vegas` (docs/crosscheck-ns3.md).
+                if n_ues < 2:
+                    raise SystemExit("ns3_crosscheck: --cellshare-ack-from-s needs a layout with a UE besides UE 0")
+                step_ms = int(round(from_s * 1000))
+                end_ms = int(args.duration * 1000) + 2 * period
+                trace.write_text("\n".join(map(str, [*range(1, step_ms + 1), *range(step_ms + period, end_ms + 1, period)])) + "\n")
+                first = scenario["ues"][0]
+                scenario["ues"] = [{**first, "count": 1},
+                                   {**first, "count": n_ues - 1, "uplink": {"channel": {"kind": "trace", "file": str(trace)}}}]
         result = api.run(scenario)
     b = int(args.duration)
     out = {f["name"]: sum(result.flow(f["name"])["per_second_mbps"][a:b]) / (b - a) for f in flows}
@@ -519,7 +852,7 @@ def run_cellshare(args: argparse.Namespace) -> dict:
 def summarise(rates: dict) -> dict:
     bg = [v for k, v in rates.items() if k.startswith("bg")]
     return {"fg": rates.get("fg0", 0.0), "bg_mean": sum(bg) / len(bg) if bg else 0.0,
-            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill", "tcp"))}
+            "total": sum(v for k, v in rates.items() if k not in ("harq", "delays", "fill", "tcp", "uplink"))}
 
 
 def ns3_side(args: argparse.Namespace, label: list[str]) -> dict:
@@ -626,20 +959,32 @@ def main() -> None:
     p.add_argument("--cellshare-ack-every-ms", type=int, metavar="MS",
                    help="background, diagnosis: cellshare's UEs send their ACKs only at uplink opportunities "
                         "every MS ms (each UE at its own seeded phase), as ns-3's UEs wait for grants")
+    p.add_argument("--cellshare-ack-from-s", type=float, metavar="S",
+                   help="background, diagnosis, with --cellshare-ack-every-ms: only the UEs besides UE 0 send their "
+                        "ACKs over an uplink, at every 1 ms TTI until S s and every MS ms from then on (phase 0), "
+                        "UE 0 over the fixed path: a rise of the background's ACK delay at S s")
     p.add_argument("--cellshare-fg-cc", metavar="JSON",
                    help='background, diagnosis: cellshare\'s foreground controller as a JSON table '
                         '(default {"kind": "cubic"}), e.g. {"kind": "cubic", "hystart": false}')
+    p.add_argument("--cellshare-bg-cc", metavar="JSON",
+                   help="background, diagnosis: cellshare's background controller as a JSON table instead of "
+                        'the background\'s own, e.g. {"kind": "vegas", "alpha": 1} (ns-3 stays as it was)')
     p.add_argument("--cellshare-fg-start-s", type=float, metavar="S",
                    help=f"background, diagnosis: cellshare's foreground starts at S s (default {FG_START_S:.0f}; "
                         "ns-3's stays at its start): the phase of the background's loss cycle it meets")
     p.add_argument("--ns3-hystart-delay-max-ms", type=int, metavar="MS",
                    help="background, diagnosis: ns-3 TcpCubic's HyStartDelayMax (its default 1000 ms; 16 gives "
                         "Linux's HyStart delay threshold when the minimum RTT is at least 128 ms)")
+    p.add_argument("--ns3-prr-rfc-delivered", action="store_true",
+                   help="background, diagnosis: ns-3's TCP senders count a duplicate ACK's SACKed bytes as delivered in "
+                        "PRR (RFC 6937, Linux), not one segment more as ns-3.44's TcpPrrRecovery does")
     p.add_argument("--tcp-trace", action="store_true",
                    help="background, diagnosis: ns-3's senders' windows and recoveries over the measurement window")
     p.add_argument("--phy-stats", action="store_true",
                    help="background, diagnosis: record ns-3's downlink transport blocks and report how full they are "
                         "(application bytes / new-block bytes) at UE 0 and the background UEs")
+    p.add_argument("--ul-stats", action="store_true",
+                   help="background, diagnosis: record ns-3's uplink grants and uplink block errors per UE")
     p.add_argument("--ns3-case", nargs="+", metavar="LABEL", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.case not in CASES:
@@ -652,13 +997,19 @@ def main() -> None:
         args.link, args.ns3_amc = "ideal", "piro"
     if args.cellshare_ack_every_ms is not None and not 1 <= args.cellshare_ack_every_ms <= 1000:
         p.error(f"--cellshare-ack-every-ms: {args.cellshare_ack_every_ms} is not a period of 1 to 1000 ms")
-    if args.cellshare_fg_cc is not None:
+    for flag, text in (("--cellshare-fg-cc", args.cellshare_fg_cc), ("--cellshare-bg-cc", args.cellshare_bg_cc)):
+        if text is None:
+            continue
         try:
-            fg_cc = json.loads(args.cellshare_fg_cc)
+            cc = json.loads(text)
         except ValueError as e:
-            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not JSON ({e})")
-        if not isinstance(fg_cc, dict) or not isinstance(fg_cc.get("kind"), str):
-            p.error(f"--cellshare-fg-cc: {args.cellshare_fg_cc!r} is not a JSON table with a \"kind\"")
+            p.error(f"{flag}: {text!r} is not JSON ({e})")
+        if not isinstance(cc, dict) or not isinstance(cc.get("kind"), str):
+            p.error(f"{flag}: {text!r} is not a JSON table with a \"kind\"")
+    if args.cellshare_ack_from_s is not None and (args.cellshare_ack_every_ms is None
+                                                  or not 0 < args.cellshare_ack_from_s < args.duration):
+        p.error(f"--cellshare-ack-from-s: {args.cellshare_ack_from_s} needs --cellshare-ack-every-ms and a time "
+                f"inside the run (0 to {args.duration:g} s)")
     if args.cellshare_fg_start_s is not None and not 0 < args.cellshare_fg_start_s < MEASURE_FROM_S:
         p.error(f"--cellshare-fg-start-s: {args.cellshare_fg_start_s} is not between 0 and the {MEASURE_FROM_S:.0f} s warm-up")
     if args.ns3_hystart_delay_max_ms is not None and not 4 <= args.ns3_hystart_delay_max_ms <= 1000:

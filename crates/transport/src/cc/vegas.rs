@@ -37,6 +37,9 @@
 //! - Loss: `ssthresh = max(FlightSize/2, 2·MSS)`, `cwnd = ssthresh` once recovery ends;
 //!   timeout: same `ssthresh`, `cwnd = 1·MSS` (RFC 5681 §3.1 eq. 4 and §3.2).
 //! - `cwnd` never goes below 2 segments after a Vegas decision (Linux).
+//! - `rtt = "srtt"` (not a default; to compare with ns-3 only) takes BaseRTT and each round's
+//!   minimum from the smoothed RTT after each ACK, as ns-3.44's `TcpVegas` is fed
+//!   (`TcpSocketBase` calls `PktsAcked(m_tcb, segsAcked, m_tcb->m_srtt)`).
 
 use cellshare_core::Nanos;
 
@@ -57,6 +60,35 @@ pub struct VegasConfig {
     pub beta: f64,
     /// γ: backlog in segments above which slow start ends. Default 1.
     pub gamma: f64,
+    /// The RTT that BaseRTT and each round's minimum are taken from: `"sample"` (default:
+    /// each ACK's RTT sample, as [BP95] and Linux `tcp_vegas_pkts_acked`) or `"srtt"` (the
+    /// smoothed RTT after each ACK that carries a sample). `"srtt"` is accepted to reproduce
+    /// ns-3's `TcpVegas` (the simulator of the Legilimens and Sneaker papers): ns-3.44's
+    /// `TcpSocketBase` passes `m_tcb->m_srtt` to `PktsAcked`, so its Vegas compares the
+    /// smallest smoothed RTT of a round with the smallest smoothed RTT of the connection. Use
+    /// it only to compare with ns-3 results.
+    pub rtt: VegasRtt,
+}
+
+/// The RTT [`VegasConfig::rtt`] measures with: `"sample"` or `"srtt"`. (No variant doc
+/// comments, so the schema is a string enum.)
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)]
+pub enum VegasRtt {
+    #[default]
+    Sample,
+    Srtt,
 }
 
 impl Default for VegasConfig {
@@ -65,6 +97,7 @@ impl Default for VegasConfig {
             alpha: 2.0,
             beta: 4.0,
             gamma: 1.0,
+            rtt: VegasRtt::Sample,
         }
     }
 }
@@ -233,7 +266,13 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack(&mut self, ev: &AckEvent) {
-        let sample = ev.rtt_sample.map(|r| r.max(1));
+        let sample = ev
+            .rtt_sample
+            .map(|r| match self.cfg.rtt {
+                VegasRtt::Sample => r,
+                VegasRtt::Srtt => ev.srtt,
+            })
+            .map(|r| r.max(1));
         // BaseRTT: the minimum of all measured RTTs [BP95 §3.2].
         if let Some(r) = sample {
             self.base_rtt = self.base_rtt.min(r);
@@ -385,6 +424,57 @@ mod tests {
         .validate()
         .unwrap_err();
         assert!(err.contains("vegas.alpha"), "{err}");
+    }
+
+    #[test]
+    fn srtt_option_measures_base_and_round_rtt_with_the_smoothed_rtt_as_ns3() {
+        // Every ACK's sample is 100 ms (no queue) but the smoothed RTT is 110 ms: with the
+        // samples (default) diff = 0 and cwnd grows; fed the smoothed RTT as ns-3.44's
+        // TcpVegas is, BaseRTT becomes 110 ms too once it is the smallest smoothed RTT seen.
+        // Then the smoothed RTT alone rises to 130 ms: diff = 20·20/130 ≈ 3.1 (hold) with
+        // `srtt`, while the samples still say 0.
+        for (rtt, grows) in [(VegasRtt::Sample, true), (VegasRtt::Srtt, false)] {
+            let cfg = VegasConfig {
+                rtt,
+                ..Default::default()
+            };
+            let mut v = Vegas::new(&cfg, MSS, 20 * MSS as u64);
+            v.ssthresh = 2 * MSS as u64;
+            let (mut seq, mut now) = (0u64, 0);
+            let mut round = |v: &mut Vegas, srtt: Nanos| {
+                let (before, rounds) = (v.cwnd as i64, v.rounds);
+                while v.rounds == rounds {
+                    seq += MSS as u64;
+                    now += MS;
+                    v.on_ack(&AckEvent {
+                        now,
+                        acked_bytes: MSS as u64,
+                        ack_seq: seq,
+                        snd_nxt: seq + v.cwnd,
+                        rtt_sample: Some(100 * MS),
+                        srtt,
+                        bytes_in_flight: v.cwnd,
+                        prior_in_flight: v.cwnd,
+                        mss: MSS,
+                        ..Default::default()
+                    });
+                }
+                (v.cwnd as i64 - before) / MSS as i64
+            };
+            round(&mut v, 110 * MS);
+            let expect_base = if grows { 100 * MS } else { 110 * MS };
+            assert_eq!(v.base_rtt(), expect_base, "{rtt:?}");
+            let before = v.cwnd;
+            let change = round(&mut v, 130 * MS);
+            if grows {
+                assert_eq!(change, 1, "{rtt:?}");
+                assert_eq!(v.diff(), 0.0);
+            } else {
+                assert_eq!(change, 0, "{rtt:?}");
+                let want = (before / MSS as u64) as f64 * 20.0 / 130.0;
+                assert!((v.diff() - want).abs() < 1e-9, "{} != {want}", v.diff());
+            }
+        }
     }
 
     #[test]
