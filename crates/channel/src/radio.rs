@@ -345,6 +345,10 @@ pub struct RadioChannel {
     /// The CQI computed last in a network of cells (where the block is not used), from which
     /// the next one is walked to.
     last_cqi: u8,
+    /// In a network of cells: the CQI of measurement TTI `ahead_tti` (u64::MAX: none),
+    /// computed by the last reload (see [`network_span`](Self::network_span)).
+    ahead_cqi: u8,
+    ahead_tti: u64,
     /// Linear SINR without shadowing and fading: S / (N + I).
     base_sinr: f64,
     /// In a network of cells ([`set_budget`](Self::set_budget)): the link budget towards the
@@ -448,6 +452,8 @@ impl RadioChannel {
             fading_block: [0.0; CQI_BLOCK],
             fading_block_start: u64::MAX,
             last_cqi: 0,
+            ahead_cqi: 0,
+            ahead_tti: u64::MAX,
             budget: None,
             carrier_hz,
         }
@@ -466,6 +472,7 @@ impl RadioChannel {
         self.mean_snr_db = 10.0 * (self.budget.as_ref().expect("set").signal_mw / self.budget.as_ref().expect("set").noise_mw).log10();
         // The fading block stays: the fading does not depend on the budget.
         self.cqi_block_start = u64::MAX;
+        self.ahead_tti = u64::MAX;
     }
 
     /// Thermal noise per PRB of this channel's receiver, mW.
@@ -494,6 +501,7 @@ impl RadioChannel {
         }
         self.cqi_block_start = u64::MAX;
         self.fading_block_start = u64::MAX;
+        self.ahead_tti = u64::MAX;
     }
 
     /// Shadowing in dB in TTI `tti` (0 without shadowing), read through a cursor of its own
@@ -540,6 +548,7 @@ impl RadioChannel {
         self.cqi_delay = la.cqi_delay_tti as u64;
         self.cqi_block_start = u64::MAX;
         self.fading_block_start = u64::MAX;
+        self.ahead_tti = u64::MAX;
     }
 
     /// Wideband CQI (0..=15) the UE measures in TTI `tti`.
@@ -569,7 +578,7 @@ impl RadioChannel {
     #[inline]
     pub fn quality_span(&mut self, tti: u64) -> (LinkQuality, u64) {
         let m = self.report_tti(tti);
-        let (cqi, until_m) = self.measured_span(m);
+        let (cqi, until_m) = if self.budget.is_some() { self.network_span(m, tti) } else { self.measured_span(m) };
         // Decisions t' use report m(t') ≤ until_m while t' − D < (⌊until_m/P⌋ + 1)·P.
         let until = (self.periods(until_m) + 1) * self.cqi_period + self.cqi_delay - 1;
         (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers }, until.max(tti))
@@ -590,12 +599,6 @@ impl RadioChannel {
     /// CQIs of the TTIs between two reports are never used.
     #[inline]
     fn measured_span(&mut self, tti: u64) -> (u8, u64) {
-        if self.budget.is_some() {
-            // In a network the interference of later TTIs is not known yet: one TTI at a time.
-            // (Computing ahead through the rows the network has already sealed was measured
-            // slower: fewer reloads, but each SINR costs about 100 instructions either way.)
-            return (self.network_cqi(tti), tti);
-        }
         let d = tti.wrapping_sub(self.cqi_block_start);
         let k = self.periods(d);
         let k = if k * self.cqi_period == d { k } else { u64::MAX };
@@ -608,6 +611,62 @@ impl RadioChannel {
         let cqi = self.cqi_block[i];
         let run = self.cqi_block[i + 1..].iter().take_while(|&&c| c == cqi).count();
         (cqi, tti + run as u64 * self.cqi_period)
+    }
+
+    /// In a network of cells: the CQI measured in TTI `m` (a measurement TTI) for a decision
+    /// in TTI `decision`, and the last measurement TTI up to which every measurement gives the
+    /// same CQI, as far as it is known at the decision.
+    ///
+    /// A measurement in TTI r reads the loads of TTI r − 1, which are final once the network
+    /// has run TTI r − 1: for a decision in TTI `decision`, the measurements r ≤ `decision`
+    /// (the network runs TTI `decision` − 1 before it, and writes the rows of later TTIs only).
+    /// Their CQIs are computed here in order while they equal the CQI of `m`; the first one
+    /// that differs is kept for the reload that will ask for it (the span ends just before
+    /// it), so each measurement's SINR is still computed once, and a report whose CQI repeats
+    /// costs no reload of its own. What is computed is exactly what the reload of that report
+    /// would compute: the same shadowing, fading and budget (a new budget, speed or link
+    /// adaptation forgets the kept CQI), and the loads of a final row. The walk stays within
+    /// the shadowing step and the fading block of `m`, so that no cursor has to go back.
+    /// (Computing whole blocks ahead was measured slower: more SINRs computed than used.)
+    #[inline]
+    fn network_span(&mut self, m: u64, decision: u64) -> (u8, u64) {
+        let first = if self.ahead_tti == m { self.ahead_cqi } else { self.network_cqi(m) };
+        self.ahead_tti = u64::MAX;
+        let p = self.cqi_period;
+        // The last measurement TTI the walk may reach: a final row, the same shadowing step,
+        // the fading block that holds `m` (filled by `network_cqi` or by the walk that
+        // computed the kept CQI).
+        let mut limit = decision.min((m / SHADOWING_STEP_MS + 1) * SHADOWING_STEP_MS - 1);
+        let table = matches!(self.fading, FadingState::Table { .. });
+        if table {
+            limit = limit.min(self.fading_block_start + (CQI_BLOCK as u64 - 1) * p);
+        }
+        if m + p > limit {
+            return (first, m);
+        }
+        // What `network_cqi` computes for each r, with what stays the same hoisted: the
+        // shadowing of the step, the fading block's position.
+        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(m));
+        let mut k = if table { self.periods(m - self.fading_block_start) as usize } else { 0 };
+        let mut r = m;
+        while r + p <= limit {
+            r += p;
+            k += 1;
+            let base = self.base_sinr_at(r);
+            let fading = if table { 0.5 * f64::from(self.fading_block[k]) } else { self.fading.gain(r) };
+            let sinr = base * shadowing * fading;
+            let cqi = if sinr.is_nan() {
+                lte_tables::count_reached(&self.cqi_thresholds, sinr)
+            } else {
+                lte_tables::cqi_near(&self.cqi_thresholds, sinr, self.last_cqi)
+            };
+            self.last_cqi = cqi;
+            if cqi != first {
+                (self.ahead_tti, self.ahead_cqi) = (r, cqi);
+                return (first, r - p);
+            }
+        }
+        (first, r)
     }
 
     /// The CQI of measurement TTI `tti` in a network, walked from the last one computed (the
