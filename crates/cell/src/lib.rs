@@ -40,36 +40,42 @@ pub use rlc::{DropCause, RlcQueue};
 pub use scheduler::{SchedulerConfig, SchedulerKind};
 
 /// One UE as the base station sees it.
+///
+/// Laid out in the order given (`repr(C)`, one cache line first): what the scheduler's pass
+/// over the backlogged UEs reads of every UE every TTI (the cached quality's span, the
+/// eligibility, the averaged rate, the achievable bytes) in the first line; the rest after.
+/// The layout changes no value.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct UeState {
-    /// The UE's RLC transmit queue.
-    pub queue: RlcQueue,
-    /// The UE's downlink channel.
-    pub channel: Channel,
-    /// Averaged served bytes per TTI divided by the cell's common decay factor
-    /// (see [`Cell::decay`]): the average at the current TTI is `scaled_avg · decay`.
-    scaled_avg: f64,
-    /// Position in the backlogged list, if backlogged.
-    backlog_slot: Option<u32>,
     /// The channel's quality, valid for TTIs `quality_from ..= quality_until`.
-    quality: LinkQuality,
     quality_from: u64,
     quality_until: u64,
-    /// Bytes deliverable with every PRB under `quality`: the achievable rate of the metric.
-    full: u32,
-    /// The last TTI in which the UE was granted PRBs (excluded from further picks then).
-    served_tti: u64,
-    /// Exponential average (scheduler's α, over TTIs in which the UE had data queued) of
-    /// whether it was scheduled; kept only when a dropper asks for it.
-    sched_share: f64,
-    /// The last non-zero full-cell bytes per TTI seen by the dropper's signals.
-    sig_full: u32,
-    /// The realistic link's state (radio UEs under `cell.link = { kind = "realistic" }`).
-    link: Option<Box<UeLink>>,
     /// The first TTI from which the UE may be picked for new data: after the last TTI it was
     /// served in, and (realistic link) once a HARQ process is free. One comparison in the
     /// scheduler's pass over the backlogged UEs.
     eligible_from: u64,
+    /// Averaged served bytes per TTI divided by the cell's common decay factor
+    /// (see [`Cell::decay`]): the average at the current TTI is `scaled_avg · decay`.
+    scaled_avg: f64,
+    quality: LinkQuality,
+    /// Bytes deliverable with every PRB under `quality`: the achievable rate of the metric.
+    full: u32,
+    /// The last non-zero full-cell bytes per TTI seen by the dropper's signals.
+    sig_full: u32,
+    /// Position in the backlogged list, if backlogged.
+    backlog_slot: Option<u32>,
+    /// The last TTI in which the UE was granted PRBs (excluded from further picks then).
+    served_tti: u64,
+    /// The UE's downlink channel.
+    pub channel: Channel,
+    /// The realistic link's state (radio UEs under `cell.link = { kind = "realistic" }`).
+    link: Option<Box<UeLink>>,
+    /// Exponential average (scheduler's α, over TTIs in which the UE had data queued) of
+    /// whether it was scheduled; kept only when a dropper asks for it.
+    sched_share: f64,
+    /// The UE's RLC transmit queue.
+    pub queue: RlcQueue,
 }
 
 impl UeState {

@@ -401,3 +401,20 @@ fn used_prbs_of_a_trace_cell_are_weighted_by_the_ttis_capacity() {
     let r = cell.run_tti(0, 0, &mut arena, &mut Vec::new(), &mut Vec::new());
     assert_eq!((r.prbs_used, r.prb_bytes_used), (30, 0));
 }
+
+#[test]
+fn the_schedulers_per_ue_fields_share_one_cache_line() {
+    use std::mem::{align_of, offset_of, size_of};
+    assert_eq!(align_of::<UeState>(), 64);
+    for end in [
+        offset_of!(UeState, quality_from) + 8,
+        offset_of!(UeState, quality_until) + 8,
+        offset_of!(UeState, eligible_from) + 8,
+        offset_of!(UeState, scaled_avg) + 8,
+        offset_of!(UeState, quality) + size_of::<LinkQuality>(),
+        offset_of!(UeState, full) + 4,
+        offset_of!(UeState, served_tti) + 8,
+    ] {
+        assert!(end <= 64, "a field the scheduler's pass reads ends at byte {end}");
+    }
+}

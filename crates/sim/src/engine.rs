@@ -7,6 +7,15 @@
 //! nothing. Packets live in one arena; queues and events carry indices.
 
 use crate::event_queue::EventQueue;
+
+/// The event queue's sorted lanes (`event_queue.rs`, "Sorted lanes"): deliveries (one TTI
+/// after the TTI that sent them), arrivals at the access over the one backhaul link (a FIFO
+/// with a fixed delay), ACKs reaching the server a fixed delay after they left a UE without
+/// a modelled uplink.
+const LANE_DELIVER: usize = 0;
+const LANE_BACKHAUL: usize = 1;
+const LANE_ACK: usize = 2;
+const _: () = assert!(LANE_ACK < crate::event_queue::LANES);
 use std::collections::{BTreeMap, VecDeque};
 
 use cellshare_cell::{Delivery, DropCause};
@@ -640,6 +649,14 @@ impl Simulation {
         self.heap.push(t, self.seq, ev);
     }
 
+    /// [`push`](Self::push) for events of a source whose times never decrease (the event
+    /// queue's sorted `lane`; an out-of-order one would still pop in its place).
+    #[inline]
+    fn push_sorted(&mut self, lane: usize, t: Nanos, ev: Ev) {
+        self.seq += 1;
+        self.heap.push_sorted(lane, t, self.seq, ev);
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> Nanos {
         self.now
@@ -717,7 +734,7 @@ impl Simulation {
         let at = self.now + TTI;
         for i in 0..self.delivered_scratch.len() {
             let d = self.delivered_scratch[i];
-            self.push(at, Ev::Deliver(d.id));
+            self.push_sorted(LANE_DELIVER, at, Ev::Deliver(d.id));
         }
         for i in 0..self.dropped_scratch.len() {
             let (id, cause) = self.dropped_scratch[i];
@@ -776,7 +793,7 @@ impl Simulation {
             Ev::AtGateway(id) => {
                 let size = self.arena.get(id).size;
                 match self.backhaul.send(self.now, size) {
-                    Some(at) => self.push(at, Ev::AtAccess(id)),
+                    Some(at) => self.push_sorted(LANE_BACKHAUL, at, Ev::AtAccess(id)),
                     None => self.drop_packet(id, DropSite::Wired),
                 }
             }
@@ -1015,7 +1032,7 @@ impl Simulation {
                 self.enqueue_uplink(id, false, 0.0);
             } else {
                 self.seq += 1;
-                self.heap.push(now + self.ack_delay, self.seq, Ev::AckAtServer(id));
+                self.heap.push_sorted(LANE_ACK, now + self.ack_delay, self.seq, Ev::AckAtServer(id));
             }
         }
         let fl = &mut self.flows[f as usize];

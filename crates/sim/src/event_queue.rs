@@ -8,13 +8,37 @@
 //! the time and the sequence number into one `u128` (one wide compare); an entry stays 24
 //! bytes.
 
+//!
+//! **Sorted lanes.** Some events are pushed in nondecreasing time order by construction: a
+//! delivery one TTI after the TTI that sent it, the arrival at the base station after the one
+//! backhaul link (a FIFO), an ACK a fixed delay after it left. Such a push may go to a *lane*
+//! ([`EventQueue::push_sorted`]), a FIFO that stays sorted by (time, sequence number): a push
+//! earlier than the lane's last entry goes to the heap instead, so the lanes are sorted
+//! whatever the caller does. A pop takes the smallest key among the heap's root and the
+//! lanes' fronts: the same order as one heap of every event (the keys are unique), without
+//! the heap's sift for most of the events of a bulk TCP run.
+
+use std::collections::VecDeque;
+
 use cellshare_core::Nanos;
+
+/// Number of sorted lanes.
+pub(crate) const LANES: usize = 3;
 
 /// A min-heap of events of type `E`, ordered by (time, sequence number); sequence numbers
 /// are unique, so the order is total and equal times pop in push order.
 #[derive(Debug)]
 pub(crate) struct EventQueue<E: Copy> {
     heap: Vec<Entry<E>>,
+    /// Sorted FIFOs (see "Sorted lanes" in the module documentation).
+    lanes: [VecDeque<Entry<E>>; LANES],
+}
+
+/// Where the earliest event is.
+#[derive(Clone, Copy)]
+enum Source {
+    Heap,
+    Lane(usize),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -33,13 +57,41 @@ impl<E: Copy> Entry<E> {
 
 impl<E: Copy> EventQueue<E> {
     pub(crate) fn new() -> Self {
-        Self { heap: Vec::new() }
+        Self { heap: Vec::new(), lanes: std::array::from_fn(|_| VecDeque::new()) }
     }
 
     /// Number of queued events.
     #[allow(dead_code)]
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+    }
+
+    /// Queues `ev` at time `t` with sequence number `seq` (unique, larger than every earlier
+    /// one) in sorted lane `lane` if `t` is not earlier than the lane's last event, else in
+    /// the heap: either way it pops in its (time, sequence) place.
+    #[inline]
+    pub(crate) fn push_sorted(&mut self, lane: usize, t: Nanos, seq: u64, ev: E) {
+        let l = &mut self.lanes[lane];
+        if l.back().is_none_or(|b| t >= b.t) {
+            l.push_back(Entry { t, seq, ev });
+        } else {
+            self.push(t, seq, ev);
+        }
+    }
+
+    /// The queue holding the earliest event and that event's key (`None`: empty).
+    #[inline(always)]
+    fn earliest(&self) -> Option<(Source, u128)> {
+        let mut best = self.heap.first().map(|e| (Source::Heap, e.key()));
+        for (i, l) in self.lanes.iter().enumerate() {
+            if let Some(e) = l.front() {
+                let k = e.key();
+                if best.is_none_or(|(_, b)| k < b) {
+                    best = Some((Source::Lane(i), k));
+                }
+            }
+        }
+        best
     }
 
     /// Queues `ev` at time `t` with sequence number `seq` (unique).
@@ -64,21 +116,30 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest event.
     #[inline]
     pub(crate) fn peek_time(&self) -> Option<Nanos> {
-        self.heap.first().map(|e| e.t)
+        self.earliest().map(|(_, k)| (k >> 64) as Nanos)
     }
 
     /// Removes and returns the earliest event (time, event) if its time is at most `t`.
     #[inline]
     pub(crate) fn pop_upto(&mut self, t: Nanos) -> Option<(Nanos, E)> {
-        let &Entry { t: et, ev, .. } = self.heap.first()?;
-        if et > t {
+        let (src, key) = self.earliest()?;
+        if (key >> 64) as Nanos > t {
             return None;
         }
-        let last = self.heap.pop().expect("not empty");
-        if !self.heap.is_empty() {
-            self.sift_down_from_root(last);
+        match src {
+            Source::Lane(i) => {
+                let e = self.lanes[i].pop_front().expect("not empty");
+                Some((e.t, e.ev))
+            }
+            Source::Heap => {
+                let Entry { t: et, ev, .. } = self.heap[0];
+                let last = self.heap.pop().expect("not empty");
+                if !self.heap.is_empty() {
+                    self.sift_down_from_root(last);
+                }
+                Some((et, ev))
+            }
         }
-        Some((et, ev))
     }
 
     /// Puts `elem` (the former last element) in the root's place: the hole at the root moves
@@ -137,7 +198,12 @@ mod tests {
             if x % 5 < 3 {
                 seq += 1;
                 let t = now + x % 17;
-                q.push(t, seq, (x % 1000) as u32);
+                // Some events through the lanes, mostly in order, sometimes not (the heap
+                // takes those).
+                match (x >> 8) % 4 {
+                    0 => q.push(t, seq, (x % 1000) as u32),
+                    l => q.push_sorted(l as usize - 1, t, seq, (x % 1000) as u32),
+                }
                 std_heap.push(Reverse((t, seq, (x % 1000) as u32)));
             } else {
                 now += x % 3;
