@@ -167,8 +167,8 @@ CAUSES: dict[str, Cause] = {
         "T-Mobile LTE 0.51, UMTS 0.97, EVDO 0.96"),
     "bode/power-bbr": Cause(
         "set-up substituted",
-        "the traces, as delay-cut-cubic: on ATT-LTE-driving alone 3.47× (holds); T-Mobile LTE 0.52, UMTS 1.60, "
-        "EVDO 1.19"),
+        "the traces, as delay-cut-cubic: on ATT-LTE-driving alone 4.08× (holds); T-Mobile LTE 0.80, UMTS 1.69, "
+        "EVDO 1.02 (measured 2026-11-28, with Linux's BBR quantum)"),
     "bode/delay-cut-c2tcp": Cause(
         "set-up substituted",
         "the traces, as delay-cut-cubic: on ATT-LTE-driving alone the cut is 2.67 (holds); T-Mobile LTE 1.31, UMTS "
