@@ -681,25 +681,15 @@ def uplink_stats(mac: Path, phy: Path, n_ues: int, duration: float) -> dict:
     tenths = int(duration * 10)
     grants = [[0] * tenths for _ in range(n_ues)]
     grant_bytes = [[0] * tenths for _ in range(n_ues)]
-    with mac.open() as fh:
-        cols = fh.readline().lstrip("%").split()
-        i_t, i_imsi, i_size = cols.index("time"), cols.index("IMSI"), cols.index("size")
-        for line in fh:
-            f = line.split()
-            if not f:
-                continue
-            k = min(int(float(f[i_t]) * 10), tenths - 1)
-            ue = int(f[i_imsi]) - 1
-            grants[ue][k] += 1
-            grant_bytes[ue][k] += int(f[i_size])
+    for t, imsi, size in stats_columns(mac, "time", "IMSI", "size"):
+        k = min(int(float(t) * 10), tenths - 1)
+        ue = int(imsi) - 1
+        grants[ue][k] += 1
+        grant_bytes[ue][k] += int(size)
     errors = [[] for _ in range(n_ues)]
-    with phy.open() as fh:
-        cols = fh.readline().lstrip("%").split()
-        i_t, i_imsi, i_ok = cols.index("time"), cols.index("IMSI"), cols.index("correct")
-        for line in fh:
-            f = line.split()
-            if f and f[i_ok] == "0":
-                errors[int(f[i_imsi]) - 1].append(round(float(f[i_t]) / 1000, 4))  # this file's time is in ms
+    for t, imsi, ok in stats_columns(phy, "time", "IMSI", "correct"):
+        if ok == "0":
+            errors[int(imsi) - 1].append(round(float(t) / 1000, 4))  # this file's time is in ms
     return {f"UE {u}": {"grants_per_100_ms": grants[u], "grant_bytes_per_100_ms": grant_bytes[u],
                         "errors_s": errors[u][:200], "errors": len(errors[u])} for u in range(n_ues)}
 
@@ -708,14 +698,22 @@ def new_block_bytes(path: Path, n_ues: int) -> list[int]:
     """Bytes of the new downlink transport blocks (`rv` 0, both layers) ns-3 sent to each UE,
     from its `DlTxPhyStats.txt` (columns named by its header line)."""
     tb = [0] * n_ues
+    for imsi, size, rv in stats_columns(path, "IMSI", "size", "rv"):
+        if rv == "0":
+            tb[int(imsi) - 1] += int(size)  # IMSIs are 1.. in install order
+    return tb
+
+
+def stats_columns(path: Path, *names: str):
+    """The named columns (strings) of each non-empty line of one of ns-3's LTE stats files,
+    whose first line names the columns after a `%`."""
     with path.open() as fh:
         cols = fh.readline().lstrip("%").split()
-        i_imsi, i_size, i_rv = cols.index("IMSI"), cols.index("size"), cols.index("rv")
+        idx = [cols.index(n) for n in names]
         for line in fh:
             f = line.split()
-            if f and f[i_rv] == "0":
-                tb[int(f[i_imsi]) - 1] += int(f[i_size])  # IMSIs are 1.. in install order
-    return tb
+            if f:
+                yield tuple(f[i] for i in idx)
 
 
 def block_fill(path: Path, received: dict, bg_ues: list[int], n_ues: int) -> dict:
