@@ -1018,13 +1018,17 @@ mod tests {
         use std::mem::{align_of, offset_of, size_of};
         assert_eq!(align_of::<RadioChannel>(), 64);
         // The report timing, the budget (inline), the fading state and the shadowing cursor's
-        // step and gain: the first three lines.
-        let shadow = offset_of!(RadioChannel, shadowing);
+        // step and gain: the first three lines. Where `Option` puts its payload is not
+        // specified, so the shadowing gain's place is measured on a channel that has one.
+        let ch = channel(&RadioConfig { shadowing_std_db: 4.0, ..still(300.0) }, 1);
+        let sh = ch.shadowing.as_ref().expect("shadowing on");
+        let gain_end = (&sh.gain as *const f64 as usize) - (&ch as *const RadioChannel as usize) + size_of::<f64>();
+        assert!(offset_of!(Shadowing, step) < offset_of!(Shadowing, gain));
         for end in [
             offset_of!(RadioChannel, last_cqi) + 1,
             offset_of!(RadioChannel, budget) + size_of::<Option<LinkBudget>>(),
             offset_of!(RadioChannel, fading) + size_of::<FadingState>(),
-            shadow + size_of::<Option<Shadowing>>() - size_of::<Shadowing>() + offset_of!(Shadowing, gain) + 8,
+            gain_end,
         ] {
             assert!(end <= 192, "a field a reload reads ends at byte {end}");
         }
