@@ -194,17 +194,21 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
     from .api import run_text
     from .output import write_result
 
+    def run_name(kind: str, i: int) -> str:
+        return kind if i == 0 else f"{kind}{i + 1}"
+
     tries, summaries, sim_texts = [], [], []
     interrupted = None
+    # The scenario with absolute trace paths, to write shifted copies of it anywhere.
+    emu_text = emu.variant_text(scenario.read_text(), scenario.resolve().parent) if offset_step_ms else None
     for rep in range(repeat):
-        name = "emu" if rep == 0 else f"emu{rep + 1}"
+        name = run_name("emu", rep)
         folder = out / name
         run_scenario, shift = scenario, rep * offset_step_ms
         sim_texts.append(emu.shifted_text(sim_text, shift) if offset_step_ms else sim_text)
         if offset_step_ms:
             run_scenario = out / f"scenario-run{rep + 1}.toml"
-            text = emu.variant_text(scenario.read_text(), scenario.resolve().parent)
-            run_scenario.write_text(emu.shifted_text(text, shift))
+            run_scenario.write_text(emu.shifted_text(emu_text, shift))
         if stored is not None and (stored / name / "summary.json").exists():
             # A stored run of the emulator: compare a new simulator build with it.
             summary = json.loads((stored / name / "summary.json").read_text())
@@ -246,10 +250,10 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
         was, now = summary.get("duration_s"), result.summary.get("duration_s")
         if stored is not None and (was is None or now is None or abs(float(was) - float(now)) > 1e-6
                                    or summary.get("interrupted")):
-            raise ValueError(f"--reuse: the emulator run in {stored / ('emu' if i == 0 else f'emu{i + 1}')} lasted "
+            raise ValueError(f"--reuse: the emulator run in {stored / run_name('emu', i)} lasted "
                              f"{was} s, the simulator's {now} s (expected a complete run of the same scenario; run "
                              "without --reuse)")
-        write_result(result, out / ("sim" if i == 0 else f"sim{i + 1}"), scenario_text=text)
+        write_result(result, out / run_name("sim", i), scenario_text=text)
         sims.append(emu.over_scenario_life(result.summary, info) if info is not None else result.summary)
         rtts.append(emu.sampled_rtt_ms(result.flow_trace()))
         if info is not None:

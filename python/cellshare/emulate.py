@@ -214,6 +214,16 @@ def simulator_text(scenario_text: str) -> str:
     return tomli_w.dumps(doc)
 
 
+def _trace_channels(doc: dict):
+    """`(UE index, key, channel table, downlink?)` for each trace channel of a parsed
+    scenario: every UE's downlink `channel` and its uplink's `uplink.channel`."""
+    for i, ue in enumerate(doc.get("ues", [])):
+        for key, ch, down in ((f"ues[{i}].channel", ue.get("channel"), True),
+                              (f"ues[{i}].uplink.channel", (ue.get("uplink") or {}).get("channel"), False)):
+            if isinstance(ch, dict) and ch.get("kind") == "trace":
+                yield i, key, ch, down
+
+
 def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, cc: Optional[str] = None) -> str:
     """The scenario with every trace channel reading `trace` and every TCP flow using
     congestion control `cc` (either may be None: unchanged), trace paths made absolute
@@ -221,14 +231,13 @@ def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, c
     written anywhere. Raises ValueError naming what is missing."""
     doc = tomllib.loads(scenario_text)
     n_trace = n_tcp = 0
-    for ue in doc.get("ues", []):
-        for ch in (ue.get("channel"), (ue.get("uplink") or {}).get("channel")):
-            if isinstance(ch, dict) and ch.get("kind") == "trace" and "file" in ch:
-                if trace is not None and ch is ue.get("channel"):
-                    ch["file"] = str(Path(trace).resolve())
-                    n_trace += 1
-                else:
-                    ch["file"] = str((base / ch["file"]).resolve())
+    for _, _, ch, down in _trace_channels(doc):
+        if "file" in ch:
+            if trace is not None and down:
+                ch["file"] = str(Path(trace).resolve())
+                n_trace += 1
+            else:
+                ch["file"] = str((base / ch["file"]).resolve())
     for f in doc.get("flows", []):
         t = f.get("transport") or {}
         if cc is not None and t.get("kind") == "tcp":
@@ -249,15 +258,12 @@ def shifted_text(scenario_text: str, ms: int) -> str:
 
     doc = toml_loads(scenario_text)
     n = 0
-    for i, ue in enumerate(doc.get("ues", [])):
-        for where, ch in ((f"ues[{i}].channel", ue.get("channel")),
-                          (f"ues[{i}].uplink.channel", (ue.get("uplink") or {}).get("channel"))):
-            if isinstance(ch, dict) and ch.get("kind") == "trace":
-                if ch.get("random_offset"):
-                    raise ValueError(f"--offset-step: {where}.random_offset = true (expected a trace read from a "
-                                     "given offset_ms)")
-                ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(ms)
-                n += 1
+    for _, where, ch, _ in _trace_channels(doc):
+        if ch.get("random_offset"):
+            raise ValueError(f"--offset-step: {where}.random_offset = true (expected a trace read from a "
+                             "given offset_ms)")
+        ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(ms)
+        n += 1
     if n == 0:
         raise ValueError("--offset-step: the scenario has no UE with a trace channel (ues[i].channel.kind = \"trace\")")
     return tomli_w.dumps(doc)
@@ -289,17 +295,16 @@ def aligned_simulator_text(sim_text: str, emu_summary: dict) -> tuple[str, dict]
     k0 = info["clock_start_tti"]
     if k0 is None:
         info["not_aligned"].append("the emulator run recorded no clock_start_tti (trace channels start at 0)")
-    for i, ue in enumerate(doc.get("ues", [])):
-        ch = ue.get("channel")
-        if not isinstance(ch, dict):
+    for i, where, ch, down in _trace_channels(doc):
+        if not down or k0 is None:
             continue
-        if ch.get("kind") == "trace" and k0 is not None:
-            if ch.get("random_offset"):
-                info["not_aligned"].append(f"ues[{i}].channel.random_offset = true (its trace is not shifted)")
-            else:
-                ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(k0)
-                info["trace_offset_ms"][i] = ch["offset_ms"]
-        elif ch.get("kind") == "radio":
+        if ch.get("random_offset"):
+            info["not_aligned"].append(f"{where}.random_offset = true (its trace is not shifted)")
+        else:
+            ch["offset_ms"] = int(ch.get("offset_ms", 0)) + int(k0)
+            info["trace_offset_ms"][i] = ch["offset_ms"]
+    for i, ue in enumerate(doc.get("ues", [])):
+        if (ue.get("channel") or {}).get("kind") == "radio":
             info["not_aligned"].append(f"ues[{i}].channel is radio: its fading is not shifted")
     started = {f.get("id"): f.get("first_packet_s") for f in emu_summary.get("flows", [])}
     if any(f.get("app") for f in doc.get("flows", [])):
