@@ -1,12 +1,35 @@
-//! Runs a scenario file (no trace files) and prints the summary line; used for profiling:
+//! Runs a scenario file and prints the summary line; used for profiling:
 //! `cargo run --release -p cellshare-sim --example run_scenario -- python/cellshare/data/bench.toml`.
+//! Trace files named by the scenario are read relative to the scenario's folder.
+
+use std::sync::Arc;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: run_scenario SCENARIO.toml");
+    let path = std::env::args()
+        .nth(1)
+        .expect("usage: run_scenario SCENARIO.toml");
     let text = std::fs::read_to_string(&path).expect("readable scenario");
     let sc = cellshare_sim::Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let base = std::path::Path::new(&path)
+        .parent()
+        .unwrap_or(std::path::Path::new("."));
+    let mut traces = cellshare_sim::TraceSet::new();
+    for (key, file) in sc.trace_files() {
+        let f =
+            std::fs::File::open(base.join(&file)).unwrap_or_else(|e| panic!("{key}: {file}: {e}"));
+        let trace =
+            cellshare_channel::trace::MahimahiTrace::parse_reader(std::io::BufReader::new(f))
+                .unwrap_or_else(|e| panic!("{key}: {file}: {e}"));
+        traces.insert(file, Arc::new(trace));
+    }
     let t0 = std::time::Instant::now();
-    let r = cellshare_sim::Simulation::new(&sc, &Default::default()).unwrap().run();
+    let r = cellshare_sim::Simulation::new(&sc, &traces).unwrap().run();
     let wall = t0.elapsed().as_secs_f64();
-    println!("{:.1}x real time, {} events, {:.2} Mbps, PRB {:.3}", r.duration_s / wall, r.events, r.delivered_mbps, r.prb_utilization);
+    println!(
+        "{:.1}x real time, {} events, {:.2} Mbps, PRB {:.3}",
+        r.duration_s / wall,
+        r.events,
+        r.delivered_mbps,
+        r.prb_utilization
+    );
 }

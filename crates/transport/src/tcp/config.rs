@@ -43,6 +43,23 @@ pub struct TcpConfig {
     /// The receiver ACKs as soon as more than `delayed_ack_segments − 1` full-sized segments
     /// are unacknowledged. Default 2 ("ACK every second full-sized segment", RFC 5681 §4.2).
     pub delayed_ack_segments: u32,
+    /// Whether the receiver has Linux's quick-ACK mode (`tcp_incr_quickack`,
+    /// `tcp_in_quickack_mode`): every segment is ACKed at once, up to 16 ACKs
+    /// (`TCP_MAX_QUICKACKS`, at most the window over two segments), after the first data
+    /// segment, after a pause in arriving data longer than the receiver's RTO (the
+    /// handshake's RTT + max(2·RTT, `min_rto_ms`)) and after a duplicate segment. Default
+    /// true (Linux has no switch); false: delayed ACKs as RFC 5681 §4.2 only.
+    pub quickack: bool,
+    /// The kernel's timer tick (`CONFIG_HZ`) for the retransmission, loss-probe,
+    /// reordering, delayed-ACK and handshake timers: each fires when Linux's timer wheel
+    /// would, rounded up to whole jiffies and up to one wheel granule late (4 ms for
+    /// timeouts under 252 ms, 32 ms up to 2 s, 256 ms beyond at 250 Hz; see
+    /// [`crate::tcp::linux_timer_expiry`]); 250 is Debian's kernels' and the emulator
+    /// host's. Default 0: exact timers (`now + timeout`). Measured against the emulator's
+    /// real Linux TCP (docs/tcp.md, 2026-11-28), 250 did not bring the simulator closer
+    /// (BBR's timeouts on T-Mobile LTE: 2.8 → 3.5 per minute against Linux's 1.5), so it
+    /// is not the default.
+    pub timer_hz: u32,
     /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 §3.2).
     pub dupack_threshold: u32,
     /// Whether the sender uses Limited Transmit (RFC 3042): one new segment beyond `cwnd`
@@ -126,6 +143,8 @@ impl Default for TcpConfig {
             delayed_ack: true,
             delayed_ack_timeout_ms: 40,
             delayed_ack_segments: 2,
+            quickack: true,
+            timer_hz: 0,
             dupack_threshold: 3,
             limited_transmit: true,
             sack: true,
@@ -172,6 +191,12 @@ impl TcpConfig {
 
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), String> {
+        if ![0, 100, 250, 300, 1000].contains(&self.timer_hz) {
+            return Err(format!(
+                "timer_hz must be 0 (exact timers) or a Linux CONFIG_HZ (100, 250, 300 or 1000), got {}",
+                self.timer_hz
+            ));
+        }
         if self.mss == 0 || self.mss > 65_495 {
             return Err(format!("mss must be in 1..=65495 bytes, got {}", self.mss));
         }

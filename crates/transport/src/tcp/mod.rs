@@ -82,7 +82,11 @@
 //!   [`crate::cc::AckEvent`].
 //! - **Delayed ACKs** (RFC 1122, RFC 5681 §4.2, Linux-like): ACK every second full-sized
 //!   segment or after 40 ms; immediate ACK for out-of-order segments (duplicate ACKs),
-//!   hole-filling segments and duplicate segments.
+//!   hole-filling segments and duplicate segments; Linux's quick-ACK mode (up to 16
+//!   immediate ACKs after the first data, after a pause in the data longer than the
+//!   receiver's RTO, and after a duplicate segment; [`TcpConfig::quickack`]).
+//! - **Timers**: exact by default, or firing when Linux's timer wheel would at a given
+//!   `CONFIG_HZ` ([`TcpConfig::timer_hz`], [`linux_timer_expiry`]).
 //! - **Delivery-rate samples** (draft-cheng-iccrg-delivery-rate-estimation) with
 //!   application-limited marking, for BBR-like controllers; SACKed segments are delivered
 //!   when first SACKed.
@@ -102,7 +106,8 @@
 //!   estimator credits one MSS per duplicate ACK, as Linux does for non-SACK connections.
 //! - Nagle's algorithm (segments are sent as soon as the windows allow, like
 //!   `TCP_NODELAY`), zero-window probing (the policies never advertise zero), Linux's
-//!   quick-ACK mode at connection start, ECN, connection teardown; the passive side's own
+//!   adaptive delayed-ACK timeout (`ato`, which stays 40 ms when the handshake's RTT is at
+//!   most 40 ms), ECN, connection teardown; the passive side's own
 //!   SRTT seed from the SYN-ACK (`tcp_synack_rtt_meas`, which matters only for an app's
 //!   server-side leg, established without a handshake of its own).
 
@@ -113,12 +118,13 @@ mod rtt;
 mod rwnd;
 mod sender;
 mod sndbuf;
+mod timer;
 
 #[cfg(test)]
 mod tests;
 
 pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
-pub use receiver::{ReceiverStats, TcpReceiver, TCP_SYNACK_RETRIES};
+pub use receiver::{ReceiverStats, TcpReceiver, TCP_MAX_QUICKACKS, TCP_SYNACK_RETRIES};
 pub use rtt::{RtoEstimator, RttEstimator, CLOCK_GRANULARITY};
 pub use rwnd::{
     drwa_window, k_from_theta, rtac_window, AutoTuning, Drwa, FixedWindow, ReceiveWindowPolicy,
@@ -126,6 +132,7 @@ pub use rwnd::{
 };
 pub use sender::{SenderStats, TcpSender, TCP_SYN_RETRIES};
 pub use sndbuf::{SendBuffer, DEFAULT_WMEM_INITIAL, DEFAULT_WMEM_MAX};
+pub use timer::linux_timer_expiry;
 
 use cellshare_core::{Nanos, MS};
 

@@ -6,7 +6,10 @@ use cellshare_core::Nanos;
 /// half-open connection is dropped (`reqsk_timer_handler`).
 pub const TCP_SYNACK_RETRIES: u32 = 5;
 
-use crate::tcp::{ts_clock, ts_not_older, ReceiveWindowPolicy, TcpConfig};
+/// Linux `TCP_MAX_QUICKACKS`: quick ACKs granted at most when quick-ACK mode is entered.
+pub const TCP_MAX_QUICKACKS: u32 = 16;
+
+use crate::tcp::{linux_timer_expiry, ts_clock, ts_not_older, ReceiveWindowPolicy, TcpConfig};
 use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
 
 /// Counters kept by a [`TcpReceiver`].
@@ -40,6 +43,19 @@ pub struct ReceiverStats {
 ///   `delayed_ack_segments − 1` full-sized segments' worth of bytes is unacknowledged, else
 ///   within `delayed_ack_timeout`; immediate ACK for an out-of-order segment (a duplicate
 ///   ACK), for a segment that fills all or part of a hole, and for a duplicate segment;
+/// - Linux's quick-ACK mode (when [`TcpConfig::quickack`] is on, as in Linux): while quick
+///   ACKs are left, every in-order segment is ACKed at once (`__tcp_ack_snd_check`:
+///   `tcp_in_quickack_mode`); each ACK sent uses one (`tcp_dec_quickack_mode`). Quick ACKs
+///   are granted (`tcp_incr_quickack`: `min(rcv_wnd / (2·MSS), 16)`, at least 2, never
+///   lowering what is left) by the first data segment and by in-order data arriving more
+///   than the receiver's RTO after the previous data (`tcp_event_data_recv`: "Too long gap.
+///   Apparently sender failed to restart window, so that we send ACKs quickly"), and by a
+///   duplicate segment (`tcp_data_queue` → `tcp_enter_quickack_mode`). The receiver's RTO
+///   is Linux's from one RTT sample: the handshake's, from the (last) SYN-ACK to the
+///   sender's next segment (`tcp_synack_rtt_meas`), `RTT + max(2·RTT, min RTO)`; without a
+///   handshake, the initial RTO. (Linux also adapts the delayed-ACK timeout `ato` between
+///   40 ms and max(that RTT, 40 ms); here it is `delayed_ack_timeout_ms` throughout, the
+///   same whenever the handshake's RTT is at most 40 ms.)
 /// - timestamps (RFC 7323): the ACK's TSval is the receiver clock when it is sent, its
 ///   TSecr is TS.Recent, which is updated only from a segment covering `Last.ACK.sent`
 ///   (§4.3) and never moves backwards (PAWS, §5.3);
@@ -105,7 +121,21 @@ pub struct TcpReceiver {
     /// established; a SYN after that is stale).
     established: bool,
     initial_rto: Nanos,
+    min_rto: Nanos,
     max_rto: Nanos,
+    /// `CONFIG_HZ` of the delayed-ACK and SYN-ACK timers ([`TcpConfig::timer_hz`]).
+    timer_hz: u32,
+    /// Quick-ACK mode on (Linux's behaviour).
+    quickack: bool,
+    /// Quick ACKs left (Linux `icsk_ack.quick`).
+    quick: u32,
+    /// When in-order data last arrived (Linux `icsk_ack.lrcvtime`).
+    last_data_at: Option<Nanos>,
+    /// The receiver's own RTO (Linux `icsk_rto` of the receiving socket), for the
+    /// quick-ACK gap rule.
+    rto: Nanos,
+    /// When the latest SYN-ACK was sent.
+    synack_sent_at: Option<Nanos>,
     stats: ReceiverStats,
 }
 
@@ -149,7 +179,14 @@ impl TcpReceiver {
             syn_rcvd: None,
             established: false,
             initial_rto: cfg.initial_rto(),
+            min_rto: cfg.min_rto(),
             max_rto: cfg.max_rto(),
+            timer_hz: cfg.timer_hz,
+            quickack: cfg.quickack,
+            quick: 0,
+            last_data_at: None,
+            rto: cfg.initial_rto(),
+            synack_sent_at: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -163,6 +200,12 @@ impl TcpReceiver {
         if !self.established {
             // Linux `tcp_check_req`: the sender's first segment after the SYN (its third
             // segment, or data if that was lost) completes the handshake.
+            if let Some(sent) = self.synack_sent_at.take() {
+                // `tcp_synack_rtt_meas` → `tcp_rtt_estimator`'s first sample R:
+                // SRTT = R, RTTVAR = max(2R, min RTO), RTO = SRTT + RTTVAR.
+                let r = now.saturating_sub(sent);
+                self.rto = (r + (2 * r).max(self.min_rto)).min(self.max_rto);
+            }
             self.established = true;
             self.syn_rcvd = None;
             self.synack_due = false;
@@ -181,12 +224,16 @@ impl TcpReceiver {
             self.stats.duplicate_segments += 1;
             self.note_dsack(seq, end);
             self.ack_now = true;
+            // Linux `tcp_data_queue`: "A retransmit ... Force an immediate ack", and
+            // `tcp_enter_quickack_mode` for the ACKs after it.
+            self.grant_quickacks();
         } else if seq <= self.rcv_nxt {
             if seq < self.rcv_nxt {
                 // Partly old (Linux `tcp_data_queue`: D-SACK the part below rcv_nxt).
                 self.note_dsack(seq, self.rcv_nxt);
             }
             let had_hole = !self.ooo.is_empty();
+            self.data_received(now);
             let before = self.rcv_nxt;
             self.rcv_nxt = end;
             self.absorb_ooo();
@@ -195,6 +242,7 @@ impl TcpReceiver {
                 // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap.
                 self.ack_now = true;
             } else if !self.delayed_ack
+                || self.quick > 0
                 || self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
             {
                 // RFC 5681 §4.2 / Linux __tcp_ack_snd_check: ACK once more than one
@@ -202,7 +250,11 @@ impl TcpReceiver {
                 self.ack_now = true;
             } else if self.delack_deadline.is_none() {
                 // RFC 1122 §4.2.3.2: delay at most 500 ms; Linux's minimum is 40 ms.
-                self.delack_deadline = Some(now + self.delayed_ack_timeout);
+                self.delack_deadline = Some(linux_timer_expiry(
+                    now,
+                    self.delayed_ack_timeout,
+                    self.timer_hz,
+                ));
             }
         } else {
             // RFC 5681 §4.2: an out-of-order segment SHOULD trigger an immediate duplicate ACK.
@@ -221,6 +273,32 @@ impl TcpReceiver {
         self.policy.on_segment(now, seg, self.rcv_nxt);
     }
 
+    /// Linux `tcp_event_data_recv`, the quick-ACK part: the first data, or data after a
+    /// pause longer than the receiver's RTO, grants quick ACKs.
+    fn data_received(&mut self, now: Nanos) {
+        let pause_over_rto = self
+            .last_data_at
+            .is_none_or(|t| now.saturating_sub(t) > self.rto);
+        if pause_over_rto {
+            self.grant_quickacks();
+        }
+        self.last_data_at = Some(now);
+    }
+
+    /// Linux `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)`.
+    fn grant_quickacks(&mut self) {
+        if !self.quickack {
+            return;
+        }
+        let by_window = (self.advertised_window() as u64 / (2 * self.mss.max(1) as u64)) as u32;
+        let n = if by_window == 0 {
+            2
+        } else {
+            by_window.min(TCP_MAX_QUICKACKS)
+        };
+        self.quick = self.quick.max(n);
+    }
+
     /// A SYN (RFC 9293 §3.10.7.2, Linux `tcp_conn_request` / `tcp_check_req`): answered by a
     /// SYN-ACK at once, a retransmitted SYN by the SYN-ACK again (`inet_rtx_syn_ack`).
     /// TS.Recent takes the SYN's TSval (RFC 7323 §4.3), which the SYN-ACK echoes.
@@ -236,7 +314,10 @@ impl TcpReceiver {
         self.synack_due = true;
         let retries = self.syn_rcvd.map_or(0, |(_, r)| r);
         let backoff = self.initial_rto.saturating_mul(1u64 << retries.min(30));
-        self.syn_rcvd = Some((now + backoff.min(self.max_rto), retries));
+        self.syn_rcvd = Some((
+            linux_timer_expiry(now, backoff.min(self.max_rto), self.timer_hz),
+            retries,
+        ));
     }
 
     /// RFC 7323 §4.3: TS.Recent takes the TSval of a segment that covers Last.ACK.sent
@@ -340,6 +421,7 @@ impl TcpReceiver {
         if self.synack_due {
             // RFC 7323 §2.2: the window field of a SYN-ACK is never scaled.
             self.synack_due = false;
+            self.synack_sent_at = Some(now);
             return Some(Ack {
                 ack: 0,
                 rwnd: self.advertised_window().min(u16::MAX as u32),
@@ -381,6 +463,8 @@ impl TcpReceiver {
         self.ack_now = false;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
+        // Linux `tcp_dec_quickack_mode`: each ACK sent uses a quick ACK.
+        self.quick = self.quick.saturating_sub(1);
         if std::mem::take(&mut self.ack_by_timer) {
             self.stats.delayed_acks += 1;
         }
@@ -424,7 +508,10 @@ impl TcpReceiver {
                 let backoff = self
                     .initial_rto
                     .saturating_mul(1u64 << (retries + 1).min(30));
-                self.syn_rcvd = Some((now + backoff.min(self.max_rto), retries + 1));
+                self.syn_rcvd = Some((
+                    linux_timer_expiry(now, backoff.min(self.max_rto), self.timer_hz),
+                    retries + 1,
+                ));
                 self.synack_due = true;
             }
         }

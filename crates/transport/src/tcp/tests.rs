@@ -351,11 +351,59 @@ fn spurious_timeout_calls_do_nothing() {
     assert!(drain(&mut idle, 5000 * MS).is_empty());
 }
 
+#[test]
+fn timers_fire_on_linuxs_timer_wheel_when_asked() {
+    let cfg = TcpConfig {
+        timer_hz: 250,
+        ..Default::default()
+    };
+    // The first RTO (1 s, 250 jiffies: wheel level 1, 8-jiffy granules) armed at 5 ms
+    // (jiffy 1): expires at jiffy 251, fires at 256 = 1024 ms.
+    let mut s = reno_sender(&TcpConfig {
+        sack: false,
+        ..cfg.clone()
+    });
+    s.write(u64::MAX);
+    drain(&mut s, 5 * MS);
+    assert_eq!(s.poll_timeout(), Some(1024 * MS));
+    s.on_timeout(1006 * MS);
+    assert_eq!(s.stats().timeouts, 0, "not before the wheel fires");
+    s.on_timeout(1024 * MS);
+    assert_eq!(s.stats().timeouts, 1);
+    // The delayed ACK (40 ms = 10 jiffies, level 0) armed at 1 ms fires at jiffy 11.
+    let mut r = TcpReceiver::new(
+        &TcpConfig {
+            quickack: false,
+            ..cfg
+        },
+        0,
+        0,
+    );
+    r.on_segment(MS, &seg(0));
+    assert_eq!(r.poll_timeout(), Some(44 * MS));
+    // Exact timers by default.
+    let mut r = TcpReceiver::new(
+        &TcpConfig {
+            quickack: false,
+            ..Default::default()
+        },
+        0,
+        0,
+    );
+    r.on_segment(MS, &seg(0));
+    assert_eq!(r.poll_timeout(), Some(41 * MS));
+}
+
 // ---------------------------------------------------------------- receiver
 
 #[test]
 fn delayed_ack_every_second_segment_and_40ms_timer() {
-    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    // RFC 5681 §4.2 alone (Linux's quick ACKs have their own test).
+    let rfc = TcpConfig {
+        quickack: false,
+        ..Default::default()
+    };
+    let mut r = TcpReceiver::new(&rfc, 0, 0);
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_ack(MS), None);
     assert_eq!(r.poll_timeout(), Some(41 * MS));
@@ -372,7 +420,7 @@ fn delayed_ack_every_second_segment_and_40ms_timer() {
     // Without delayed ACKs every segment is acknowledged.
     let cfg = TcpConfig {
         delayed_ack: false,
-        ..Default::default()
+        ..rfc
     };
     let mut r = TcpReceiver::new(&cfg, 0, 0);
     for i in 0..3 {
@@ -381,9 +429,105 @@ fn delayed_ack_every_second_segment_and_40ms_timer() {
     }
 }
 
+/// Linux's quick-ACK mode (`tcp_incr_quickack`, `tcp_event_data_recv`,
+/// `tcp_enter_quickack_mode`): the first data, data after a pause longer than the
+/// receiver's RTO, and a duplicate segment are followed by up to 16 immediate ACKs.
+#[test]
+fn quick_acks_after_the_first_data_a_long_pause_and_a_duplicate_as_linux() {
+    let cfg = TcpConfig::default();
+    let mut r = TcpReceiver::new(&cfg, 0, 0);
+    // Handshake: SYN at 0, SYN-ACK at 0, the sender's third segment 30 ms later:
+    // RTT 30 ms, so the receiver's RTO is 30 + max(60, 200) = 230 ms.
+    r.on_segment(
+        0,
+        &Segment {
+            syn: true,
+            len: 0,
+            ..seg(0)
+        },
+    );
+    assert!(r.poll_ack(0).is_some_and(|a| a.syn));
+    r.on_segment(30 * MS, &Segment { len: 0, ..seg(0) });
+    let quick = (r.advertised_window() as u64 / (2 * MSS as u64)).min(TCP_MAX_QUICKACKS as u64);
+    assert!(quick >= 2, "the default window allows quick ACKs");
+    let mut t = 31 * MS;
+    let mut i = 0;
+    let rx = |r: &mut TcpReceiver, t: Nanos, i: &mut u64| {
+        r.on_segment(t, &seg(*i));
+        *i += 1;
+        r.poll_ack(t).map(|a| a.ack)
+    };
+    for k in 0..quick {
+        assert_eq!(rx(&mut r, t, &mut i), Some((k + 1) * M), "quick ACK {k}");
+        t += MS;
+    }
+    // Quick ACKs used up: every second segment again.
+    assert_eq!(rx(&mut r, t, &mut i), None);
+    assert!(rx(&mut r, t, &mut i).is_some());
+    // A pause shorter than the RTO (229 ms): still delayed.
+    t += 229 * MS;
+    assert_eq!(rx(&mut r, t, &mut i), None);
+    assert!(rx(&mut r, t, &mut i).is_some());
+    // A pause longer than the RTO (231 ms): quick ACKs again.
+    t += 231 * MS;
+    for _ in 0..quick {
+        assert_eq!(rx(&mut r, t, &mut i), Some(i * M));
+        t += MS;
+    }
+    assert_eq!(rx(&mut r, t, &mut i), None);
+    assert!(rx(&mut r, t, &mut i).is_some());
+    // A duplicate segment: answered at once, and the segments after it too.
+    r.on_segment(t, &seg(0));
+    assert_eq!(r.poll_ack(t).map(|a| a.ack), Some(i * M));
+    for _ in 1..quick {
+        assert_eq!(rx(&mut r, t, &mut i), Some(i * M));
+    }
+    assert_eq!(rx(&mut r, t, &mut i), None);
+
+    // Without the handshake the receiver's RTO is the initial 1 s; with `quickack` off,
+    // RFC 5681 §4.2 only.
+    let mut r = TcpReceiver::new(&cfg, 0, 0);
+    let mut i = 0;
+    for _ in 0..quick {
+        assert!(rx(&mut r, MS, &mut i).is_some());
+    }
+    assert_eq!(rx(&mut r, MS, &mut i), None);
+    let delack = r.poll_timeout().unwrap();
+    r.on_timeout(delack);
+    assert!(r.poll_ack(delack).is_some());
+    assert_eq!(
+        rx(&mut r, 999 * MS, &mut i),
+        None,
+        "a 998 ms pause is below 1 s"
+    );
+    assert!(rx(&mut r, 999 * MS, &mut i).is_some());
+    assert!(
+        rx(&mut r, 2000 * MS, &mut i).is_some(),
+        "a 1001 ms pause is above it"
+    );
+    let off = TcpConfig {
+        quickack: false,
+        ..Default::default()
+    };
+    let mut r = TcpReceiver::new(&off, 0, 0);
+    let mut i = 0;
+    assert_eq!(rx(&mut r, MS, &mut i), None);
+    assert!(rx(&mut r, MS, &mut i).is_some());
+    r.on_segment(2 * MS, &seg(0));
+    assert!(
+        r.poll_ack(2 * MS).is_some(),
+        "a duplicate is still answered at once"
+    );
+    assert_eq!(rx(&mut r, 2 * MS, &mut i), None);
+}
+
 #[test]
 fn out_of_order_gets_immediate_dupacks_and_hole_fill_is_acked_at_once() {
-    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    let rfc = TcpConfig {
+        quickack: false,
+        ..Default::default()
+    };
+    let mut r = TcpReceiver::new(&rfc, 0, 0);
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_ack(MS), None);
     r.on_segment(2 * MS, &seg(2));
@@ -1316,6 +1460,7 @@ fn receiver_reports_sack_blocks_most_recent_first() {
     let mut r = TcpReceiver::new(
         &TcpConfig {
             dsack: false,
+            quickack: false,
             ..Default::default()
         },
         0,

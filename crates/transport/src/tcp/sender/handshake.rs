@@ -125,7 +125,7 @@ impl TcpSender {
                 // (`TCP_TIMEOUT_INIT` = 1 s, RFC 6298 §2.1).
                 self.hs.phase = Phase::SynSent;
                 self.hs.first_syn = now;
-                self.hs.deadline = Some(now + self.rtt.rto());
+                self.hs.deadline = Some(self.timer_at(now, self.rtt.rto()));
                 self.stats.segments_sent += 1;
                 Some(self.syn_segment(ts_val, false))
             }
@@ -181,7 +181,7 @@ impl TcpSender {
         // `tcpi_total_retrans` (`tcp_update_rto_stats`, `tcp_retransmit_skb`).
         self.stats.timeouts += 1;
         self.rtt.back_off();
-        self.hs.deadline = Some(now + self.rtt.rto());
+        self.hs.deadline = Some(self.timer_at(now, self.rtt.rto()));
         self.hs.syn_due = true;
     }
 

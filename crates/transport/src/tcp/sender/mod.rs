@@ -340,6 +340,8 @@ pub struct TcpSender {
     initial_window: u64,
     /// `TcpConfig::min_rto` (the PTO's delayed-ACK allowance).
     min_rto: Nanos,
+    /// `CONFIG_HZ` of the timers ([`TcpConfig::timer_hz`]).
+    timer_hz: u32,
     ts_offset_ms: u32,
     cc: Box<dyn CongestionControl>,
     rtt: RttEstimator,
@@ -450,6 +452,7 @@ impl TcpSender {
             idle_restart_enabled: cfg.slow_start_after_idle,
             initial_window: cfg.initial_window_bytes(),
             min_rto: cfg.min_rto(),
+            timer_hz: cfg.timer_hz,
             ts_offset_ms,
             cc,
             rtt: RttEstimator::with_algorithm(
@@ -931,7 +934,7 @@ impl TcpSender {
         }
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when sending data and it is not running.
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
         } else if retransmit
             && seq == self.snd_una
             && self.sack_active()
@@ -939,7 +942,7 @@ impl TcpSender {
         {
             // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the timer, so
             // the RTO counts from the head's latest transmission.
-            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
         }
         self.cc.on_sent(now, len, self.bytes_in_flight());
         #[cfg(test)]
@@ -1152,7 +1155,7 @@ impl TcpSender {
                 self.rto_deadline = None;
             } else if restart_timer {
                 // RFC 6298 §5.3: new data acknowledged, restart the timer.
-                self.rto_deadline = Some(now + self.rtt.rto());
+                self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
             }
         } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some()
         {
@@ -1161,7 +1164,7 @@ impl TcpSender {
             // restarts the timer; the head may still be on its way behind that data.
             if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
                 if first < head.sent_at {
-                    self.rto_deadline = Some(now + self.rtt.rto());
+                    self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
                 }
             }
         }
@@ -1627,6 +1630,12 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
     }
 
+    /// When a timer armed at `now` for `timeout` fires (Linux's timer wheel at
+    /// [`TcpConfig::timer_hz`]).
+    pub(super) fn timer_at(&self, now: Nanos, timeout: Nanos) -> Nanos {
+        crate::tcp::linux_timer_expiry(now, timeout, self.timer_hz)
+    }
+
     /// The earliest time the sender needs [`TcpSender::on_timeout`] (retransmission, probe,
     /// reordering and controller timers) or another [`TcpSender::poll_transmit`] (pacer
     /// release).
@@ -1735,7 +1744,7 @@ impl TcpSender {
         self.rto_repeats = self.rto_repeats.saturating_add(1);
         // RFC 6298 §5.5–5.6: back off, restart the timer, retransmit now (unpaced).
         self.rtt.back_off();
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
         self.next_release = self.next_release.min(now);
         #[cfg(test)]
         self.check_scoreboard();
@@ -1882,7 +1891,10 @@ mod index_tests {
     #[test]
     fn index_of_agrees_with_the_search_for_short_segments_and_a_trimmed_head() {
         // No handshake: the sender is established from the start, as the test drives it.
-        let cfg = TcpConfig { handshake: false, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            handshake: false,
+            ..TcpConfig::default()
+        };
         let mss = cfg.mss as u64;
         let cc = Reno::new(&RenoConfig::default(), cfg.mss, cfg.initial_window_bytes());
         let mut s = TcpSender::new(&cfg, Box::new(cc), 0, 0);

@@ -261,7 +261,7 @@ impl TcpSender {
             lost_retx = true;
         }
         if let Some(w) = wait {
-            self.reo_deadline = Some(now + w + REO_TIMER_SLACK);
+            self.reo_deadline = Some(self.timer_at(now, w + REO_TIMER_SLACK));
         }
         lost_retx
     }

@@ -84,7 +84,10 @@ impl TcpSender {
         if let Some(left) = rto_left.filter(|&l| l > 0) {
             pto = pto.min(left);
         }
-        self.tlp.deadline = Some(now + pto);
+        // Both timers go through the wheel; the probe still never comes after the RTO (Linux
+        // has one timer, set to the probe's time).
+        let at = self.timer_at(now, pto);
+        self.tlp.deadline = Some(self.rto_deadline.map_or(at, |rto| at.min(rto.max(now))));
         self.tlp.armed_at = Some(now);
     }
 
@@ -106,7 +109,7 @@ impl TcpSender {
         self.tlp.high_seq = Some(self.snd_max);
         self.tlp.retrans = retransmitted;
         self.stats.loss_probes += 1;
-        self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
     }
 
     /// RFC 8985 §7.4 (Linux `tcp_process_tlp_ack`): did the outstanding probe repair a loss?
