@@ -778,6 +778,12 @@ def channel_of(args: argparse.Namespace) -> dict:
     return channel
 
 
+# ns-3.44's TcpSocketBase ACKs every second segment (`DelAckCount` 2) as each arrives, with
+# no quick-ACK mode, and its PacketSink reads at once: the cellshare side uses the same
+# receiver (cellshare's defaults are Linux's: quick ACKs, one ACK per burst of segments).
+NS3_RECEIVER = {"quickack": False, "burst_acks": False}
+
+
 def run_cellshare(args: argparse.Namespace) -> dict:
     """The same cell in cellshare; returns {flow name: mean Mbit/s over the same window} (and,
     for the UDP cases, the link's HARQ counts)."""
@@ -797,11 +803,11 @@ def run_cellshare(args: argparse.Namespace) -> dict:
             # Diagnosis flag (cellshare's side only): the backgrounds' controller.
             bg_cc = json.loads(getattr(args, "cellshare_bg_cc", None) or "null") or BACKGROUNDS[args.background][0]
             flows += [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": 0.5 + 0.01 * ue,
-                       "transport": {"kind": "tcp", "cc": bg_cc}} for ue in bg_ues]
+                       "transport": {"kind": "tcp", "cc": bg_cc, "tcp": NS3_RECEIVER}} for ue in bg_ues]
         # Diagnosis flags (cellshare's side only): the foreground's controller and start.
         fg_cc = json.loads(getattr(args, "cellshare_fg_cc", None) or '{"kind": "cubic"}')
         fg_start = getattr(args, "cellshare_fg_start_s", None) or FG_START_S
-        flows.append({"name": "fg0", "ue": 0, "start_s": fg_start, "transport": {"kind": "tcp", "cc": fg_cc}})
+        flows.append({"name": "fg0", "ue": 0, "start_s": fg_start, "transport": {"kind": "tcp", "cc": fg_cc, "tcp": NS3_RECEIVER}})
     scenario = {
         "name": f"ns3-crosscheck-{case}",
         "simulation": {"duration_s": args.duration, "seed": args.seed},

@@ -1,13 +1,14 @@
 //! Runs a scenario file and prints the summary line; used for profiling:
 //! `cargo run --release -p cellshare-sim --example run_scenario -- python/cellshare/data/bench.toml`.
-//! Trace files named by the scenario are read relative to the scenario's folder.
+//! Trace files named by the scenario are read relative to the scenario's folder; `--flows`
+//! adds a line per flow.
 
 use std::sync::Arc;
 
 fn main() {
     let path = std::env::args()
         .nth(1)
-        .expect("usage: run_scenario SCENARIO.toml");
+        .expect("usage: run_scenario SCENARIO.toml [--flows]");
     let text = std::fs::read_to_string(&path).expect("readable scenario");
     let sc = cellshare_sim::Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"));
     let base = std::path::Path::new(&path)
@@ -32,4 +33,17 @@ fn main() {
         r.delivered_mbps,
         r.prb_utilization
     );
+    if std::env::args().any(|a| a == "--flows") {
+        // Per flow: what the emulator cross-check compares (the smoothed RTT's median over
+        // the trace's samples, when `trace_interval_ms` is set).
+        for f in &r.flows {
+            let mut srtt: Vec<f64> = f.trace.srtt_ms.iter().copied().filter(|x| *x > 0.0).collect();
+            srtt.sort_by(f64::total_cmp);
+            let med = srtt.get(srtt.len() / 2).copied().unwrap_or(f64::NAN);
+            println!(
+                "flow {} {}: {:.2} Mbps, retx {}, drops {}, timeouts {}, RTT samples {}, srtt p50 {:.0} ms",
+                f.id, f.transport, f.throughput_mbps, f.retransmits, f.drops, f.timeouts, f.rtt_ms.count, med
+            );
+        }
+    }
 }

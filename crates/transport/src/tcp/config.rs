@@ -50,6 +50,17 @@ pub struct TcpConfig {
     /// handshake's RTT + max(2·RTT, `min_rto_ms`)) and after a duplicate segment. Default
     /// true (Linux has no switch); false: delayed ACKs as RFC 5681 §4.2 only.
     pub quickack: bool,
+    /// Whether in-order segments that arrive together (in the same instant: one TTI's
+    /// delivery) are acknowledged once, after the last of them, instead of every second
+    /// segment. Linux's receiver ACKs every second full-sized segment at once only when the
+    /// window would not shrink (`__tcp_ack_snd_check`), i.e. once the application has read;
+    /// a burst the kernel queues before the application runs is acknowledged when the read
+    /// takes it (`tcp_cleanup_rbuf`), and on phones GRO merges such a burst into one
+    /// segment. Measured in the emulator (`tcp:tcp_probe`, BBR on the T-Mobile LTE trace):
+    /// 35,540 data segments, 6,277 ACKs. Immediate ACKs (out-of-order, hole-filling and
+    /// duplicate segments, quick ACKs) stay immediate. Default true; false: every second
+    /// segment (RFC 5681 §4.2 with an application that reads each segment at once).
+    pub burst_acks: bool,
     /// The kernel's timer tick (`CONFIG_HZ`) for the retransmission, loss-probe,
     /// reordering, delayed-ACK and handshake timers: each fires when Linux's timer wheel
     /// would, rounded up to whole jiffies and up to one wheel granule late (4 ms for
@@ -144,6 +155,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout_ms: 40,
             delayed_ack_segments: 2,
             quickack: true,
+            burst_acks: true,
             timer_hz: 0,
             dupack_threshold: 3,
             limited_transmit: true,

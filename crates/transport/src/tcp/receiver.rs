@@ -127,6 +127,10 @@ pub struct TcpReceiver {
     timer_hz: u32,
     /// Quick-ACK mode on (Linux's behaviour).
     quickack: bool,
+    /// One ACK per burst of segments arriving together ([`TcpConfig::burst_acks`]).
+    burst_acks: bool,
+    /// An ACK is due once the segments arriving at this instant are all in.
+    burst_ack_at: Option<Nanos>,
     /// Quick ACKs left (Linux `icsk_ack.quick`).
     quick: u32,
     /// When in-order data last arrived (Linux `icsk_ack.lrcvtime`).
@@ -183,6 +187,8 @@ impl TcpReceiver {
             max_rto: cfg.max_rto(),
             timer_hz: cfg.timer_hz,
             quickack: cfg.quickack,
+            burst_acks: cfg.burst_acks,
+            burst_ack_at: None,
             quick: 0,
             last_data_at: None,
             rto: cfg.initial_rto(),
@@ -241,13 +247,18 @@ impl TcpReceiver {
             if had_hole {
                 // RFC 5681 §4.2: immediate ACK when a segment fills all or part of a gap.
                 self.ack_now = true;
-            } else if !self.delayed_ack
-                || self.quick > 0
-                || self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
+            } else if !self.delayed_ack || self.quick > 0 {
+                self.ack_now = true;
+            } else if self.unacked_bytes > (self.delayed_ack_segments as u64 - 1) * self.mss as u64
             {
                 // RFC 5681 §4.2 / Linux __tcp_ack_snd_check: ACK once more than one
-                // full-sized segment (in general, n − 1) is unacknowledged.
-                self.ack_now = true;
+                // full-sized segment (in general, n − 1) is unacknowledged; with
+                // `burst_acks`, once the segments of this instant are all in (the read).
+                if self.burst_acks {
+                    self.burst_ack_at = Some(now);
+                } else {
+                    self.ack_now = true;
+                }
             } else if self.delack_deadline.is_none() {
                 // RFC 1122 §4.2.3.2: delay at most 500 ms; Linux's minimum is 40 ms.
                 self.delack_deadline = Some(linux_timer_expiry(
@@ -462,6 +473,7 @@ impl TcpReceiver {
         self.unacked_bytes = 0;
         self.ack_now = false;
         self.delack_deadline = None;
+        self.burst_ack_at = None;
         self.stats.acks_sent += 1;
         // Linux `tcp_dec_quickack_mode`: each ACK sent uses a quick ACK.
         self.quick = self.quick.saturating_sub(1);
@@ -488,12 +500,13 @@ impl TcpReceiver {
         }
     }
 
-    /// When the delayed-ACK timer fires, if armed.
+    /// When the delayed-ACK timer (or the end-of-burst ACK, at the current instant) fires,
+    /// if armed.
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        match self.syn_rcvd {
-            None => self.delack_deadline,
-            Some((d, _)) => Some(self.delack_deadline.map_or(d, |a| a.min(d))),
-        }
+        [self.delack_deadline, self.burst_ack_at, self.syn_rcvd.map(|(d, _)| d)]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Fires the delayed-ACK timer (and the SYN-ACK's retransmission timer) if due;
@@ -514,6 +527,11 @@ impl TcpReceiver {
                 ));
                 self.synack_due = true;
             }
+        }
+        if self.burst_ack_at.is_some_and(|d| d <= now) {
+            // The burst is in: the read ACKs it (not a delayed ACK).
+            self.burst_ack_at = None;
+            self.ack_now = true;
         }
         if self.delack_deadline.is_some_and(|d| d <= now) {
             self.delack_deadline = None;

@@ -374,6 +374,7 @@ fn timers_fire_on_linuxs_timer_wheel_when_asked() {
     let mut r = TcpReceiver::new(
         &TcpConfig {
             quickack: false,
+        burst_acks: false,
             ..cfg
         },
         0,
@@ -385,6 +386,7 @@ fn timers_fire_on_linuxs_timer_wheel_when_asked() {
     let mut r = TcpReceiver::new(
         &TcpConfig {
             quickack: false,
+        burst_acks: false,
             ..Default::default()
         },
         0,
@@ -401,6 +403,7 @@ fn delayed_ack_every_second_segment_and_40ms_timer() {
     // RFC 5681 §4.2 alone (Linux's quick ACKs have their own test).
     let rfc = TcpConfig {
         quickack: false,
+        burst_acks: false,
         ..Default::default()
     };
     let mut r = TcpReceiver::new(&rfc, 0, 0);
@@ -434,7 +437,11 @@ fn delayed_ack_every_second_segment_and_40ms_timer() {
 /// receiver's RTO, and a duplicate segment are followed by up to 16 immediate ACKs.
 #[test]
 fn quick_acks_after_the_first_data_a_long_pause_and_a_duplicate_as_linux() {
-    let cfg = TcpConfig::default();
+    // Each segment at its own instant here (one ACK per burst has its own test).
+    let cfg = TcpConfig {
+        burst_acks: false,
+        ..Default::default()
+    };
     let mut r = TcpReceiver::new(&cfg, 0, 0);
     // Handshake: SYN at 0, SYN-ACK at 0, the sender's third segment 30 ms later:
     // RTT 30 ms, so the receiver's RTO is 30 + max(60, 200) = 230 ms.
@@ -507,6 +514,7 @@ fn quick_acks_after_the_first_data_a_long_pause_and_a_duplicate_as_linux() {
     );
     let off = TcpConfig {
         quickack: false,
+        burst_acks: false,
         ..Default::default()
     };
     let mut r = TcpReceiver::new(&off, 0, 0);
@@ -521,10 +529,48 @@ fn quick_acks_after_the_first_data_a_long_pause_and_a_duplicate_as_linux() {
     assert_eq!(rx(&mut r, 2 * MS, &mut i), None);
 }
 
+/// `burst_acks`: segments arriving in the same instant are ACKed once, when the last is in
+/// (the receiver's timer at that instant, which the simulator runs after the instant's
+/// other deliveries); immediate ACKs stay immediate.
+#[test]
+fn one_ack_per_burst_of_segments_arriving_together() {
+    let cfg = TcpConfig {
+        quickack: false,
+        ..Default::default()
+    };
+    let mut r = TcpReceiver::new(&cfg, 0, 0);
+    for i in 0..5 {
+        r.on_segment(MS, &seg(i));
+        assert_eq!(r.poll_ack(MS), None, "segment {i} of the burst");
+    }
+    assert_eq!(r.poll_timeout(), Some(MS), "an ACK due at the burst's instant");
+    r.on_timeout(MS);
+    assert_eq!(r.poll_ack(MS).map(|a| a.ack), Some(5 * M));
+    assert_eq!(r.poll_timeout(), None);
+    assert_eq!((r.stats().acks_sent, r.stats().delayed_acks), (1, 0));
+    // A burst of one: the delayed-ACK timer.
+    r.on_segment(2 * MS, &seg(5));
+    assert_eq!(r.poll_timeout(), Some(42 * MS));
+    r.on_timeout(2 * MS);
+    assert_eq!(r.poll_ack(2 * MS), None);
+    // Out of order within a burst: at once, and the burst's ACK is that one.
+    r.on_segment(3 * MS, &seg(6));
+    r.on_segment(3 * MS, &seg(8));
+    assert_eq!(r.poll_ack(3 * MS).map(|a| a.ack), Some(7 * M));
+    assert_eq!(r.poll_timeout(), None, "nothing left to acknowledge");
+    // With quick ACKs (the default) the first segments are ACKed one by one.
+    let mut r = TcpReceiver::new(&TcpConfig::default(), 0, 0);
+    r.on_segment(MS, &seg(0));
+    assert_eq!(r.poll_ack(MS).map(|a| a.ack), Some(M));
+    r.on_segment(MS, &seg(1));
+    assert_eq!(r.poll_ack(MS).map(|a| a.ack), Some(2 * M));
+}
+
 #[test]
 fn out_of_order_gets_immediate_dupacks_and_hole_fill_is_acked_at_once() {
     let rfc = TcpConfig {
         quickack: false,
+        burst_acks: false,
         ..Default::default()
     };
     let mut r = TcpReceiver::new(&rfc, 0, 0);
@@ -992,6 +1038,7 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
             rmem_max: 300_000,
             rmem_initial: 65_536,
         },
+        burst_acks: false,
         ..Default::default()
     };
     let mut r = TcpReceiver::new(&cfg, 0, 42);
@@ -1461,6 +1508,7 @@ fn receiver_reports_sack_blocks_most_recent_first() {
         &TcpConfig {
             dsack: false,
             quickack: false,
+        burst_acks: false,
             ..Default::default()
         },
         0,
