@@ -167,7 +167,9 @@ class Ns3Cell:
             cd("ns3::LteSpectrumPhy::DataErrorModelEnabled", ns.BooleanValue(False))
         # cellshare's TCP (crates/transport/src/tcp/config.rs): MSS 1448, IW 10, RTO floor 200
         # ms, delayed ACKs every 2nd segment or 40 ms, SACK, timestamps; 6 MB receive buffer
-        # (Linux rmem_max, cellshare's auto-tuning ceiling).
+        # (Linux rmem_max, cellshare's auto-tuning ceiling). (cellshare's receiver also has
+        # Linux's quick ACKs and one ACK per burst of segments, `quickack`/`burst_acks`,
+        # which ns-3's TcpSocketBase has not.)
         cd("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
         cd("ns3::TcpSocket::InitialCwnd", ns.UintegerValue(10))
         cd("ns3::TcpSocket::DelAckTimeout", ns.TimeValue(ns.MilliSeconds(40)))

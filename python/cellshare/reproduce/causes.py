@@ -73,9 +73,13 @@ CAUSES: dict[str, Cause] = {
         "the back-off lottery evens out slower than the paper's 20 s periods: the same two flows over 195 s give "
         "0.9986-0.9999 (seeds 1-3), over 15 s windows 0.72-1.00 (mean 0.92-0.97); seeds 1-6 give 0.965-0.997 for this "
         "period. The cap of 10 makes it worse (0.95); why the paper's flows converge within 20 s is not measured"),
-    "legilimens-fairness/jain-8": Cause(
+    "legilimens-fairness/jain-4": Cause(
         "not explained",
-        "as jain-2; how the paper started its 8 flows is not given: 2 s apart 0.929, 20 s apart 0.980 (sensitivity)"),
+        "as jain-2, and it moves with the receiver's ACKs: the same run (seed 1) gives 0.990 (holds) with "
+        "`burst_acks = false` (an ACK every second segment) and 0.933 with one ACK per TTI burst, Linux's receiver "
+        "(docs/tcp.md; flows 11.5, 6.4, 8.3 and 6.0 Mbit/s over 65-80 s); the same change took jain-8 from 0.917 to "
+        "0.992 and jain-2 from 0.840 to 0.975 (2026-11-28). Which of Algorithm 1's ACK-based rules makes the "
+        "difference is not traced"),
     "legilimens-fairness/jain-24": Cause(
         "not explained",
         "as jain-2; 24 flows started 2 s apart 0.965, 20 s apart 0.951 (sensitivity)"),
@@ -85,6 +89,15 @@ CAUSES: dict[str, Cause] = {
         "consulted; after a competitor's gap PF's alternation puts the slot rate near half the capacity, busy at "
         "both), and at scale too (the paper's set-up, one run at 60 % load, seed 1: 0.97 of λ = 0.5's background, "
         "which lives on its GAP probes whatever λ). What starves the paper's background at λ = 1 is not measured"),
+    "legilimens-sensitivity/burst-within-20": Cause(
+        "not explained",
+        "it moves with the receiver's ACKs: at M = 25.6 KB the run holds with `burst_acks = false` (an ACK every "
+        "second segment; the claim was 0.022 that way) and yields: foreground 33.7 Mbit/s, Legilimens 36.1 over the "
+        "run; with one ACK per TTI burst, Linux's receiver (docs/tcp.md), Legilimens at M = 25.6 and 102.4 KB leaves "
+        "GAP I at 21.2 s and stays in NORMAL with no busy verdict through the foreground's on periods (foreground "
+        "18.7, Legilimens 50.7), while at M = 51.2 KB it keeps yielding (2026-11-28). Which of Algorithm 1's "
+        "ACK-based rules (delayed-ACK credit, queue gating, docs/legilimens.md) stops seeing the competitor with "
+        "one ACK per TTI is not traced"),
     "legilimens-sensitivity/wait-background-better-at-300": Cause(
         "set-up not given",
         _BACKOFF + "at cap 3 T = 300 ms gives 0.98 of the default's background and T = 200 ms 1.02; at cap 10 the "
@@ -165,10 +178,6 @@ CAUSES: dict[str, Cause] = {
         "set-up substituted",
         "the traces, as delay-cut-cubic: on ATT-LTE-driving alone BoDe's power is 2.15× the best other's (holds); "
         "T-Mobile LTE 0.51, UMTS 0.97, EVDO 0.96"),
-    "bode/power-bbr": Cause(
-        "set-up substituted",
-        "the traces, as delay-cut-cubic: on ATT-LTE-driving alone 4.08× (holds); T-Mobile LTE 0.80, UMTS 1.69, "
-        "EVDO 1.02 (measured 2026-11-28, with Linux's BBR quantum)"),
     "bode/delay-cut-c2tcp": Cause(
         "set-up substituted",
         "the traces, as delay-cut-cubic: on ATT-LTE-driving alone the cut is 2.67 (holds); T-Mobile LTE 1.31, UMTS "
@@ -207,10 +216,12 @@ CAUSES: dict[str, Cause] = {
         "as bound-TMobile-LTE-driving, at 0.5 Mbps: 3 full packets alone take 72 ms; p99 1.0-1.6 s under the TCP "
         "controllers, 284 ms (Sprout), 75 ms (PCC-Vivace)"),
     "bode/throughput-worst-TMobile-LTE-driving": Cause(
-        "model gap",
-        "each gap longer than 20 ms leaves the whole queue stale and BoDe drops all but the last 3 packets; our TCP "
-        "has no lost-retransmission detection (no RACK, README Known limits; issue 30), so dropped retransmissions "
-        "end in timeouts: 10 (CUBIC) and 23 (BBR) RTOs per 60 s under BoDe against 2 and 7 under TailDrop"),
+        "set-up substituted",
+        "the traces (as delay-cut-cubic): each gap of this trace longer than 20 ms leaves the whole queue stale and "
+        "BoDe drops all but the last 3 packets. With RACK-TLP the losses are repaired without a timeout storm "
+        "(retransmissions equal drops), so the loss itself costs the rate: under BoDe CUBIC loses 927 packets (521 "
+        "under TailDrop) with 6 RTOs (0) and gets 1.85 Mbit/s (7.65), BBR 3342 with 14 RTOs (3) and 2.28 (7.11) "
+        "(2026-11-28). On ATT-LTE-driving the worst ratio is 0.78 (holds)"),
     # -- BoDe with applications (docs/apps.md) ----------------------------------------------
     "bode-apps/call-throughput-cost": Cause(
         "set-up substituted",
