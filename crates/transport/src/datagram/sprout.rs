@@ -557,23 +557,27 @@ impl Model {
             dist.clear();
             dist.push(1.0);
             for (t, tab) in cdf.iter_mut().enumerate() {
-                let s: f64 = proc[..n].iter().sum();
+                // Sums over the bins holding mass only: a zero bin adds +0.0, which changes
+                // no sum (each lane starts at 0.0 and adds non-negative products in order).
+                let lo = proc[..n].iter().position(|&p| p != 0.0).unwrap_or(0);
+                let hi = proc[..n].iter().rposition(|&p| p != 0.0).unwrap_or(0);
+                let s: f64 = proc[lo..=hi].iter().sum();
                 if s > 0.0 {
-                    proc[..n].iter_mut().for_each(|p| *p /= s);
+                    proc[lo..=hi].iter_mut().for_each(|p| *p /= s);
                 }
-                for (i, v) in this_tick.iter_mut().enumerate() {
-                    *v = proc[..n]
-                        .iter()
-                        .enumerate()
-                        .map(|(bb, p)| p * per_tick[bb * upper + i])
-                        .sum::<f64>()
-                        .min(1.0);
+                this_tick.iter_mut().for_each(|v| *v = 0.0);
+                for (bb, &p) in proc.iter().enumerate().take(hi + 1).skip(lo) {
+                    let row = &per_tick[bb * upper..(bb + 1) * upper];
+                    for (v, &q) in this_tick.iter_mut().zip(row) {
+                        *v += p * q;
+                    }
                 }
+                this_tick.iter_mut().for_each(|v| *v = v.min(1.0));
                 conv.clear();
                 conv.resize(dist.len() + upper - 1, 0.0);
                 for (i, &a) in dist.iter().enumerate() {
-                    for (j, &p) in this_tick.iter().enumerate() {
-                        conv[i + j] += a * p;
+                    for (c, &p) in conv[i..i + upper].iter_mut().zip(&this_tick) {
+                        *c += a * p;
                     }
                 }
                 std::mem::swap(&mut dist, &mut conv);
@@ -1655,6 +1659,15 @@ impl DatagramSender for SproutSender {
         self.app_left == 0
     }
 
+    #[inline]
+    fn mode(&self) -> u8 {
+        match self.remote_forecast_time {
+            None => 0,
+            Some(_) if self.current_tick + 1 >= self.ticks => 2,
+            Some(_) => 1,
+        }
+    }
+
     fn srtt(&self) -> Nanos {
         self.rtt.srtt_ns()
     }
@@ -1666,11 +1679,7 @@ impl DatagramSender for SproutSender {
     fn trace(&self) -> TransportTrace {
         let fb = self.forecast_bytes().max(0);
         let target_s = (self.target_ticks as u64 * self.tick) as f64 / SEC as f64;
-        let mode = match self.remote_forecast_time {
-            None => 0,
-            Some(_) if self.current_tick + 1 >= self.ticks => 2,
-            Some(_) => 1,
-        };
+        let mode = self.mode();
         TransportTrace {
             window_bytes: fb as u64,
             srtt: self.rtt.srtt_ns(),
