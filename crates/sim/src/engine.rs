@@ -1328,9 +1328,9 @@ impl Simulation {
             return;
         }
         let fl = &mut self.flows[f as usize];
-        if let Some(tr) = fl.sender.cc_trace() {
-            if tr.mode != fl.mode_changes.current() {
-                fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode: tr.mode });
+        if let Some(mode) = fl.sender.cc_mode() {
+            if mode != fl.mode_changes.current() {
+                fl.mode_changes.push(ModeChange { t_s: to_secs_f64(self.now), mode });
             }
         }
     }

@@ -398,6 +398,16 @@ impl Sender {
         }
     }
 
+    /// The mode of [`Self::cc_trace`] alone (asked after every event that can change it).
+    #[inline]
+    pub fn cc_mode(&self) -> Option<u8> {
+        match self {
+            Sender::Cbr { .. } | Sender::Closed { .. } => None,
+            Sender::Tcp(t) => Some(t.cc().trace().mode),
+            Sender::Datagram(d) => Some(d.mode()),
+        }
+    }
+
     /// Congestion window (bytes) and smoothed RTT (ns), if a TCP sender; a datagram
     /// transport's window (docs/transports.md says what it is per scheme).
     pub fn window(&self) -> Option<(u64, Nanos)> {

@@ -176,6 +176,10 @@ pub trait DatagramSender {
     fn stats(&self) -> SenderStats;
     /// State for the traces.
     fn trace(&self) -> TransportTrace;
+    /// `trace().mode` alone (the engine asks after every event, to log mode changes).
+    fn mode(&self) -> u8 {
+        self.trace().mode
+    }
 }
 
 /// The receiving half of a datagram transport.
@@ -310,6 +314,10 @@ impl DatagramSender for AnySender {
     }
     fn trace(&self) -> TransportTrace {
         each_sender!(self, s => s.trace())
+    }
+    #[inline]
+    fn mode(&self) -> u8 {
+        each_sender!(self, s => DatagramSender::mode(&**s))
     }
 }
 

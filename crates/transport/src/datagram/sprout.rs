@@ -95,6 +95,9 @@ const KERNEL_SIGMAS_FAST: f64 = 3.0;
 /// saturated link) can multiply a dropped tail's weight by orders of magnitude, so the
 /// error is not bounded over many ticks (measured in the tests and docs/transports.md).
 const TAIL_MASS_FAST: f64 = 1e-6;
+/// Bins past the model's last that a belief's buffers hold (always zero): the blocked
+/// Brownian evolution (`Model::evolve_into`) runs whole AVX steps past a row's end.
+const PAD_BINS: usize = 4;
 /// Observations of fewer packets use a likelihood table.
 const LIKELIHOOD_TABLE: usize = 64;
 /// A receiver that heard nothing for this long stops sending forecasts.
@@ -300,10 +303,19 @@ pub(crate) struct Model {
     /// Bin midpoints, packets per second (bin 0: 0).
     mid: Vec<f64>,
     /// Brownian motion over one tick, row by old bin: the first new bin it reaches and the
-    /// weights (`band[band_off[o]..band_off[o + 1]]`).
+    /// row's length (`band_off[o + 1] − band_off[o]`).
     band_first: Vec<u32>,
     band_off: Vec<u32>,
-    band: Vec<f64>,
+    /// The same rows zero-padded to one stride (`padded[o * stride..]` holds row o's
+    /// weights for bins `band_first[o] − pad_left ..`), so that four consecutive rows are
+    /// added over the bins any of them reaches in one vector pass, with no per-row edges.
+    padded: Vec<f64>,
+    pad_left: usize,
+    stride: usize,
+    /// Per row o: where its padded weights for bin 0 would sit, `o · stride + pad_left −
+    /// band_first[o]` (bin a's weight is `padded[pad_base[o] + a]`), and the end of its band.
+    pad_base: Vec<usize>,
+    band_end: Vec<u32>,
     /// Poisson likelihood of k arrivals in a tick, `lik[k * n + b]`, k < [`LIKELIHOOD_TABLE`].
     lik: Vec<f64>,
     /// ln(mid · τ) and mid · τ per bin (for larger observations).
@@ -312,7 +324,13 @@ pub(crate) struct Model {
     /// Cumulative forecast tables: for horizon t (ticks 0..=t), count c and component
     /// (certain rate bin) b, P(at most c arrivals) = `cdf[t][c * n + b]` (by count, so that
     /// the mixture over a belief's support reads one contiguous run).
+    /// Kept for fast inference only; exact inference keeps `lanes` instead.
     cdf: Vec<Vec<f64>>,
+    /// Exact inference's layout of the same tables, counts interleaved in groups of four:
+    /// P(at most 4g + j arrivals within t, rate bin b) = `lanes[t][(g * n + b) * 4 + j]`
+    /// (counts past the table's end hold 1.0), so that one vector pass over a belief's
+    /// support sums the mixture for four counts at once, each lane in the code's order.
+    lanes: Vec<Vec<f64>>,
     cdf_len: Vec<usize>,
     /// Exact inference (the code's arithmetic) or the fast approximation.
     exact: bool,
@@ -451,11 +469,30 @@ impl Model {
             }
             band_off.push(band.len() as u32);
         }
-        // Belief::evolve's spread4 relies on rows that start and end no earlier than the
+        // Model::evolve_into relies on rows that start and end no earlier than the
         // row before (true of ±5σ bands over ordered bins).
         assert!((1..n).all(|o| band_first[o] >= band_first[o - 1]
             && band_first[o] + band_off[o + 1] - band_off[o]
                 >= band_first[o - 1] + band_off[o] - band_off[o - 1]));
+        // The padded rows: a block of rows o..o + 4 spans [first of o, end of o + 3); each
+        // row is read from `first of o − first of row + pad_left` for that span, rounded up
+        // to whole AVX steps.
+        let first = |o: usize| band_first[o.min(n - 1)] as usize;
+        let end = |o: usize| {
+            let o = o.min(n - 1);
+            band_first[o] as usize + (band_off[o + 1] - band_off[o]) as usize
+        };
+        let pad_left = (0..n).map(|o| first(o + 3) - first(o)).max().unwrap_or(0);
+        let reach = (0..n).map(|o| end(o + 3) - first(o)).max().unwrap_or(0);
+        let stride = pad_left + reach + 3;
+        let mut padded = vec![0.0; n * stride];
+        for o in 0..n {
+            let w = &band[band_off[o] as usize..band_off[o + 1] as usize];
+            padded[o * stride + pad_left..][..w.len()].copy_from_slice(w);
+        }
+        assert!(reach + 3 <= n + PAD_BINS);
+        let pad_base: Vec<usize> = (0..n).map(|o| o * stride + pad_left - first(o)).collect();
+        let band_end: Vec<u32> = (0..n).map(|o| end(o) as u32).collect();
         let mean: Vec<f64> = mid.iter().map(|m| m * tick_s).collect();
         let ln_mean: Vec<f64> = mean
             .iter()
@@ -474,11 +511,16 @@ impl Model {
             mid,
             band_first,
             band_off,
-            band,
+            padded,
+            pad_left,
+            stride,
+            pad_base,
+            band_end,
             lik,
             ln_mean,
             mean,
             cdf: Vec::new(),
+            lanes: Vec::new(),
             cdf_len: Vec::new(),
             exact,
             tail,
@@ -504,8 +546,8 @@ impl Model {
             lens.push(len);
         }
         let mut cdf: Vec<Vec<f64>> = lens.iter().map(|l| vec![0.0; n * l]).collect();
-        let mut proc = vec![0.0; n];
-        let mut next = vec![0.0; n];
+        let mut proc = vec![0.0; n + PAD_BINS];
+        let mut next = vec![0.0; n + PAD_BINS];
         let mut this_tick = vec![0.0; upper];
         let mut dist: Vec<f64> = Vec::with_capacity(len);
         let mut conv: Vec<f64> = Vec::with_capacity(len);
@@ -515,23 +557,27 @@ impl Model {
             dist.clear();
             dist.push(1.0);
             for (t, tab) in cdf.iter_mut().enumerate() {
-                let s: f64 = proc.iter().sum();
+                // Sums over the bins holding mass only: a zero bin adds +0.0, which changes
+                // no sum (each lane starts at 0.0 and adds non-negative products in order).
+                let lo = proc[..n].iter().position(|&p| p != 0.0).unwrap_or(0);
+                let hi = proc[..n].iter().rposition(|&p| p != 0.0).unwrap_or(0);
+                let s: f64 = proc[lo..=hi].iter().sum();
                 if s > 0.0 {
-                    proc.iter_mut().for_each(|p| *p /= s);
+                    proc[lo..=hi].iter_mut().for_each(|p| *p /= s);
                 }
-                for (i, v) in this_tick.iter_mut().enumerate() {
-                    *v = proc
-                        .iter()
-                        .enumerate()
-                        .map(|(bb, p)| p * per_tick[bb * upper + i])
-                        .sum::<f64>()
-                        .min(1.0);
+                this_tick.iter_mut().for_each(|v| *v = 0.0);
+                for (bb, &p) in proc.iter().enumerate().take(hi + 1).skip(lo) {
+                    let row = &per_tick[bb * upper..(bb + 1) * upper];
+                    for (v, &q) in this_tick.iter_mut().zip(row) {
+                        *v += p * q;
+                    }
                 }
+                this_tick.iter_mut().for_each(|v| *v = v.min(1.0));
                 conv.clear();
                 conv.resize(dist.len() + upper - 1, 0.0);
                 for (i, &a) in dist.iter().enumerate() {
-                    for (j, &p) in this_tick.iter().enumerate() {
-                        conv[i + j] += a * p;
+                    for (c, &p) in conv[i..i + upper].iter_mut().zip(&this_tick) {
+                        *c += a * p;
                     }
                 }
                 std::mem::swap(&mut dist, &mut conv);
@@ -545,78 +591,173 @@ impl Model {
                 std::mem::swap(&mut proc, &mut next);
             }
         }
-        self.cdf = cdf;
+        if self.exact {
+            self.lanes = cdf
+                .iter()
+                .zip(&lens)
+                .map(|(tab, &len)| {
+                    let groups = len.div_ceil(4);
+                    let mut l = vec![1.0; groups * n * 4];
+                    for c in 0..len {
+                        for b in 0..n {
+                            l[((c / 4) * n + b) * 4 + c % 4] = tab[c * n + b];
+                        }
+                    }
+                    l
+                })
+                .collect();
+        } else {
+            self.cdf = cdf;
+        }
         self.cdf_len = lens;
     }
 
-    /// One tick of Brownian motion over every bin.
+    /// One tick of Brownian motion over every bin (`from` and `to` hold [`PAD_BINS`] more).
     fn evolve_full(&self, from: &[f64], to: &mut [f64]) {
         to.iter_mut().for_each(|p| *p = 0.0);
-        for (o, &p) in from.iter().enumerate() {
-            if p == 0.0 {
-                continue;
+        let (Some(lo), Some(hi)) = (
+            from[..self.n].iter().position(|&p| p != 0.0),
+            from[..self.n].iter().rposition(|&p| p != 0.0),
+        ) else {
+            return;
+        };
+        self.evolve_into(from, lo, hi, to);
+    }
+
+    /// Adds the Brownian spread of the masses `from[lo..=hi]` to `to` (which holds
+    /// [`PAD_BINS`] bins past the model's last, all zero), four rows per vector pass.
+    ///
+    /// Each new bin receives the old bins' contributions one at a time in ascending order,
+    /// as one pass per row adds them, so the sums are bit for bit the same: a pass adds
+    /// `p · 0.0 = +0.0` where a row does not reach (its zero padding; a mass past `hi` is
+    /// 0), which leaves every bin unchanged (each is +0.0 or a sum of non-negative
+    /// products, never −0.0). The rows' first and end bins never decrease with the row
+    /// (checked when the model is built), so a block of four spans [first of its first
+    /// row, end of its last).
+    #[inline]
+    fn evolve_into(&self, from: &[f64], lo: usize, hi: usize, to: &mut [f64]) {
+        assert!(hi < self.n && lo <= hi && from.len() > hi && to.len() >= self.n + PAD_BINS);
+        #[cfg(target_arch = "x86_64")]
+        if avx() {
+            // SAFETY: the CPU has AVX (checked at run time); the bounds are checked above
+            // and by the model's construction (see `evolve_avx`).
+            unsafe { self.evolve_avx(from, lo, hi, to) };
+            return;
+        }
+        self.evolve_blocks(from, lo, hi, to);
+    }
+
+    /// [`Self::evolve_into`] on slices, four bins per SSE2 pair of steps or one by one.
+    fn evolve_blocks(&self, from: &[f64], lo: usize, hi: usize, to: &mut [f64]) {
+        let (n, stride, pad) = (self.n, self.stride, self.pad_left);
+        let mut o = lo;
+        while o <= hi {
+            let a = self.band_first[o] as usize;
+            let l = (o + 3).min(hi);
+            let b =
+                self.band_first[l] as usize + (self.band_off[l + 1] - self.band_off[l]) as usize;
+            let len = (b - a + 3) & !3;
+            let mut p = [0.0; 4];
+            let mut w: [&[f64]; 4] = [&[]; 4];
+            for r in 0..4 {
+                let row = (o + r).min(n - 1);
+                if o + r <= hi {
+                    p[r] = from[o + r];
+                }
+                let off = row * stride + a + pad - self.band_first[row] as usize;
+                w[r] = &self.padded[off..off + len];
             }
-            self.spread(o, p, to);
+            mac4(&mut to[a..a + len], w, p);
+            o += 4;
         }
     }
 
-    #[inline]
+    /// [`Self::evolve_into`] with AVX, four bins per step: the same IEEE multiply and add
+    /// per lane as the scalar loop (AVX has no fused multiply-add).
+    ///
+    /// # Safety
+    /// The CPU must have AVX; `lo <= hi < n`, `from.len() > hi`, `to.len() >= n +
+    /// PAD_BINS`. Then a block from row o writes `to[a .. a + len]` with `a + len <= end of
+    /// its last row + 3 <= n + 3`, and reads row r's weights `padded[pad_base[r] + a ..][..
+    /// len]`, inside row r's stride since `a >= band_first[r] − pad_left` and `a + len −
+    /// (band_first[r] − pad_left) <= pad_left + reach + 3 = stride` (the model's build).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx")]
+    unsafe fn evolve_avx(&self, from: &[f64], lo: usize, hi: usize, to: &mut [f64]) {
+        use std::arch::x86_64::{
+            _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd,
+        };
+        let n = self.n;
+        let (tp, wp) = (to.as_mut_ptr(), self.padded.as_ptr());
+        let mut o = lo;
+        while o <= hi {
+            let a = self.band_first[o] as usize;
+            let b = self.band_end[(o + 3).min(hi)] as usize;
+            let steps = (b - a).div_ceil(4);
+            let row = |r: usize| (o + r).min(n - 1);
+            let mass = |r: usize| if o + r <= hi { from[o + r] } else { 0.0 };
+            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+            debug_assert!(a + 4 * steps <= to.len());
+            debug_assert!([r0, r1, r2, r3]
+                .iter()
+                .all(|&r| self.pad_base[r] + a + 4 * steps <= (r + 1) * self.stride));
+            // SAFETY: the indices are in bounds (the function's contract, asserted in debug
+            // builds above); `to` does not alias the weights.
+            unsafe {
+                let (p0, p1, p2, p3) = (
+                    _mm256_set1_pd(mass(0)),
+                    _mm256_set1_pd(mass(1)),
+                    _mm256_set1_pd(mass(2)),
+                    _mm256_set1_pd(mass(3)),
+                );
+                let t = tp.add(a);
+                let (w0, w1, w2, w3) = (
+                    wp.add(self.pad_base[r0] + a),
+                    wp.add(self.pad_base[r1] + a),
+                    wp.add(self.pad_base[r2] + a),
+                    wp.add(self.pad_base[r3] + a),
+                );
+                for k in 0..steps {
+                    let i = 4 * k;
+                    let mut x = _mm256_loadu_pd(t.add(i));
+                    x = _mm256_add_pd(x, _mm256_mul_pd(p0, _mm256_loadu_pd(w0.add(i))));
+                    x = _mm256_add_pd(x, _mm256_mul_pd(p1, _mm256_loadu_pd(w1.add(i))));
+                    x = _mm256_add_pd(x, _mm256_mul_pd(p2, _mm256_loadu_pd(w2.add(i))));
+                    x = _mm256_add_pd(x, _mm256_mul_pd(p3, _mm256_loadu_pd(w3.add(i))));
+                    _mm256_storeu_pd(t.add(i), x);
+                }
+            }
+            o += 4;
+        }
+    }
+
+    /// One row's spread, bin by bin (the reference the blocked passes are tested against).
+    #[cfg(test)]
     fn spread(&self, o: usize, p: f64, to: &mut [f64]) {
-        let first = self.band_first[o] as usize;
-        let w = &self.band[self.band_off[o] as usize..self.band_off[o + 1] as usize];
+        let (first, w) = self.row(o);
         for (t, &x) in to[first..first + w.len()].iter_mut().zip(w) {
             *t += p * x;
         }
     }
 
-    /// Row `o`'s kernel: the first bin it reaches and its weights.
-    #[inline]
-    fn row(&self, o: usize) -> (usize, &[f64]) {
-        (
-            self.band_first[o] as usize,
-            &self.band[self.band_off[o] as usize..self.band_off[o + 1] as usize],
-        )
+    /// P(at most `c` arrivals within horizon `t`) for a rate certainly in bin `b`.
+    #[cfg(test)]
+    fn cdf_at(&self, t: usize, c: usize, b: usize) -> f64 {
+        if self.exact {
+            self.lanes[t][((c / 4) * self.n + b) * 4 + c % 4]
+        } else {
+            self.cdf[t][c * self.n + b]
+        }
     }
 
-    /// [`Self::spread`] of the four rows `o..o + 4` with masses `p`, in one pass over the
-    /// bins they share. Each new bin still receives the rows' contributions one at a time
-    /// in ascending row order, as four calls of `spread` would add them, so the sums are
-    /// bit for bit the same; a pass reads and writes each shared bin once instead of four
-    /// times. The rows' first and end bins never decrease with `o` (checked when the model
-    /// is built), so the bins all four reach are `[first of o + 3, end of o)`.
-    #[inline]
-    fn spread4(&self, o: usize, p: [f64; 4], to: &mut [f64]) {
-        let rows = [
-            self.row(o),
-            self.row(o + 1),
-            self.row(o + 2),
-            self.row(o + 3),
-        ];
-        let (a, b) = (rows[3].0, rows[0].0 + rows[0].1.len());
-        if a >= b {
-            for (r, &pr) in p.iter().enumerate() {
-                self.spread(o + r, pr, to);
-            }
-            return;
-        }
-        // The bins before `a` and from `b` on, which fewer than four rows reach: row by row,
-        // so each bin still takes its rows in ascending order.
-        for (&(f, w), &pr) in rows.iter().zip(&p) {
-            for (t, &x) in to[f..a].iter_mut().zip(w) {
-                *t += pr * x;
-            }
-            for (t, &x) in to[b..f + w.len()].iter_mut().zip(&w[b - f..]) {
-                *t += pr * x;
-            }
-        }
-        let n = b - a;
-        let w = [
-            &rows[0].1[a - rows[0].0..][..n],
-            &rows[1].1[a - rows[1].0..][..n],
-            &rows[2].1[a - rows[2].0..][..n],
-            &rows[3].1[..n],
-        ];
-        mac4(&mut to[a..b], w, p);
+    /// Row `o`'s kernel: the first bin it reaches and its weights.
+    #[cfg(test)]
+    fn row(&self, o: usize) -> (usize, &[f64]) {
+        let len = (self.band_off[o + 1] - self.band_off[o]) as usize;
+        (
+            self.band_first[o] as usize,
+            &self.padded[o * self.stride + self.pad_left..][..len],
+        )
     }
 }
 
@@ -758,8 +899,10 @@ impl Belief {
     /// code: the prior is uniform over every bin.
     fn uniform(n: usize) -> Self {
         Self {
-            pmf: vec![1.0 / n as f64; n],
-            scratch: vec![0.0; n],
+            pmf: (0..n + PAD_BINS)
+                .map(|b| if b < n { 1.0 / n as f64 } else { 0.0 })
+                .collect(),
+            scratch: vec![0.0; n + PAD_BINS],
             lo: 0,
             hi: n - 1,
         }
@@ -772,24 +915,7 @@ impl Belief {
             + (m.band_off[self.hi + 1] - m.band_off[self.hi]) as usize
             - 1;
         self.scratch[first..=last].iter_mut().for_each(|x| *x = 0.0);
-        // Four rows at a time (a zero mass adds +0.0 to each bin it reaches: no change).
-        let mut o = self.lo;
-        while o + 3 <= self.hi {
-            let p = [
-                self.pmf[o],
-                self.pmf[o + 1],
-                self.pmf[o + 2],
-                self.pmf[o + 3],
-            ];
-            m.spread4(o, p, &mut self.scratch);
-            o += 4;
-        }
-        for o in o..=self.hi {
-            let p = self.pmf[o];
-            if p != 0.0 {
-                m.spread(o, p, &mut self.scratch);
-            }
-        }
+        m.evolve_into(&self.pmf, self.lo, self.hi, &mut self.scratch);
         self.pmf[self.lo..=self.hi]
             .iter_mut()
             .for_each(|x| *x = 0.0);
@@ -895,53 +1021,112 @@ impl Belief {
         self.hi = hi;
     }
 
-    /// P(at most `c` arrivals within horizon `t`) under this belief.
-    /// `EXACT`: summed one by one, as the code does; otherwise [`dot4`].
+    /// P(at most `c` arrivals within horizon `t`) under this belief, fast inference's sum
+    /// ([`dot4`]).
     #[inline]
-    fn cdf<const EXACT: bool>(&self, m: &Model, t: usize, c: usize) -> f64 {
+    fn cdf_fast(&self, m: &Model, t: usize, c: usize) -> f64 {
         let len = m.cdf_len[t];
         let c = c.min(len - 1);
         let row = &m.cdf[t][c * m.n..(c + 1) * m.n];
-        let (p, q) = (&self.pmf[self.lo..=self.hi], &row[self.lo..=self.hi]);
-        if EXACT {
-            p.iter().zip(q).map(|(p, q)| p * q).sum()
-        } else {
-            dot4(p, q)
-        }
+        dot4(&self.pmf[self.lo..=self.hi], &row[self.lo..=self.hi])
     }
 
-    /// code `ProcessForecastInterval::lower_quantile`: the smallest count whose cumulative
-    /// probability reaches `x` (the table's size + 1 if none), searched from `start`.
+    /// Horizon `t`'s table for the counts of group `g` over this belief's support (four
+    /// values per bin).
+    #[inline]
+    fn group<'m>(&self, m: &'m Model, t: usize, g: usize) -> &'m [f64] {
+        &m.lanes[t][(g * m.n + self.lo) * 4..(g * m.n + self.hi + 1) * 4]
+    }
+
+    /// code `ProcessForecastInterval::lower_quantile` for fast inference: the smallest count
+    /// whose cumulative probability reaches `x` (the table's size + 1 if none), searched
+    /// from `start`.
     fn lower_quantile(&self, m: &Model, t: usize, x: f64, start: usize) -> usize {
-        if m.exact {
-            self.lower_quantile_by::<true>(m, t, x, start)
-        } else {
-            self.lower_quantile_by::<false>(m, t, x, start)
-        }
-    }
-
-    fn lower_quantile_by<const EXACT: bool>(
-        &self,
-        m: &Model,
-        t: usize,
-        x: f64,
-        start: usize,
-    ) -> usize {
         let len = m.cdf_len[t];
         let mut c = start.min(len - 1);
-        if self.cdf::<EXACT>(m, t, c) >= x {
-            while c > 0 && self.cdf::<EXACT>(m, t, c - 1) >= x {
+        if self.cdf_fast(m, t, c) >= x {
+            while c > 0 && self.cdf_fast(m, t, c - 1) >= x {
                 c -= 1;
             }
-            c
-        } else {
-            while c + 1 < len {
-                c += 1;
-                if self.cdf::<EXACT>(m, t, c) >= x {
-                    return c;
-                }
+            return c;
+        }
+        while c + 1 < len {
+            c += 1;
+            if self.cdf_fast(m, t, c) >= x {
+                return c;
             }
-            len + 1
+        }
+        len + 1
+    }
+
+    /// Exact inference's forecast: for each horizon t, the same walk as
+    /// [`Self::lower_quantile`] from `counts[t]`, reading each count's cumulative
+    /// probability (the mixture summed one bin at a time in ascending order, as the code
+    /// does) from vector passes over the support: one pass gives four horizons the eight
+    /// counts around their start (`start − 1 ..= start + 1` and more) in independent lanes;
+    /// a walk that leaves them takes four more counts per pass.
+    fn forecast_exact(&self, m: &Model, x: f64, counts: &mut [u32]) {
+        let p = &self.pmf[self.lo..=self.hi];
+        let ticks = counts.len();
+        let mut t0 = 0;
+        while t0 < ticks {
+            let hs = t0..(t0 + 4).min(ticks);
+            let mut first = [0usize; 4];
+            let mut two = [false; 4];
+            let mut q: [&[f64]; 8] = [&[]; 8];
+            for (j, t) in hs.clone().enumerate() {
+                let len = m.cdf_len[t];
+                let groups = len.div_ceil(4);
+                let c = (counts[t] as usize).min(len - 1);
+                let g = (c.saturating_sub(1) / 4).min(groups.saturating_sub(2));
+                first[j] = g;
+                two[j] = g + 1 < groups;
+                q[2 * j] = self.group(m, t, g);
+                q[2 * j + 1] = if two[j] {
+                    self.group(m, t, g + 1)
+                } else {
+                    q[2 * j]
+                };
+            }
+            for j in hs.len()..4 {
+                q[2 * j] = q[0];
+                q[2 * j + 1] = q[0];
+            }
+            let v = dot_groups(p, q);
+            for (j, t) in hs.enumerate() {
+                let len = m.cdf_len[t];
+                let mut vals = [0.0f64; 8];
+                vals[..4].copy_from_slice(&v[2 * j]);
+                vals[4..].copy_from_slice(&v[2 * j + 1]);
+                let (mut w0, mut wn) = (4 * first[j], if two[j] { 8 } else { 4 });
+                let mut at = |c: usize| -> f64 {
+                    if c < w0 || c >= w0 + wn {
+                        let g = c / 4;
+                        vals[..4].copy_from_slice(&dot_groups(p, [self.group(m, t, g)])[0]);
+                        (w0, wn) = (4 * g, 4);
+                    }
+                    vals[c - w0]
+                };
+                let mut c = (counts[t] as usize).min(len - 1);
+                let found = if at(c) >= x {
+                    while c > 0 && at(c - 1) >= x {
+                        c -= 1;
+                    }
+                    c
+                } else {
+                    loop {
+                        if c + 1 >= len {
+                            break len + 1;
+                        }
+                        c += 1;
+                        if at(c) >= x {
+                            break c;
+                        }
+                    }
+                };
+                counts[t] = found as u32;
+            }
+            t0 += 4;
         }
     }
 
@@ -971,9 +1156,74 @@ fn dot4(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
+/// For each slice k and lane j < 4: the sum over i, in ascending order from 0.0, of
+/// `p[i] · q[k][4i + j]`: 4·K dot products in one pass over `p`, each lane's products and
+/// sums rounded as the scalar loop rounds them (no fused multiply-add), so every path gives
+/// the same bits.
+#[inline]
+fn dot_groups<const K: usize>(p: &[f64], q: [&[f64]; K]) -> [[f64; 4]; K] {
+    assert!(q.iter().all(|q| q.len() == 4 * p.len()));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if avx() {
+            // SAFETY: the CPU has AVX (checked at run time); the lengths match (above).
+            return unsafe { dot_groups_avx(p, q) };
+        }
+    }
+    dot_groups_scalar(p, q)
+}
+
+/// [`dot_groups`] one lane at a time.
+fn dot_groups_scalar<const K: usize>(p: &[f64], q: [&[f64]; K]) -> [[f64; 4]; K] {
+    let mut acc = [[0.0f64; 4]; K];
+    for (i, &pi) in p.iter().enumerate() {
+        for (a, q) in acc.iter_mut().zip(&q) {
+            for j in 0..4 {
+                a[j] += pi * q[4 * i + j];
+            }
+        }
+    }
+    acc
+}
+
+/// [`dot_groups`] with AVX, one register per slice: each lane the same IEEE multiply and
+/// add per step as the scalar loop (AVX has no fused multiply-add); the K sums are
+/// independent, so their additions overlap.
+///
+/// # Safety
+/// The CPU must have AVX; every `q[k]` must hold four values per element of `p`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn dot_groups_avx<const K: usize>(p: &[f64], q: [&[f64]; K]) -> [[f64; 4]; K] {
+    use std::arch::x86_64::{
+        _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd,
+        _mm256_storeu_pd,
+    };
+    let mut out = [[0.0f64; 4]; K];
+    // SAFETY: every index 4i + 3 < q[k].len() = 4 p.len() (the caller's promise).
+    unsafe {
+        let mut acc = [_mm256_setzero_pd(); K];
+        let x = q.map(|q| q.as_ptr());
+        for (i, &pi) in p.iter().enumerate() {
+            let b = _mm256_set1_pd(pi);
+            for k in 0..K {
+                acc[k] = _mm256_add_pd(acc[k], _mm256_mul_pd(b, _mm256_loadu_pd(x[k].add(4 * i))));
+            }
+        }
+        for k in 0..K {
+            _mm256_storeu_pd(out[k].as_mut_ptr(), acc[k]);
+        }
+    }
+    out
+}
+
 /// The forecast a receiver sends: cumulative packets deliverable by the end of each of the
 /// next ticks, with 95 % probability.
 fn forecast_of(belief: &Belief, m: &Model, q: f64, prev: &mut [u32]) {
+    if m.exact {
+        belief.forecast_exact(m, q, prev);
+        return;
+    }
     for (t, p) in prev.iter_mut().enumerate() {
         *p = belief.lower_quantile(m, t, q, *p as usize) as u32;
     }
@@ -1409,6 +1659,15 @@ impl DatagramSender for SproutSender {
         self.app_left == 0
     }
 
+    #[inline]
+    fn mode(&self) -> u8 {
+        match self.remote_forecast_time {
+            None => 0,
+            Some(_) if self.current_tick + 1 >= self.ticks => 2,
+            Some(_) => 1,
+        }
+    }
+
     fn srtt(&self) -> Nanos {
         self.rtt.srtt_ns()
     }
@@ -1420,11 +1679,7 @@ impl DatagramSender for SproutSender {
     fn trace(&self) -> TransportTrace {
         let fb = self.forecast_bytes().max(0);
         let target_s = (self.target_ticks as u64 * self.tick) as f64 / SEC as f64;
-        let mode = match self.remote_forecast_time {
-            None => 0,
-            Some(_) if self.current_tick + 1 >= self.ticks => 2,
-            Some(_) => 1,
-        };
+        let mode = self.mode();
         TransportTrace {
             window_bytes: fb as u64,
             srtt: self.rtt.srtt_ns(),
@@ -1513,39 +1768,61 @@ mod tests {
         assert_eq!(m.n, 257);
         // An interior bin keeps all its mass within ±5σ (σ = 200·√0.02 ≈ 28 pkt/s ≈ 7 bins).
         let o = 128;
-        let w = &m.band[m.band_off[o] as usize..m.band_off[o + 1] as usize];
+        let w = m.row(o).1;
         let s: f64 = w.iter().sum();
         assert!((s - 1.0).abs() < 1e-6, "{s}");
         // The outage bin keeps e^{-λz τ} ≈ 0.980 of its mass at 0 times the part of the
         // Gaussian below the first bin edge, and spreads the rest with P(escape).
-        let z = &m.band[m.band_off[0] as usize..m.band_off[1] as usize];
+        let z = m.row(0).1;
         let escape = 1.0 - (-0.02f64).exp();
         let stay = (1.0 - escape) * phi(1000.0 / 256.0 / (200.0 * 0.02f64.sqrt()));
         assert!((z[0] - stay).abs() < 1e-12);
     }
 
     #[test]
-    fn four_rows_at_once_add_what_four_single_rows_add_bit_for_bit() {
-        let m = model(&cfg());
-        // Every block position, near the outage bin, inside and at the top, with unequal
-        // masses (some zero) whose products round differently in each order.
-        for o in 0..m.n - 3 {
-            let p = [
-                0.3 / (o + 1) as f64,
-                0.0,
-                1.0 / 3.0,
-                1e-9 * (o as f64 + 0.7),
-            ];
-            let (mut a, mut b) = (vec![0.1 / 7.0; m.n], vec![0.1 / 7.0; m.n]);
-            m.spread4(o, p, &mut a);
-            for (r, &pr) in p.iter().enumerate() {
-                m.spread(o + r, pr, &mut b);
+    fn blocked_evolution_adds_what_single_rows_add_bit_for_bit() {
+        for fast in [false, true] {
+            let m = model(&SproutConfig {
+                fast_inference: fast,
+                ..cfg()
+            });
+            // Every support, near the outage bin, inside and at the top, every remainder of
+            // four rows, with unequal masses (some zero) whose products round differently
+            // in each order.
+            for lo in 0..m.n {
+                for hi in [lo, lo + 1, lo + 2, lo + 3, lo + 5, lo + 40, m.n - 1] {
+                    if hi >= m.n {
+                        continue;
+                    }
+                    let mut from = vec![0.0; m.n + PAD_BINS];
+                    for (o, f) in from.iter_mut().enumerate().take(hi + 1).skip(lo) {
+                        *f = match o % 4 {
+                            0 => 0.3 / (o + 1) as f64,
+                            1 => 0.0,
+                            2 => 1.0 / 3.0,
+                            _ => 1e-9 * (o as f64 + 0.7),
+                        };
+                    }
+                    let mut a = vec![0.0; m.n + PAD_BINS];
+                    let mut b = a.clone();
+                    a[..m.n].iter_mut().for_each(|x| *x = 0.1 / 7.0);
+                    b[..m.n].iter_mut().for_each(|x| *x = 0.1 / 7.0);
+                    let mut c = a.clone();
+                    m.evolve_into(&from, lo, hi, &mut a);
+                    m.evolve_blocks(&from, lo, hi, &mut c);
+                    for (o, &p) in from.iter().enumerate().take(hi + 1).skip(lo) {
+                        m.spread(o, p, &mut b);
+                    }
+                    assert!(
+                        a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "fast {fast}, rows {lo}..={hi}"
+                    );
+                    assert!(
+                        c.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                        "slices, fast {fast}, rows {lo}..={hi}"
+                    );
+                }
             }
-            assert!(
-                a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
-                "rows {o}..{}",
-                o + 4
-            );
         }
     }
 
@@ -1611,23 +1888,57 @@ mod tests {
     }
 
     #[test]
+    fn lane_sums_give_the_scalar_sums_bits() {
+        // From one element on (a belief's support is never empty; std's empty sum is −0.0).
+        for len in 1..23usize {
+            let p: Vec<f64> = (0..len)
+                .map(|i| (i as f64 + 0.3) / 7.0 * 1e-3f64.powi((i % 5) as i32))
+                .collect();
+            let qs: Vec<Vec<f64>> = (0..8)
+                .map(|k| {
+                    (0..4 * len)
+                        .map(|i| (i as f64 + 1.0) / (3.0 + k as f64) / (4 * len) as f64)
+                        .collect()
+                })
+                .collect();
+            let want: Vec<[u64; 4]> = qs
+                .iter()
+                .map(|q| {
+                    [0, 1, 2, 3].map(|j| {
+                        p.iter()
+                            .enumerate()
+                            .map(|(i, x)| x * q[4 * i + j])
+                            .sum::<f64>()
+                            .to_bits()
+                    })
+                })
+                .collect();
+            let q8: [&[f64]; 8] = std::array::from_fn(|k| &qs[k][..]);
+            let bits = |a: &[[f64; 4]]| a.iter().map(|l| l.map(f64::to_bits)).collect::<Vec<_>>();
+            assert_eq!(bits(&dot_groups_scalar(&p, q8)), want, "{len}");
+            assert_eq!(bits(&dot_groups(&p, q8)), want, "{len}");
+            assert_eq!(bits(&dot_groups(&p, [q8[3]])), want[3..4], "{len}");
+        }
+    }
+
+    #[test]
     fn forecast_tables_are_cumulative_distributions() {
         let m = model(&cfg());
         for t in 0..8 {
             let len = m.cdf_len[t];
             assert_eq!(len, 1 + 29 * (t + 1));
             for b in [0usize, 10, 100, 256] {
-                let row: Vec<f64> = (0..len).map(|c| m.cdf[t][c * m.n + b]).collect();
+                let row: Vec<f64> = (0..len).map(|c| m.cdf_at(t, c, b)).collect();
                 assert!(row.windows(2).all(|w| w[1] >= w[0] - 1e-15));
                 assert!(row[len - 1] <= 1.0 + 1e-9);
             }
         }
         // A link certainly in outage delivers nothing in the next tick.
-        assert!((m.cdf[0][0] - 1.0).abs() < 1e-12);
+        assert!((m.cdf_at(0, 0, 0) - 1.0).abs() < 1e-12);
         // At 500 pkt/s (10 per tick) the median of one tick's arrivals is 10.
         let b = 128; // mid (128.5)·3.906 = 502 pkt/s
         let med = (0..m.cdf_len[0])
-            .position(|c| m.cdf[0][c * m.n + b] >= 0.5)
+            .position(|c| m.cdf_at(0, c, b) >= 0.5)
             .unwrap();
         assert_eq!(med, 10);
     }
@@ -1687,6 +1998,70 @@ mod tests {
         }
         out
     }
+
+    /// FNV-1a over 64-bit words.
+    fn fnv(h: &mut u64, x: u64) {
+        for byte in x.to_le_bytes() {
+            *h ^= byte as u64;
+            *h = h.wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    /// The bits of the model's tables and of every belief and forecast over the recorded
+    /// sequences, exact and fast inference: speed changes must leave them all unchanged
+    /// (the constants were computed before the first of them).
+    #[test]
+    fn inference_bits_are_unchanged() {
+        let mut digests = Vec::new();
+        for fast in [false, true] {
+            let m = model(&SproutConfig {
+                fast_inference: fast,
+                ..cfg()
+            });
+            let mut h = 0xcbf2_9ce4_8422_2325u64;
+            for o in 0..m.n {
+                let (f, w) = m.row(o);
+                fnv(&mut h, f as u64);
+                w.iter().for_each(|x| fnv(&mut h, x.to_bits()));
+            }
+            m.lik.iter().for_each(|x| fnv(&mut h, x.to_bits()));
+            for t in 0..m.cdf_len.len() {
+                for c in 0..m.cdf_len[t] {
+                    for b in 0..m.n {
+                        fnv(&mut h, m.cdf_at(t, c, b).to_bits());
+                    }
+                }
+            }
+            let tables = h;
+            for line in RECORDED.lines() {
+                let mut it = line.split_whitespace();
+                it.next();
+                let mut be = Belief::uniform(m.n);
+                let mut counts = [0u32; 8];
+                for k in it.map(|x| x.parse::<i64>().unwrap()) {
+                    be.evolve(&m);
+                    if k >= 0 {
+                        be.observe(&m, k as usize);
+                    } else {
+                        be.trim(&m);
+                    }
+                    forecast_of(&be, &m, 0.05, &mut counts);
+                    fnv(&mut h, be.lo as u64);
+                    fnv(&mut h, be.hi as u64);
+                    be.pmf[..m.n].iter().for_each(|x| fnv(&mut h, x.to_bits()));
+                    counts.iter().for_each(|&c| fnv(&mut h, c as u64));
+                }
+            }
+            digests.push((tables, h));
+        }
+        eprintln!("{digests:x?}");
+        assert_eq!(digests, GOLDEN_DIGESTS);
+    }
+
+    const GOLDEN_DIGESTS: [(u64, u64); 2] = [
+        (0x70cf_08ff_50f5_121e, 0xe817_07aa_dffa_8313),
+        (0x7272_23d5_9e1f_7128, 0xd844_66c3_3099_7ee8),
+    ];
 
     #[test]
     fn fast_inference_is_within_a_packet_at_the_benchmarks_rates_only() {

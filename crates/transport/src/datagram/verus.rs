@@ -77,6 +77,9 @@ pub const FEEDBACK_BYTES: u32 = 64;
 const MAX_W: usize = 40_000;
 /// code: D_max before the first epoch (a sentinel).
 const UNSET: f64 = -10.0;
+/// Windows the profile's table of spline values grows to at most when an epoch's search
+/// runs past it (the spline is evaluated beyond it as before).
+const TABLE_CAP: usize = 4096;
 /// Bits of the window in the second header word (the rest: the session's low bits).
 const W_BITS: u32 = 20;
 const W_MASK: u32 = (1 << W_BITS) - 1;
@@ -187,7 +190,41 @@ impl VerusConfig {
 }
 
 fn ns(ms: f64) -> Nanos {
-    (ms * MS as f64).round() as Nanos
+    round_to_u64(ms * MS as f64)
+}
+
+/// `x.round() as u64` without a libm call (x86-64's baseline has no rounding instruction):
+/// below 2^52 the fraction `x − trunc(x)` is exact, so rounding half away from zero is
+/// `trunc(x) + (fraction >= 0.5)`; from 2^52 on x is whole; a negative or NaN x gives 0,
+/// as the saturating cast of its rounding does.
+#[inline]
+fn round_to_u64(x: f64) -> u64 {
+    if x >= 0.0 && x < 4_503_599_627_370_496.0 {
+        let t = x as u64;
+        t + (x - t as f64 >= 0.5) as u64
+    } else {
+        x as u64
+    }
+}
+
+/// `x.ceil() as i64` without a libm call: below 2^52 in magnitude the truncation `t` is
+/// exact and the ceiling is t, or t + 1 when x is above it; from 2^52 on x is whole; NaN
+/// gives 0, as the saturating cast does.
+#[inline]
+fn ceil_to_i64(x: f64) -> i64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let t = x as i64;
+        t + ((t as f64) < x) as i64
+    } else {
+        x as i64
+    }
+}
+
+/// `(u.floor().max(0.0) as usize).min(last)`, the B-spline interval of `u`, without a libm
+/// call: for u >= 0 truncation is the floor; a negative or NaN u gives 0 either way.
+#[inline]
+fn interval_of(u: f64, last: usize) -> usize {
+    (u as usize).min(last)
 }
 
 fn ms_of(t: Nanos) -> f64 {
@@ -221,7 +258,7 @@ impl Spline {
     /// Value at `x` (the first or last cubic piece continued outside [a, b]).
     fn eval(&self, x: f64) -> f64 {
         let u = (x - self.a) / self.h;
-        let i = (u.floor().max(0.0) as usize).min(self.intervals - 1);
+        let i = interval_of(u, self.intervals - 1);
         let t = u - i as f64;
         let (t2, t3) = (t * t, t * t * t);
         let omt = 1.0 - t;
@@ -248,7 +285,7 @@ impl Spline {
         let mut aty = vec![0.0f64; m];
         for (&x, &y) in xs.iter().zip(ys) {
             let u = (x - a) / h;
-            let i = (u.floor().max(0.0) as usize).min(intervals - 1);
+            let i = interval_of(u, intervals - 1);
             let t = u - i as f64;
             let (t2, t3) = (t * t, t * t * t);
             let omt = 1.0 - t;
@@ -333,7 +370,8 @@ struct Profile {
     /// Average delay (ms) at each window, −1 where none (code `wList`).
     w_list: Vec<f64>,
     spline: Option<Spline>,
-    /// The spline at W = 0, 1, 2, … (index W) up to the table's end.
+    /// The spline at W = 0, 1, 2, … (index W) up to the table's end (twice the data, and
+    /// as far as `window_for` searched past that, up to [`TABLE_CAP`]).
     table: Vec<f64>,
     /// Running maximum of `table` from W = 2 on (index W).
     run_max: Vec<f64>,
@@ -404,17 +442,31 @@ impl Profile {
 
     /// code `calcDelayCurve`: the window for delay target `d`, or None when the profile
     /// cannot map it.
-    fn window_for(&self, mut d: f64, delta2: f64) -> Option<f64> {
+    fn window_for(&mut self, mut d: f64, delta2: f64) -> Option<f64> {
         match &self.spline {
             Some(s) => {
                 let idx = self.run_max.partition_point(|&v| v <= d);
                 if idx < self.run_max.len() {
                     return Some((idx.max(2) - 1) as f64);
                 }
-                // Past the table: the code keeps scanning the spline.
-                (self.run_max.len().max(2)..MAX_W)
-                    .find(|&w| s.eval(w as f64) > d)
-                    .map(|w| (w - 1) as f64)
+                // Past the table: the code keeps scanning the spline. The values scanned
+                // join the table (up to TABLE_CAP windows), so a later epoch finds them by
+                // the search above: no value in the table exceeds d, so the first window
+                // past it whose value does is also the first whose running maximum does.
+                let mut mx = self.run_max.last().copied().unwrap_or(f64::NEG_INFINITY);
+                let from = self.run_max.len().max(2);
+                for w in from..MAX_W {
+                    let v = s.eval(w as f64);
+                    if w == self.table.len() && w < TABLE_CAP {
+                        mx = mx.max(v);
+                        self.table.push(v);
+                        self.run_max.push(mx);
+                    }
+                    if v > d {
+                        return Some((w - 1) as f64);
+                    }
+                }
+                None
             }
             None => {
                 if !self.w_list.iter().skip(2).any(|&v| v >= 0.0) {
@@ -741,7 +793,7 @@ impl VerusSender {
 
     /// code `calcSi`.
     fn packets_this_epoch(&self) -> u64 {
-        let n = (self.d_t_bar / ms_of(self.epoch)).ceil() as i64;
+        let n = ceil_to_i64(self.d_t_bar / ms_of(self.epoch));
         let s = if n > 1 {
             self.w_bar + self.w_crt as f64 * (2 - n) as f64 / (n - 1) as f64
         } else {
@@ -971,6 +1023,17 @@ impl DatagramSender for VerusSender {
         ns(self.d_t_bar)
     }
 
+    #[inline]
+    fn mode(&self) -> u8 {
+        if self.slow_start {
+            0
+        } else if self.loss_phase {
+            2
+        } else {
+            1
+        }
+    }
+
     fn stats(&self) -> SenderStats {
         self.stats
     }
@@ -979,13 +1042,7 @@ impl DatagramSender for VerusSender {
         TransportTrace {
             window_bytes: (self.w_bar.max(0.0) * self.packet_bytes as f64) as u64,
             srtt: ns(self.d_t_bar),
-            mode: if self.slow_start {
-                0
-            } else if self.loss_phase {
-                2
-            } else {
-                1
-            },
+            mode: self.mode(),
             estimate: self.d_est,
             flag: self.loss_phase,
             aux: if self.have_profile_points {
@@ -1043,6 +1100,50 @@ impl DatagramReceiver for VerusReceiver {
 mod tests {
     use super::*;
     use cellshare_core::SEC;
+
+    #[test]
+    fn rounding_helpers_match_std() {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -1.5,
+            0.49999999999999994,
+            1.0 - f64::EPSILON / 4.0,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            9.3e18,
+            1.9e19,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+        ];
+        let mut x = 1e-7f64;
+        while x < 1e17 {
+            let (up, down) = (
+                f64::from_bits(x.to_bits() + 1),
+                f64::from_bits((x + 0.5).to_bits() - 1),
+            );
+            xs.extend([x, -x, x + 0.5, up, down]);
+            x *= 1.37;
+        }
+        for &x in &xs {
+            assert_eq!(round_to_u64(x), x.round() as u64, "{x}");
+            assert_eq!(ceil_to_i64(x), x.ceil() as i64, "{x}");
+            assert_eq!(
+                interval_of(x, 1000),
+                (x.floor().max(0.0) as usize).min(1000),
+                "{x}"
+            );
+        }
+    }
 
     #[test]
     fn defaults_are_the_papers() {
@@ -1107,7 +1208,7 @@ mod tests {
         assert_eq!(p.window_for(100.0, 2.0), Some(9.0));
         assert_eq!(p.window_for(35.0, 2.0), Some(9.0));
         assert_eq!(p.window_for(25.0, 2.0), Some(4.0));
-        let empty = Profile::default();
+        let mut empty = Profile::default();
         assert_eq!(empty.window_for(10.0, 2.0), None);
     }
 

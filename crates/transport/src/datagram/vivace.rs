@@ -790,6 +790,11 @@ impl DatagramSender for VivaceSender {
         self.rtt.srtt_ns()
     }
 
+    #[inline]
+    fn mode(&self) -> u8 {
+        self.mode as u8
+    }
+
     fn stats(&self) -> SenderStats {
         self.stats
     }
