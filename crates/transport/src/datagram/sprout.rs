@@ -672,8 +672,9 @@ impl Model {
         }
     }
 
-    /// [`Self::evolve_into`] with AVX, four bins per step: the same IEEE multiply and add
-    /// per lane as the scalar loop (AVX has no fused multiply-add).
+    /// [`Self::evolve_into`] with AVX: each block of four rows is one [`mac4_avx_steps`] over
+    /// the rows' zero-padded weights, four bins per step (the same IEEE multiply and add per
+    /// lane as the scalar loop; AVX has no fused multiply-add).
     ///
     /// # Safety
     /// The CPU must have AVX; `lo <= hi < n`, `from.len() > hi`, `to.len() >= n +
@@ -684,9 +685,6 @@ impl Model {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx")]
     unsafe fn evolve_avx(&self, from: &[f64], lo: usize, hi: usize, to: &mut [f64]) {
-        use std::arch::x86_64::{
-            _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd,
-        };
         let n = self.n;
         let (tp, wp) = (to.as_mut_ptr(), self.padded.as_ptr());
         let mut o = lo;
@@ -701,32 +699,21 @@ impl Model {
             debug_assert!([r0, r1, r2, r3]
                 .iter()
                 .all(|&r| self.pad_base[r] + a + 4 * steps <= (r + 1) * self.stride));
-            // SAFETY: the indices are in bounds (the function's contract, asserted in debug
-            // builds above); `to` does not alias the weights.
+            // SAFETY: AVX and the indices in bounds (the function's contract, asserted in
+            // debug builds above); `to` does not alias the weights.
             unsafe {
-                let (p0, p1, p2, p3) = (
-                    _mm256_set1_pd(mass(0)),
-                    _mm256_set1_pd(mass(1)),
-                    _mm256_set1_pd(mass(2)),
-                    _mm256_set1_pd(mass(3)),
-                );
-                let t = tp.add(a);
-                let (w0, w1, w2, w3) = (
-                    wp.add(self.pad_base[r0] + a),
-                    wp.add(self.pad_base[r1] + a),
-                    wp.add(self.pad_base[r2] + a),
-                    wp.add(self.pad_base[r3] + a),
-                );
-                for k in 0..steps {
-                    let i = 4 * k;
-                    let mut x = _mm256_loadu_pd(t.add(i));
-                    x = _mm256_add_pd(x, _mm256_mul_pd(p0, _mm256_loadu_pd(w0.add(i))));
-                    x = _mm256_add_pd(x, _mm256_mul_pd(p1, _mm256_loadu_pd(w1.add(i))));
-                    x = _mm256_add_pd(x, _mm256_mul_pd(p2, _mm256_loadu_pd(w2.add(i))));
-                    x = _mm256_add_pd(x, _mm256_mul_pd(p3, _mm256_loadu_pd(w3.add(i))));
-                    _mm256_storeu_pd(t.add(i), x);
-                }
-            }
+                mac4_avx_steps(
+                    tp.add(a),
+                    [
+                        wp.add(self.pad_base[r0] + a),
+                        wp.add(self.pad_base[r1] + a),
+                        wp.add(self.pad_base[r2] + a),
+                        wp.add(self.pad_base[r3] + a),
+                    ],
+                    [mass(0), mass(1), mass(2), mass(3)],
+                    steps,
+                )
+            };
             o += 4;
         }
     }
@@ -852,12 +839,35 @@ fn avx() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn mac4_avx(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) -> usize {
+    let quads = to.len() / 4;
+    // SAFETY: AVX (the caller's promise); the first 4·quads bins are in bounds of `to` and
+    // of each `w[r]` (the caller's promise), and `to` does not alias the weights (a unique
+    // borrow).
+    unsafe {
+        mac4_avx_steps(
+            to.as_mut_ptr(),
+            [w[0].as_ptr(), w[1].as_ptr(), w[2].as_ptr(), w[3].as_ptr()],
+            p,
+            quads,
+        )
+    };
+    4 * quads
+}
+
+/// `t[i] = (((t[i] + p0·w0[i]) + p1·w1[i]) + p2·w2[i]) + p3·w3[i]` for i below 4·`steps`,
+/// four bins per AVX step: the loop of [`mac4_avx`] and [`Model::evolve_avx`].
+///
+/// # Safety
+/// The CPU must have AVX; `t` and every `w[r]` must be valid for 4·`steps` values, and `t`
+/// must not alias any `w[r]`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn mac4_avx_steps(t: *mut f64, w: [*const f64; 4], p: [f64; 4], steps: usize) {
     use std::arch::x86_64::{
         _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd,
     };
-    let n = to.len();
-    // SAFETY: every index i + 3 < n is in bounds of `to` and of each `w[r]` (the caller's
-    // promise).
+    // SAFETY: every index below 4·steps is valid (the caller's promise).
     unsafe {
         let (p0, p1, p2, p3) = (
             _mm256_set1_pd(p[0]),
@@ -865,15 +875,8 @@ unsafe fn mac4_avx(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) -> usize {
             _mm256_set1_pd(p[2]),
             _mm256_set1_pd(p[3]),
         );
-        let (t, w0, w1, w2, w3) = (
-            to.as_mut_ptr(),
-            w[0].as_ptr(),
-            w[1].as_ptr(),
-            w[2].as_ptr(),
-            w[3].as_ptr(),
-        );
-        let quads = n / 4;
-        for k in 0..quads {
+        let [w0, w1, w2, w3] = w;
+        for k in 0..steps {
             let i = 4 * k;
             let mut x = _mm256_loadu_pd(t.add(i));
             x = _mm256_add_pd(x, _mm256_mul_pd(p0, _mm256_loadu_pd(w0.add(i))));
@@ -882,7 +885,6 @@ unsafe fn mac4_avx(to: &mut [f64], w: [&[f64]; 4], p: [f64; 4]) -> usize {
             x = _mm256_add_pd(x, _mm256_mul_pd(p3, _mm256_loadu_pd(w3.add(i))));
             _mm256_storeu_pd(t.add(i), x);
         }
-        4 * quads
     }
 }
 
