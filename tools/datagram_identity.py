@@ -12,13 +12,12 @@ For each transport (and Sprout with `fast_inference`): a 30-UE variant of the 10
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from perf_identity import DATA, ROOT, fingerprint  # noqa: E402
+from perf_identity import (DATA, ROOT, add_save_compare, fingerprint, fingerprint_text,  # noqa: E402
+                           read_compare, save_and_compare)
 
 CUBIC = 'transport = { kind = "tcp", cc = { kind = "cubic" } }'
 TRANSPORTS = {
@@ -42,62 +41,36 @@ ue = 0
 
 
 def cases(traces: Path):
+    """(label, run) pairs; each run returns the case's fingerprints."""
     out = []
     for kind, line in TRANSPORTS.items():
-        out.append((f"bench30-{kind}", DATA / "bench.toml", 30.0,
-                    [(CUBIC, line), ("count = 100", "count = 30")]))
+        out.append((f"bench30-{kind}", lambda line=line, label=f"bench30-{kind}": fingerprint(
+            label, DATA / "bench.toml", 30.0, [(CUBIC, line), ("count = 100", "count = 30")])))
     trace = traces / "TMobile-LTE-driving.down"
     if trace.exists():
         for kind, line in TRANSPORTS.items():
-            out.append((f"tmobile-{kind}", (kind, trace, line), 60.0, []))
+            text = TRACE_SCENARIO.format(kind=kind, trace=trace.resolve(), transport=line)
+            out.append((f"tmobile-{kind}", lambda text=text, label=f"tmobile-{kind}": fingerprint_text(
+                label, text, trace.parent, 60.0)))
     else:
         print(f"note: {trace} missing, trace cases skipped", file=sys.stderr)
     return out
 
 
-def run_case(label, scenario, duration, replace, tmp: Path) -> dict:
-    if isinstance(scenario, tuple):
-        kind, trace, line = scenario
-        p = tmp / f"{label}.toml"
-        p.write_text(TRACE_SCENARIO.format(kind=kind, trace=trace, transport=line))
-        scenario = p
-    return fingerprint(label, scenario, duration, replace)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--save", type=Path)
-    ap.add_argument("--compare", type=Path)
+    add_save_compare(ap)
     ap.add_argument("--only", action="append", help="run only cases whose label contains this (repeatable)")
     ap.add_argument("--traces", type=Path, default=ROOT.parent / "shared" / "traces")
     args = ap.parse_args()
+    old = read_compare(args)
     prints = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for label, scenario, duration, replace in cases(args.traces):
-            if args.only and not any(o in label for o in args.only):
-                continue
-            prints[label] = run_case(label, scenario, duration, replace, Path(tmp))
-            print(f"{label}: {len(prints[label])} files", file=sys.stderr)
-    if args.save:
-        args.save.write_text(json.dumps(prints, indent=1, sort_keys=True) + "\n")
-    if args.compare:
-        old = json.loads(args.compare.read_text())
-        bad = 0
-        for label, files in prints.items():
-            if label not in old:
-                print(f"NEW CASE {label}")
-                continue
-            for name, digest in files.items():
-                was = old[label].get(name)
-                if was != digest:
-                    bad += 1
-                    print(f"DIFFERS {label}/{name}: {was} -> {digest}")
-            for name in set(old[label]) - set(files):
-                bad += 1
-                print(f"MISSING {label}/{name}")
-        print("identical" if not bad else f"{bad} differences", f"({len(prints)} cases)")
-        return 1 if bad else 0
-    return 0
+    for label, run in cases(args.traces):
+        if args.only and not any(o in label for o in args.only):
+            continue
+        prints[label] = run()
+        print(f"{label}: {len(prints[label])} files", file=sys.stderr)
+    return save_and_compare(prints, args, old, new_cases_ok=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -59,20 +60,29 @@ def _table_digest(path: Path) -> str:
 
 
 def fingerprint(label: str, scenario: Path, duration: float, replace: list) -> dict:
-    from cellshare.cli import _with_overrides
-    from cellshare.api import run_text
-    from cellshare.output import write_result
-
     text = scenario.read_text()
     for old, new in replace:
         assert old in text, f"{scenario}: {old!r} not found"
         text = text.replace(old, new)
+    return fingerprint_text(label, text, scenario.parent, duration)
+
+
+def fingerprint_text(label: str, text: str, base: Path, duration: float) -> dict:
+    """[`fingerprint`] of a scenario given as text (trace files relative to `base`)."""
+    from cellshare.cli import _with_overrides
+    from cellshare.api import run_text
+    from cellshare.output import _tmp_name, remove_stale_temps, write_result
+
     text = _with_overrides(text, None, duration)
-    result = run_text(text, str(scenario.parent), progress=False, label=label)
+    result = run_text(text, str(base), progress=False, label=label)
     out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp) / "out"
-        d.mkdir()
+    # The outputs go to a temporary folder named as `cellshare run`'s (its process in the
+    # name), so that the folder of a killed run is removed by the next one.
+    target = Path(tempfile.gettempdir()) / "cellshare-fingerprint"
+    remove_stale_temps(target)
+    d = target.parent / _tmp_name(target.name)
+    d.mkdir()
+    try:
         write_result(result, d, scenario_text=text)
         for f in sorted(d.rglob("*")):
             if f.name == "summary.json":
@@ -80,38 +90,78 @@ def fingerprint(label: str, scenario: Path, duration: float, replace: list) -> d
                 out[f.name] = hashlib.sha256(s.encode()).hexdigest()
             elif f.suffix == ".parquet":
                 out[str(f.relative_to(d))] = _table_digest(f)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     return out
+
+
+def add_save_compare(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--save", type=Path, help="write the fingerprints to this JSON file")
+    ap.add_argument("--compare", type=Path, help="compare with fingerprints saved earlier; exit 1 on a difference")
+
+
+def read_compare(args: argparse.Namespace):
+    """Checks `--save` and reads `--compare` before any run (a bad path is an error naming it,
+    exit 2, not a traceback after minutes of runs); returns the saved fingerprints or None."""
+    if args.save is not None and (args.save.is_dir() or not args.save.parent.is_dir()):
+        print(f"error: --save {str(args.save)!r}: expected a file name in an existing folder", file=sys.stderr)
+        sys.exit(2)
+    if args.compare is None:
+        return None
+    try:
+        if not args.compare.is_file():
+            raise OSError("not a regular file")
+        return json.loads(args.compare.read_text())
+    except (OSError, ValueError) as e:
+        print(f"error: --compare {str(args.compare)!r}: expected fingerprints saved with --save ({e})",
+              file=sys.stderr)
+        sys.exit(2)
+
+
+def save_and_compare(prints: dict, args: argparse.Namespace, old, *, new_cases_ok: bool = False) -> int:
+    """Writes `--save` (through a temporary file: a killed run leaves the old file whole) and
+    compares with `--compare`'s fingerprints; 1 on a difference. A case the saved set lacks is
+    a difference, or only a note with `new_cases_ok`."""
+    import typer
+    from cellshare.cli import _write_file
+
+    if args.save:
+        try:
+            _write_file(args.save, json.dumps(prints, indent=1, sort_keys=True) + "\n", "--save")
+        except typer.Exit as e:
+            return e.exit_code
+    if old is None:
+        return 0
+    bad = 0
+    for label, files in prints.items():
+        if new_cases_ok and label not in old:
+            print(f"NEW CASE {label}")
+            continue
+        for name, digest in files.items():
+            was = old.get(label, {}).get(name)
+            if was != digest:
+                bad += 1
+                print(f"DIFFERS {label}/{name}: {was} -> {digest}")
+        for name in set(old.get(label, {})) - set(files):
+            bad += 1
+            print(f"MISSING {label}/{name}")
+    print("identical" if not bad else f"{bad} differences", f"({len(prints)} cases)")
+    return 1 if bad else 0
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--save", type=Path, help="write the fingerprints to this JSON file")
-    ap.add_argument("--compare", type=Path, help="compare with fingerprints saved earlier; exit 1 on a difference")
+    add_save_compare(ap)
     ap.add_argument("--only", action="append", help="run only this case (repeatable)")
     args = ap.parse_args()
+    old = read_compare(args)
     prints = {}
     for label, scenario, duration, replace in CASES:
         if args.only and label not in args.only:
             continue
         prints[label] = fingerprint(label, scenario, duration, replace)
         print(f"{label}: {len(prints[label])} files", file=sys.stderr)
-    if args.save:
-        args.save.write_text(json.dumps(prints, indent=1, sort_keys=True) + "\n")
-    if args.compare:
-        old = json.loads(args.compare.read_text())
-        bad = 0
-        for label, files in prints.items():
-            for name, digest in files.items():
-                was = old.get(label, {}).get(name)
-                if was != digest:
-                    bad += 1
-                    print(f"DIFFERS {label}/{name}: {was} -> {digest}")
-            for name in set(old.get(label, {})) - set(files):
-                bad += 1
-                print(f"MISSING {label}/{name}")
-        print("identical" if not bad else f"{bad} differences")
-        return 1 if bad else 0
-    return 0
+    return save_and_compare(prints, args, old)
 
 
 if __name__ == "__main__":

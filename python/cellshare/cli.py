@@ -508,25 +508,26 @@ def scenario_reference_cmd(
         _write_file(out, md)
 
 
-def _write_file(path: Path, text: str) -> None:
-    """Writes a single output file (`--out FILE` of calibrate, scenario-reference) through a
-    temporary file beside it; a path that cannot take it is an error naming it (exit 2)."""
+def _write_file(path: Path, text: str, option: str = "--out") -> None:
+    """Writes a single output file (`--out FILE` of calibrate, scenario-reference; `option`
+    names the flag in errors) through a temporary file beside it; a path that cannot take it
+    is an error naming it (exit 2)."""
     import os
     import tempfile
 
     if path.is_dir():
-        raise _fail(f"--out {str(path)!r} is a folder; expected a file name")
+        raise _fail(f"{option} {str(path)!r} is a folder; expected a file name")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", dir=path.parent if str(path.parent) else ".")
     except (OSError, ValueError) as e:
-        raise _fail(f"--out {str(path)!r}: {getattr(e, 'strerror', None) or e}")
+        raise _fail(f"{option} {str(path)!r}: {getattr(e, 'strerror', None) or e}")
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
     except OSError as e:
         os.unlink(tmp)
-        raise _fail(f"--out {str(path)!r}: {e.strerror or e}")
+        raise _fail(f"{option} {str(path)!r}: {e.strerror or e}")
 
 
 from .emu_cli import register as _register_emu  # noqa: E402  (needs the app above)
