@@ -73,6 +73,16 @@ fn seg(i: u64) -> Segment {
     }
 }
 
+/// RFC 5681 §4.2's receiver alone: an ACK every second segment as it arrives, no quick
+/// ACKs (Linux's `quickack` and `burst_acks` have their own tests).
+fn rfc5681_receiver() -> TcpConfig {
+    TcpConfig {
+        quickack: false,
+        burst_acks: false,
+        ..Default::default()
+    }
+}
+
 /// What a [`MockCc`] saw.
 #[derive(Debug, Default)]
 struct Log {
@@ -353,15 +363,12 @@ fn spurious_timeout_calls_do_nothing() {
 
 #[test]
 fn timers_fire_on_linuxs_timer_wheel_when_asked() {
-    let cfg = TcpConfig {
-        timer_hz: 250,
-        ..Default::default()
-    };
     // The first RTO (1 s, 250 jiffies: wheel level 1, 8-jiffy granules) armed at 5 ms
     // (jiffy 1): expires at jiffy 251, fires at 256 = 1024 ms.
     let mut s = reno_sender(&TcpConfig {
         sack: false,
-        ..cfg.clone()
+        timer_hz: 250,
+        ..Default::default()
     });
     s.write(u64::MAX);
     drain(&mut s, 5 * MS);
@@ -373,9 +380,8 @@ fn timers_fire_on_linuxs_timer_wheel_when_asked() {
     // The delayed ACK (40 ms = 10 jiffies, level 0) armed at 1 ms fires at jiffy 11.
     let mut r = TcpReceiver::new(
         &TcpConfig {
-            quickack: false,
-        burst_acks: false,
-            ..cfg
+            timer_hz: 250,
+            ..rfc5681_receiver()
         },
         0,
         0,
@@ -383,15 +389,7 @@ fn timers_fire_on_linuxs_timer_wheel_when_asked() {
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_timeout(), Some(44 * MS));
     // Exact timers by default.
-    let mut r = TcpReceiver::new(
-        &TcpConfig {
-            quickack: false,
-        burst_acks: false,
-            ..Default::default()
-        },
-        0,
-        0,
-    );
+    let mut r = TcpReceiver::new(&rfc5681_receiver(), 0, 0);
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_timeout(), Some(41 * MS));
 }
@@ -400,12 +398,7 @@ fn timers_fire_on_linuxs_timer_wheel_when_asked() {
 
 #[test]
 fn delayed_ack_every_second_segment_and_40ms_timer() {
-    // RFC 5681 §4.2 alone (Linux's quick ACKs have their own test).
-    let rfc = TcpConfig {
-        quickack: false,
-        burst_acks: false,
-        ..Default::default()
-    };
+    let rfc = rfc5681_receiver();
     let mut r = TcpReceiver::new(&rfc, 0, 0);
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_ack(MS), None);
@@ -512,12 +505,7 @@ fn quick_acks_after_the_first_data_a_long_pause_and_a_duplicate_as_linux() {
         rx(&mut r, 2000 * MS, &mut i).is_some(),
         "a 1001 ms pause is above it"
     );
-    let off = TcpConfig {
-        quickack: false,
-        burst_acks: false,
-        ..Default::default()
-    };
-    let mut r = TcpReceiver::new(&off, 0, 0);
+    let mut r = TcpReceiver::new(&rfc5681_receiver(), 0, 0);
     let mut i = 0;
     assert_eq!(rx(&mut r, MS, &mut i), None);
     assert!(rx(&mut r, MS, &mut i).is_some());
@@ -568,12 +556,7 @@ fn one_ack_per_burst_of_segments_arriving_together() {
 
 #[test]
 fn out_of_order_gets_immediate_dupacks_and_hole_fill_is_acked_at_once() {
-    let rfc = TcpConfig {
-        quickack: false,
-        burst_acks: false,
-        ..Default::default()
-    };
-    let mut r = TcpReceiver::new(&rfc, 0, 0);
+    let mut r = TcpReceiver::new(&rfc5681_receiver(), 0, 0);
     r.on_segment(MS, &seg(0));
     assert_eq!(r.poll_ack(MS), None);
     r.on_segment(2 * MS, &seg(2));
@@ -1507,9 +1490,7 @@ fn receiver_reports_sack_blocks_most_recent_first() {
     let mut r = TcpReceiver::new(
         &TcpConfig {
             dsack: false,
-            quickack: false,
-        burst_acks: false,
-            ..Default::default()
+            ..rfc5681_receiver()
         },
         0,
         0,
