@@ -934,7 +934,7 @@ impl TcpSender {
         }
         if self.rto_deadline.is_none() {
             // RFC 6298 §5.1: start the timer when sending data and it is not running.
-            self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+            self.restart_rto(now);
         } else if retransmit
             && seq == self.snd_una
             && self.sack_active()
@@ -942,7 +942,7 @@ impl TcpSender {
         {
             // Linux `tcp_xmit_retransmit_queue`: resending the head restarts the timer, so
             // the RTO counts from the head's latest transmission.
-            self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+            self.restart_rto(now);
         }
         self.cc.on_sent(now, len, self.bytes_in_flight());
         #[cfg(test)]
@@ -1155,7 +1155,7 @@ impl TcpSender {
                 self.rto_deadline = None;
             } else if restart_timer {
                 // RFC 6298 §5.3: new data acknowledged, restart the timer.
-                self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+                self.restart_rto(now);
             }
         } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some()
         {
@@ -1164,7 +1164,7 @@ impl TcpSender {
             // restarts the timer; the head may still be on its way behind that data.
             if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
                 if first < head.sent_at {
-                    self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+                    self.restart_rto(now);
                 }
             }
         }
@@ -1636,6 +1636,11 @@ impl TcpSender {
         crate::tcp::linux_timer_expiry(now, timeout, self.timer_hz)
     }
 
+    /// (Re)starts the retransmission timer: one RTO (with back-off) from `now`.
+    fn restart_rto(&mut self, now: Nanos) {
+        self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+    }
+
     /// The earliest time the sender needs [`TcpSender::on_timeout`] (retransmission, probe,
     /// reordering and controller timers) or another [`TcpSender::poll_transmit`] (pacer
     /// release).
@@ -1744,7 +1749,7 @@ impl TcpSender {
         self.rto_repeats = self.rto_repeats.saturating_add(1);
         // RFC 6298 §5.5–5.6: back off, restart the timer, retransmit now (unpaced).
         self.rtt.back_off();
-        self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+        self.restart_rto(now);
         self.next_release = self.next_release.min(now);
         #[cfg(test)]
         self.check_scoreboard();

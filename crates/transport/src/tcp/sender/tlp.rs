@@ -84,10 +84,11 @@ impl TcpSender {
         if let Some(left) = rto_left.filter(|&l| l > 0) {
             pto = pto.min(left);
         }
-        // Both timers go through the wheel; the probe still never comes after the RTO (Linux
-        // has one timer, set to the probe's time).
+        // Both timers go through the wheel; the probe still never comes after a pending RTO
+        // (Linux has one timer, set to the probe's time). With exact timers the bound above
+        // already ensures it.
         let at = self.timer_at(now, pto);
-        self.tlp.deadline = Some(self.rto_deadline.map_or(at, |rto| at.min(rto.max(now))));
+        self.tlp.deadline = Some(self.rto_deadline.filter(|&rto| rto > now).map_or(at, |rto| at.min(rto)));
         self.tlp.armed_at = Some(now);
     }
 
@@ -109,7 +110,7 @@ impl TcpSender {
         self.tlp.high_seq = Some(self.snd_max);
         self.tlp.retrans = retransmitted;
         self.stats.loss_probes += 1;
-        self.rto_deadline = Some(self.timer_at(now, self.rtt.rto()));
+        self.restart_rto(now);
     }
 
     /// RFC 8985 §7.4 (Linux `tcp_process_tlp_ack`): did the outstanding probe repair a loss?
