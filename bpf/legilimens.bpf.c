@@ -12,7 +12,7 @@
  *     one TTI's worth, two with a batching receiver) and that slot's gap judged against
  *     it; capacity a running maximum across gaps, an EWMA (1/5) without; a back-to-back
  *     slot that is not counted still raises (never lowers) the capacity when its rate
- *     exceeds it;
+ *     exceeds it, by at most 1.5× (a larger slot is several TTIs' bytes at once);
  *   - busy after a gap when the rate is below λ·capacity; after a slot of at most 2 MSS only
  *     if the rate stays below even crediting the delayed-ACK withheld bytes (< 2 MSS, at
  *     most what the closing ACK acknowledges);
@@ -22,8 +22,9 @@
  *     1.5·capacity;
  *   - gaps the sender caused are not counted: the open slot is dropped when an ACK leaves
  *     nothing in flight, a gap whose new data was sent ≥ duration − 1 ms after the previous
- *     slot's data (TSecr) is the sender's, and so is one after a lone-segment tail (< 2 MSS
- *     in flight, held by the receiver's delayed-ACK timer);
+ *     slot's data (TSecr) is the sender's unless the ACK's queueing delay (RTT sample − min
+ *     RTT) shows the data waited through the gap (≥ max(duration − 1, 2) ms), and so is one
+ *     after a lone-segment tail (< 2 MSS in flight, held by the receiver's delayed-ACK timer);
  *   - back-off exponent k counts busy verdicts in GAP I, capped at 3, and resets only on
  *     success (NORMAL held for 2·T without busyness), not on passing GAP I: a UE idle for T
  *     is served alone for tens of TTIs under PF, so GAP I rarely sees the competitor;
@@ -34,7 +35,10 @@
  * used only 53–65 % of the idle cell against 89–96 % paced), and in NORMAL a verdict counts
  * only when the flight before the ACK exceeds one BDP (capacity · min_rtt) by two TTIs of
  * capacity (our data is queued at the eNodeB) instead of the simulator's per-segment
- * queueing delay.
+ * queueing delay — or, in congestion avoidance after a loss, when the ACK's queueing delay is
+ * at least 2 ms (a halved window is below a BDP; the flight test alone would leave the
+ * program blind until the window had grown back, as the simulator's half-BDP test did on a
+ * lossy fading channel).
  * One difference forced by the kernel changes what is sent: the kernel has no CC timer and
  * always lets one segment out with an empty pipe, so while waiting (GAP wait, back-off) the
  * flow keeps one segment in flight, which also brings the ACKs that check the deadline. The
@@ -61,6 +65,7 @@ char _license[] SEC("license") = CS_LICENSE;
 #define INIT_CWND 10u
 #define CAP_SHIFT 8
 #define QUEUE_MARGIN_TTIS 2ull
+#define QUEUE_DELAY_MIN_MS 2u         /* the simulator's QUEUE_DELAY_MIN_MS */
 
 enum { NORMAL = 0, GAP1 = 1, GAP2 = 2, GAP3 = 3, BACKOFF = 4 };
 
@@ -86,6 +91,7 @@ struct legi {
 	u32 mode;
 	u32 backoff_exp;
 	u32 ca_state;
+	u32 qdelay_ms;    /* queueing delay of the last RTT-sampled ACK, ms (rtt − min RTT) */
 };
 
 static __always_inline u64 now_us(void)
@@ -244,12 +250,16 @@ static __always_inline int observe(struct legi *l, u32 s, u32 t, u32 ecr, bool c
 	l->flags &= ~(F_LONE | F_PEND | F_AGAP);
 	if (gap)
 		l->flags |= F_AGAP;
-	sender_gap = gap && (lone || (cs_diff(ecr, pecr) >= 0 && (u32)(ecr - pecr) >= dur - 1));
+	/* ... unless the data waited through the gap: queueing delay ≥ max(dur − 1, 2) ms (an
+	 * ACK-clocked or paced sender's send times repeat its delivery gaps). */
+	sender_gap = gap && (lone || (cs_diff(ecr, pecr) >= 0 && (u32)(ecr - pecr) >= dur - 1 &&
+				      l->qdelay_ms < cs_max(dur - 1, QUEUE_DELAY_MIN_MS)));
 	rate = ((u64)pn << CAP_SHIFT) / dur;
 	if (!count || sender_gap) {
 		/* Not evidence of busyness, but back-to-back bytes are a TTI's worth we did get:
-		 * a rate above the estimate raises it (never lowers it). */
-		if (!gap && l->cap && rate > l->cap)
+		 * a rate above the estimate raises it (never lowers it), up to 1.5·cap: a larger
+		 * slot is several TTIs' bytes at once, which would ratchet a raise-only EWMA. */
+		if (!gap && l->cap && rate > l->cap && rate * 2 <= l->cap * 3)
 			update_cap(l, rate);
 		return resolved;
 	}
@@ -309,12 +319,22 @@ void BPF_PROG(legilimens_cong_control, struct sock *sk, u32 ack, int flag, const
 		l->burst_end = tp->snd_nxt + BURST_BYTES;
 		l->deadline_us = now + WAIT_US;
 	}
-	if (l->mode == NORMAL && l->cap) {
+	if (rs->rtt_us >= 0) {
 		u32 min_rtt = cs_min_rtt_us(tp);
 
 		if (min_rtt && min_rtt != ~0U)
+			l->qdelay_ms = (u32)rs->rtt_us > min_rtt ? ((u32)rs->rtt_us - min_rtt) / 1000 : 0;
+	}
+	if (l->mode == NORMAL && l->cap) {
+		u32 min_rtt = cs_min_rtt_us(tp);
+
+		/* Queued at the eNodeB: a BDP plus two TTIs in flight, or, in congestion avoidance
+		 * after a loss (a halved window, below a BDP but not ramping), a queueing delay of
+		 * at least 2 ms (the simulator's queue gating). */
+		if (min_rtt && min_rtt != ~0U)
 			count = ((u64)rs->prior_in_flight * mss << CAP_SHIFT) * 1000 >=
-				l->cap * (min_rtt + QUEUE_MARGIN_TTIS * 1000);
+				l->cap * (min_rtt + QUEUE_MARGIN_TTIS * 1000) ||
+				(tp->snd_cwnd >= tp->snd_ssthresh && l->qdelay_ms >= QUEUE_DELAY_MIN_MS);
 	}
 	if (tp->rx_opt.saw_tstamp || tp->rx_opt.rcv_tsval) {
 		int busy = observe(l, tp->snd_una, tp->rx_opt.rcv_tsval, tp->rx_opt.rcv_tsecr, count, mss);
