@@ -52,22 +52,22 @@ CAUSES: dict[str, Cause] = {
     "legilimens-onoff/yields": Cause(
         "set-up not given",
         _BACKOFF + "0.079 of the cell at cap 3, 0.033 at cap 10 (sensitivity). Of Legilimens' bytes while CUBIC is "
-        "on, 38 % go in NORMAL (its GAP probes passed while CUBIC was on), 26 % in GAP I-III and 36 % are probe tails "
+        "on, 37 % go in NORMAL (its GAP probes passed while CUBIC was on), 27 % in GAP I-III and 37 % are probe tails "
         "delivered during back-off (modes of the 100 ms trace): \"backs off completely in GAP mode\" still probes"),
     "legilimens-onoff/yields-rayleigh": Cause(
         "set-up not given",
-        _BACKOFF + "0.074 at cap 3, 0.050 at cap 10 (sensitivity); as without fading, the rest is GAP probing. "
+        _BACKOFF + "0.084 at cap 3, 0.079 at cap 10 (sensitivity); as without fading, the rest is GAP probing. "
         "Before NORMAL's verdicts also counted in congestion avoidance after a loss (2026-11-28) it was 0.25: "
         "Reno's halvings after blocks lost on HARQ's last try kept the window below the half BDP the gate asked "
         "for (docs/legilimens.md, Known limits)"),
     "legilimens-onoff/uses-spare-rayleigh": Cause(
         "set-up not given",
-        "the channel of Figure 7's real-network run (distance, fading) is not given: 0.12 at 300 m with Rayleigh "
-        "fading, 0.35 at 150 m (sensitivity), 0.887 without fast fading (uses-spare). A lone Legilimens flow on "
-        "the 300 m Rayleigh channel (60 s, seed 1) enters NORMAL 18 times and GAP I 36 times: deep fades, which "
+        "the channel of Figure 7's real-network run (distance, fading) is not given: 0.15 at 300 m with Rayleigh "
+        "fading, 0.44 at 150 m (sensitivity), 0.887 without fast fading (uses-spare). A lone Legilimens flow on "
+        "the 300 m Rayleigh channel (60 s, seed 1) enters NORMAL 36 times and GAP I 62 times: deep fades, which "
         "HARQ turns into 8-TTI gaps followed by delayed delivery while our data waits at the eNodeB, look to "
         "Algorithm 1 exactly like a competitor's TTIs (docs/legilimens.md, Known limits), and NORMAL's Reno "
-        "window halves at every block lost on HARQ's last try. It carried 18.4 Mbit/s against CUBIC's 65.5 "
+        "window halves at every block lost on HARQ's last try. It carried 9.9 Mbit/s against CUBIC's 65.4 "
         "(34.0 on the ideal link, 63.6 without fading)"),
     "legilimens-fairness/jain-2": Cause(
         "not explained",
@@ -100,10 +100,10 @@ CAUSES: dict[str, Cause] = {
     "legilimens-mobile/no-disruption-at-hand-offs": Cause(
         "set-up not given",
         "the other users' load (not in the paper, \"a large volume of regular traffic\") sets how long Legilimens "
-        "backs off, and its back-offs, not the hand-offs, make the stalls: its longest stall is 1.66 s on average in "
-        "the 5 s after a hand-off and 1.50 s in 5 s windows away from any hand-off (observations), while the CUBIC "
+        "backs off, and its back-offs, not the hand-offs, make the stalls: its longest stall is 1.45 s on average in "
+        "the 5 s after a hand-off and 1.57 s in 5 s windows away from any hand-off (observations), while the CUBIC "
         "background, which never backs off, stalls 0.45 s after one (the 30 ms interruption and the HARQ blocks lost "
-        "there); with 6 other users per cell instead of 3 the excess is 1.8 s, as with 3 (sensitivity)"),
+        "there); with 6 other users per cell instead of 3 the excess is 4.7 s (sensitivity)"),
     "legilimens-at-scale/fg-within-12-of-wobg": Cause(
         "paper's own evidence differs",
         "it misses in the paper's own simulator too: Legilimens in ns-3's LTE module (docs/legilimens-ns3.md, "
@@ -132,13 +132,13 @@ CAUSES: dict[str, Cause] = {
         "with the background at 10 UEs it misses (0.69 at 60 % load, one seed: sensitivity)"),
     "thesis-randomized/bg-ratio": Cause(
         "not explained",
-        "the CUBIC background fills every PRB the foreground leaves (PRB utilization 0.9994 on the realistic link, "
-        "no timeouts) while Legilimens caps NORMAL at 80 % and yields (0.713), so in our cell it can only move fewer "
-        "bytes (0.646: 1.506 vs 2.330 GB). The thesis's real cell let Legilimens move more than CUBIC; with block "
+        "the CUBIC background fills every PRB the foreground leaves (PRB utilization 0.9996 on the realistic link, "
+        "no timeouts) while Legilimens caps NORMAL at 80 % and yields (0.740), so in our cell it can only move fewer "
+        "bytes (0.678: 1.577 vs 2.326 GB). The thesis's real cell let Legilimens move more than CUBIC; with block "
         "errors and HARQ modelled (issue 24) our CUBIC run still wastes no capacity, and what made the thesis's "
-        "CUBIC background move less is not measured. Rayleigh fading (sensitivity) gives 0.197"),
+        "CUBIC background move less is not measured. Rayleigh fading (sensitivity) gives 0.142"),
     "thesis-randomized/total-ratio": Cause(
-        "not explained", "as bg-ratio: 0.706 (1.924 vs 2.726 GB); Rayleigh fading 0.328"),
+        "not explained", "as bg-ratio: 0.732 (1.996 vs 2.727 GB); Rayleigh fading 0.283"),
     # -- Sneaker ---------------------------------------------------------------------------
     "sneaker-prioritization/sneaker-serves-idle": Cause(
         "paper's model is idealised",
