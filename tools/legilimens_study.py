@@ -256,8 +256,6 @@ def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: f
         "wired": {"remote_delay_ms": 10.0},
         "ues": [{"channel": dict(RADIO, distance_m=d)} for d in placements(seed)],
         "flows": flows,
-        # No handshake for the foreground: the FCT then counts from the first data byte, as on
-        # the ns-3 side (from the first data write, after ns-3's own handshake).
         "workload": {"ues": "all", "transport": FG_TRANSPORT,
                      "arrivals": {"kind": "poisson", "load": load, "preset": "legilimens"}},
     }

@@ -8,9 +8,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cellshare_channel::MahimahiTrace;
-use cellshare_sim::input::open_regular;
-use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation, TraceSet};
+use cellshare_sim::input::{load_traces, open_regular};
+use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -26,29 +25,6 @@ fn to_py(e: ScenarioError) -> PyErr {
     ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
 }
 
-/// Reads and parses a Mahimahi trace file (refused unless a regular file within the parser's
-/// size limit: `cellshare_sim::input`).
-fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
-    let f = open_regular(path, cellshare_channel::trace::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
-    MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| format!("a valid Mahimahi trace: {e}"))
-}
-
-fn load_traces(sc: &Scenario, base_dir: &Path) -> Result<TraceSet, ScenarioError> {
-    let mut set = TraceSet::new();
-    for (key, file) in sc.trace_files() {
-        if set.contains_key(&file) {
-            continue;
-        }
-        let path = base_dir.join(&file);
-        let trace = read_trace(&path).map_err(|e| {
-            let expected = if e.starts_with("a valid") { e } else { format!("a readable Mahimahi trace file ({e})") };
-            ScenarioError::new(&key, format!("{:?}", path.display().to_string()), expected)
-        })?;
-        set.insert(file, Arc::new(trace));
-    }
-    Ok(set)
-}
-
 fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> Limits {
     let d = Limits::default();
     Limits {
@@ -58,7 +34,7 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
     }
 }
 
-/// Reads and parses a position trace file (as [`read_trace`]).
+/// Reads and parses a position trace file (as `cellshare_sim::input::read_trace`).
 fn read_position_trace(path: &Path) -> Result<cellshare_ran::PositionTrace, String> {
     let f = open_regular(path, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
     let text = std::io::read_to_string(f).map_err(|e| e.to_string())?;

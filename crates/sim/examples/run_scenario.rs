@@ -3,8 +3,6 @@
 //! Trace files named by the scenario are read relative to the scenario's folder; `--flows`
 //! adds a line per flow.
 
-use std::sync::Arc;
-
 fn main() {
     let path = std::env::args()
         .nth(1)
@@ -14,15 +12,7 @@ fn main() {
     let base = std::path::Path::new(&path)
         .parent()
         .unwrap_or(std::path::Path::new("."));
-    let mut traces = cellshare_sim::TraceSet::new();
-    for (key, file) in sc.trace_files() {
-        let f =
-            std::fs::File::open(base.join(&file)).unwrap_or_else(|e| panic!("{key}: {file}: {e}"));
-        let trace =
-            cellshare_channel::trace::MahimahiTrace::parse_reader(std::io::BufReader::new(f))
-                .unwrap_or_else(|e| panic!("{key}: {file}: {e}"));
-        traces.insert(file, Arc::new(trace));
-    }
+    let traces = cellshare_sim::input::load_traces(&sc, base).unwrap_or_else(|e| panic!("{e}"));
     let t0 = std::time::Instant::now();
     let r = cellshare_sim::Simulation::new(&sc, &traces).unwrap().run();
     let wall = t0.elapsed().as_secs_f64();
@@ -37,7 +27,13 @@ fn main() {
         // Per flow: what the emulator cross-check compares (the smoothed RTT's median over
         // the trace's samples, when `trace_interval_ms` is set).
         for f in &r.flows {
-            let mut srtt: Vec<f64> = f.trace.srtt_ms.iter().copied().filter(|x| *x > 0.0).collect();
+            let mut srtt: Vec<f64> = f
+                .trace
+                .srtt_ms
+                .iter()
+                .copied()
+                .filter(|x| *x > 0.0)
+                .collect();
             srtt.sort_by(f64::total_cmp);
             let med = srtt.get(srtt.len() / 2).copied().unwrap_or(f64::NAN);
             println!(

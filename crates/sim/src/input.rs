@@ -53,6 +53,32 @@ pub fn file_kind(t: FileType) -> &'static str {
     }
 }
 
+/// Reads and parses a Mahimahi trace file (refused unless a regular file within the parser's
+/// size limit).
+pub fn read_trace(path: &Path) -> Result<cellshare_channel::MahimahiTrace, String> {
+    let f = open_regular(path, cellshare_channel::trace::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
+    cellshare_channel::MahimahiTrace::parse_reader(std::io::BufReader::new(f))
+        .map_err(|e| format!("a valid Mahimahi trace: {e}"))
+}
+
+/// Reads every trace file the scenario names (paths relative to `base_dir`) into a
+/// [`crate::TraceSet`]; a file that cannot be read or parsed is an error naming its key.
+pub fn load_traces(sc: &crate::Scenario, base_dir: &Path) -> Result<crate::TraceSet, crate::ScenarioError> {
+    let mut set = crate::TraceSet::new();
+    for (key, file) in sc.trace_files() {
+        if set.contains_key(&file) {
+            continue;
+        }
+        let path = base_dir.join(&file);
+        let trace = read_trace(&path).map_err(|e| {
+            let expected = if e.starts_with("a valid") { e } else { format!("a readable Mahimahi trace file ({e})") };
+            crate::ScenarioError::new(&key, format!("{:?}", path.display().to_string()), expected)
+        })?;
+        set.insert(file, std::sync::Arc::new(trace));
+    }
+    Ok(set)
+}
+
 /// Opens `path` for reading if it is a regular file of at most `max_bytes` bytes.
 pub fn open_regular(path: &Path, max_bytes: u64) -> Result<File, OpenError> {
     let m = std::fs::metadata(path).map_err(OpenError::Io)?;

@@ -261,11 +261,7 @@ impl TcpReceiver {
                 }
             } else if self.delack_deadline.is_none() {
                 // RFC 1122 §4.2.3.2: delay at most 500 ms; Linux's minimum is 40 ms.
-                self.delack_deadline = Some(linux_timer_expiry(
-                    now,
-                    self.delayed_ack_timeout,
-                    self.timer_hz,
-                ));
+                self.delack_deadline = Some(self.timer_at(now, self.delayed_ack_timeout));
             }
         } else {
             // RFC 5681 §4.2: an out-of-order segment SHOULD trigger an immediate duplicate ACK.
@@ -296,6 +292,18 @@ impl TcpReceiver {
         self.last_data_at = Some(now);
     }
 
+    /// When a timer armed at `now` for `timeout` fires ([`TcpConfig::timer_hz`]).
+    fn timer_at(&self, now: Nanos, timeout: Nanos) -> Nanos {
+        linux_timer_expiry(now, timeout, self.timer_hz)
+    }
+
+    /// When the SYN-ACK sent at `now` after `retries` retransmissions is resent: the
+    /// initial RTO doubled per retransmission, at most the maximum RTO.
+    fn synack_timer(&self, now: Nanos, retries: u32) -> Nanos {
+        let backoff = self.initial_rto.saturating_mul(1u64 << retries.min(30));
+        self.timer_at(now, backoff.min(self.max_rto))
+    }
+
     /// Linux `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)`.
     fn grant_quickacks(&mut self) {
         if !self.quickack {
@@ -324,11 +332,7 @@ impl TcpReceiver {
         }
         self.synack_due = true;
         let retries = self.syn_rcvd.map_or(0, |(_, r)| r);
-        let backoff = self.initial_rto.saturating_mul(1u64 << retries.min(30));
-        self.syn_rcvd = Some((
-            linux_timer_expiry(now, backoff.min(self.max_rto), self.timer_hz),
-            retries,
-        ));
+        self.syn_rcvd = Some((self.synack_timer(now, retries), retries));
     }
 
     /// RFC 7323 §4.3: TS.Recent takes the TSval of a segment that covers Last.ACK.sent
@@ -503,10 +507,14 @@ impl TcpReceiver {
     /// When the delayed-ACK timer (or the end-of-burst ACK, at the current instant) fires,
     /// if armed.
     pub fn poll_timeout(&self) -> Option<Nanos> {
-        [self.delack_deadline, self.burst_ack_at, self.syn_rcvd.map(|(d, _)| d)]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.delack_deadline,
+            self.burst_ack_at,
+            self.syn_rcvd.map(|(d, _)| d),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Fires the delayed-ACK timer (and the SYN-ACK's retransmission timer) if due;
@@ -518,13 +526,7 @@ impl TcpReceiver {
             if retries >= TCP_SYNACK_RETRIES {
                 self.syn_rcvd = None;
             } else {
-                let backoff = self
-                    .initial_rto
-                    .saturating_mul(1u64 << (retries + 1).min(30));
-                self.syn_rcvd = Some((
-                    linux_timer_expiry(now, backoff.min(self.max_rto), self.timer_hz),
-                    retries + 1,
-                ));
+                self.syn_rcvd = Some((self.synack_timer(now, retries + 1), retries + 1));
                 self.synack_due = true;
             }
         }

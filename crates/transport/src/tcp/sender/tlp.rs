@@ -88,7 +88,11 @@ impl TcpSender {
         // (Linux has one timer, set to the probe's time). With exact timers the bound above
         // already ensures it.
         let at = self.timer_at(now, pto);
-        self.tlp.deadline = Some(self.rto_deadline.filter(|&rto| rto > now).map_or(at, |rto| at.min(rto)));
+        self.tlp.deadline = Some(
+            self.rto_deadline
+                .filter(|&rto| rto > now)
+                .map_or(at, |rto| at.min(rto)),
+        );
         self.tlp.armed_at = Some(now);
     }
 
