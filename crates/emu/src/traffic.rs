@@ -478,19 +478,27 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     Ok(())
 }
 
+/// The wait (µs, within one 1 ms TTI) before each of `count` probes: `count` phases spread
+/// evenly over the TTI from `start_us`.
+fn probe_phases_us(start_us: u64, count: u32) -> impl Iterator<Item = u64> {
+    let n = count.max(1) as u64;
+    (0..count as u64).map(move |i| (start_us + i * 1000 / n) % 1000)
+}
+
 /// Idle RTT probe: `count` SYN → RST round trips to `to` (a port with no listener).
 pub fn ping(to: SocketAddr, count: u32, interval: Duration) -> Result<Vec<f64>, String> {
     realtime_priority();
     let mut out = Vec::new();
-    // Probes leave at a random phase of the emulator's 1 ms TTI grid: a fixed interval would
-    // lock every probe to the same phase (each starts right after the previous answer, which
-    // arrives at a TTI boundary) and measure the worst-case TTI alignment every time.
-    let mut x = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64) | 1;
-    for _ in 0..count {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        std::thread::sleep(Duration::from_micros(x % 1000));
+    // Probes leave at phases spread evenly over the emulator's 1 ms TTI grid, from a random
+    // start: a fixed interval would lock every probe to the same phase (each starts right
+    // after the previous answer, which arrives at a TTI boundary plus the uplink delay) and
+    // measure one TTI alignment every time. Evenly spread rather than drawn independently, so
+    // that one probe meets the grid within 1/count ms of its best case: with 9 independent
+    // draws the best probe still waited > 0.3 ms for its TTI 4 % of the time (0.7^9), which on
+    // top of the end hosts' own ~0.3-0.9 ms put a run's minimum past base + 2 ms (CI, once).
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+    for phase_us in probe_phases_us(seed % 1000, count) {
+        std::thread::sleep(Duration::from_micros(phase_us));
         let t = Instant::now();
         match TcpStream::connect_timeout(&to, Duration::from_secs(3)) {
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => out.push(t.elapsed().as_secs_f64() * 1000.0),
@@ -545,6 +553,22 @@ mod tests {
         assert!(i.rtt > 0 && i.min_rtt > 0 && i.min_rtt < 1_000_000, "handshake sample: {i:?}");
         assert!(i.min_rtt <= i.rtt * 2, "the minimum is the handshake's sample: {i:?}");
         assert_eq!(b.min_rtt, i.min_rtt, "{b:?}");
+    }
+
+    #[test]
+    fn probe_phases_cover_the_tti_evenly() {
+        for (start, count) in [(0, 9), (999, 9), (437, 5), (12, 1)] {
+            let mut p: Vec<u64> = probe_phases_us(start, count).collect();
+            assert_eq!(p.len(), count as usize);
+            p.sort_unstable();
+            p.dedup();
+            assert_eq!(p.len(), count as usize, "distinct phases: {p:?}");
+            assert!(p.iter().all(|&x| x < 1000));
+            // Around the circle, no gap wider than 1000/count (+1 µs of rounding): whatever
+            // the phase of the TTI grid, one probe is within 1/count ms of its boundary.
+            let gaps = p.windows(2).map(|w| w[1] - w[0]).chain(std::iter::once(p[0] + 1000 - p[p.len() - 1]));
+            assert!(gaps.clone().all(|g| g <= 1000 / count as u64 + 1), "{start} {count}: {p:?}");
+        }
     }
 
     #[test]
