@@ -181,6 +181,22 @@ def test_fig12_replays_one_arrival_list_whatever_the_background():
     assert cc["allowed_increase"] == 0 and cc["slow_start_exit_fraction"] >= 1e6
 
 
+def test_every_cellshare_flow_of_the_study_has_ns3s_receiver():
+    # ns-3's receiver ACKs every second segment as it arrives, without quick ACKs; cellshare's
+    # default (Linux's: one ACK per TTI burst) would change what Legilimens' estimator reads.
+    S = _study()
+    ns3 = {"quickack": False, "burst_acks": False}
+    sc12 = S.fig12_scenario("Legilimens", "some", 0.6, 1, 4.0)
+    transports = [f["transport"] for f in sc12["flows"]] + [sc12["workload"]["transport"]]
+    for bg in (True, False):
+        transports += [f["transport"] for f in S.fig7_scenario(bg, 20.0, 1)["flows"]]
+    assert len(transports) == 11 + 3
+    for t in transports:
+        assert {k: t["tcp"][k] for k in ns3} == ns3, t
+    # The foreground starts without the handshake (its FCT from the first data byte).
+    assert sc12["workload"]["transport"]["tcp"]["handshake"] is False
+
+
 def test_fig12_replay_with_ns3s_set_up_times_starts_each_flow_at_its_first_write():
     S = _study()
     run = S.fig12_cellshare("Vegas", "some", 0.6, 1, 4.0)

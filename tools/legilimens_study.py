@@ -11,7 +11,8 @@ Both simulators run the same cell (docs/legilimens-ns3.md): 10 MHz, PF, two laye
 fading, cellshare's radio defaults (751 MHz reference loss, 47.78 dBm, exponent 3.52, noise
 figure 9 dB) with ns-3's PiroEW2010 AMC (cellshare's SINR -> CQI rule), 512 KB RLC queues,
 servers 10 ms behind the gateway, cellshare's TCP defaults (MSS 1448, IW 10, RTO floor 200 ms,
-delayed ACKs every 2nd segment or 40 ms, SACK, timestamps).
+SACK, timestamps) with ns-3's receiver (an ACK every 2nd segment or after 40 ms, no quick
+ACKs: `ns3_crosscheck.NS3_RECEIVER`).
 
 - fig7 (`legilimens-onoff`'s set-up): two UEs at 300 m; an always-on Legilimens background
   flow to UE 0 from 0.5 s, an on/off CUBIC foreground to UE 1 (on 30 s, off 30 s from 20 s),
@@ -114,21 +115,29 @@ def on_off_seconds(duration: float) -> tuple[list[int], list[int]]:
     return on, off
 
 
-def fig7_cellshare(bg: bool, duration: float, seed: int, harq_errors: bool = True) -> dict:
-    """cellshare's side: 100 ms series of both flows, Mbit/s, and Legilimens' modes."""
-    from cellshare import api
-
+def fig7_scenario(bg: bool, duration: float, seed: int, harq_errors: bool = True) -> dict:
+    """cellshare's Figure 7 scenario (with the background or CUBIC alone), ns-3's receiver on
+    both flows."""
     flows = []
     if bg:
         flows.append({"name": "background", "ue": 0, "class": "background", "start_s": BG_START,
-                      "transport": {"kind": "tcp", "cc": {"kind": "legilimens"}}})
+                      "transport": {"kind": "tcp", "cc": {"kind": "legilimens"}, "tcp": X.NS3_RECEIVER}})
     flows.append({"name": "foreground", "ue": 1, "start_s": FG_START, "on_s": ON, "off_s": OFF,
-                  "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
+                  "transport": {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": X.NS3_RECEIVER}})
     sc = {"name": "fig7", "simulation": {"duration_s": duration, "seed": seed},
           "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES,
                    "link": link(harq_errors)},
           "wired": {"remote_delay_ms": 10.0},
           "ues": [{"count": 2, "channel": dict(RADIO, distance_m=300.0)}], "flows": flows}
+    return sc
+
+
+def fig7_cellshare(bg: bool, duration: float, seed: int, harq_errors: bool = True) -> dict:
+    """cellshare's side: 100 ms series of both flows, Mbit/s, and Legilimens' modes."""
+    from cellshare import api
+
+    sc = fig7_scenario(bg, duration, seed, harq_errors)
+    flows = sc["flows"]
     t0 = time.monotonic()
     r = api.run(sc)
     wall = time.monotonic() - t0
@@ -236,8 +245,11 @@ def bg_start(k: int) -> float:
 #: flow's FCT counts from its first data byte as ns-3's does from its first data write (with
 #: cellshare's handshake, on by default since 2026-11, a 64 KB flow took 0.099 s from the
 #: SYN against 0.071 s from the first data byte). In the replay, each flow starts at its ns-3
-#: twin's first write, which is after ns-3's handshake.
-FG_TRANSPORT = {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": {"handshake": False}}
+#: twin's first write, which is after ns-3's handshake. Every cellshare flow of both figures
+#: has ns-3's receiver (`X.NS3_RECEIVER`: an ACK every second segment as each arrives, no
+#: quick ACKs), not cellshare's Linux default (one ACK per TTI burst, quick ACKs), which
+#: Legilimens' estimator reads differently.
+FG_TRANSPORT = {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": {"handshake": False, **X.NS3_RECEIVER}}
 
 
 def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: float,
@@ -246,7 +258,7 @@ def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: f
     flows = []
     if cc is not None:
         flows = [{"name": f"bg{ue}", "ue": ue, "class": "background", "start_s": bg_start(k),
-                  "transport": {"kind": "tcp", "cc": cc}} for k, ue in enumerate(bg_ues(layout, seed))]
+                  "transport": {"kind": "tcp", "cc": cc, "tcp": X.NS3_RECEIVER}} for k, ue in enumerate(bg_ues(layout, seed))]
     legilimens = cc is not None and cc["kind"] == "legilimens"
     return {
         "name": f"fig12-{scheme}-{layout}-{load}",
