@@ -86,6 +86,19 @@ def test_malformed_scenarios_exit_2_naming_the_key_and_write_nothing(run_cli, tm
         assert v.returncode == 2 and key in v.stderr, (label, v.stderr)
 
 
+def test_the_cli_and_its_checks_do_not_load_pyarrow():
+    # The API loads pyarrow (about 0.2 s); `cellshare --help`, `validate` and every input check
+    # that exits 2 before a run must not pay for it.
+    import subprocess
+    import sys
+
+    code = ("import sys; from typer.testing import CliRunner; from cellshare.cli import app; "
+            "r = CliRunner().invoke(app, ['validate', 'scenarios/two-ues-pf.toml']); "
+            "print(r.exit_code, 'pyarrow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
+
+
 def test_bad_flags_and_missing_files(run_cli, tmp_path):
     p = run_cli("run", "--duration", "-3")
     assert p.returncode == 2 and "--duration" in p.stderr

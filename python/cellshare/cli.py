@@ -13,9 +13,9 @@ from rich.table import Table
 
 from . import _core
 from .clihelp import Command
-from .api import load_scenario, run_text, toml_loads
 from .lln import is_lln
 from .output import OutputError
+from .scenario_files import load_scenario, toml_loads
 
 try:  # Python 3.11+
     import tomllib
@@ -48,6 +48,14 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+def run_text(*args, **kwargs):
+    """:func:`cellshare.api.run_text`, imported when a command runs a scenario: the API module
+    loads pyarrow (about 0.2 s), which `--help`, `validate` and the input checks do not need."""
+    from .api import run_text as run
+
+    return run(*args, **kwargs)
 
 
 def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:

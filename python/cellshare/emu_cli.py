@@ -158,7 +158,7 @@ def emulate_cmd(
     if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
     from . import _core
-    from .api import read_scenario_file
+    from .scenario_files import read_scenario_file
     try:
         read_scenario_file(scenario)  # a FIFO, a device, non-UTF-8: refused here
         check_out(out, kind="emulate", force=force)
@@ -293,7 +293,7 @@ def crosscheck_cmd(
     timeouts (within 1 per minute) and the median of the smoothed RTT sampled every 10 ms on both
     sides (within 10 %). With --trace/--cc, one case per combination in OUT/<trace>-<cc>/.
     Writes crosscheck.json and the table crosscheck.md; exits 1 when a case disagrees more."""
-    from .api import read_scenario_file
+    from .scenario_files import read_scenario_file
     from .cli import _with_overrides, out_console
     from .output import OutputError, atomic_dir, check_out, read_marker
     from . import _core

@@ -206,7 +206,7 @@ def cleanup() -> str:
 def simulator_text(scenario_text: str) -> str:
     """The scenario without its `[emulator]` table, for the simulator, with the flows' smoothed
     RTT sampled every 10 ms (`RTT_SAMPLE_INTERVAL_MS`) as the emulator's traffic tool does."""
-    from .api import toml_loads
+    from .scenario_files import toml_loads
 
     doc = toml_loads(scenario_text)
     doc.pop("emulator", None)
@@ -254,7 +254,7 @@ def shifted_text(scenario_text: str, ms: int) -> str:
     """The scenario with every trace channel (downlink and uplink) reading its trace `ms`
     milliseconds later (`offset_ms` + ms). Raises ValueError when there is no trace channel or
     one draws its offset at random (`random_offset`), naming it."""
-    from .api import toml_loads
+    from .scenario_files import toml_loads
 
     doc = toml_loads(scenario_text)
     n = 0
@@ -287,7 +287,7 @@ def aligned_simulator_text(sim_text: str, emu_summary: dict) -> tuple[str, dict]
     before they were recorded) is compared as it is and `not_aligned` says so. Radio channels'
     fading and the random draws (block errors) are not shifted: the two sides draw from their
     own generators anyway."""
-    from .api import toml_loads
+    from .scenario_files import toml_loads
 
     doc = toml_loads(sim_text)
     info: dict = {"clock_start_tti": emu_summary.get("clock_start_tti"), "trace_offset_ms": {}, "flow_start_s": {},

@@ -7,11 +7,12 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import tomli_w
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 from . import _core
 
@@ -44,6 +45,8 @@ class LlnResult:
 
     def nodes(self) -> pa.Table:
         """One row per sensor node."""
+        import pyarrow as pa  # loaded when a table is asked for: the CLI's checks stay light
+
         return pa.Table.from_pylist(self.raw["nodes"])
 
     def node(self, node_id: int) -> dict:
@@ -67,6 +70,8 @@ def run_lln(scenario: Mapping[str, Any] | str | Path) -> LlnResult:
 
 def write_lln_result(result: LlnResult, folder: Path, scenario_text: str | None = None) -> None:
     """Writes summary.json and nodes.parquet (and the scenario) into `folder`."""
+    import pyarrow.parquet as pq
+
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
     pq.write_table(result.nodes(), folder / "nodes.parquet")

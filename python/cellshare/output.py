@@ -26,12 +26,10 @@ import shutil
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional, Union
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from .api import _SESSION_TABLES, SPOOLED_SCHEMAS, Result
+if TYPE_CHECKING:  # pyarrow and the API load when results are written, not for the CLI's checks
+    from .api import Result
 
 #: The file every output folder carries; its JSON says what wrote it.
 MARKER = ".cellshare-output"
@@ -310,6 +308,11 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
     """Writes table `name` batch by batch (one row group per batch of
     :data:`~cellshare.api.BATCH_ROWS` rows, as ``pq.write_table`` cuts them, so the file is
     the same), never holding the whole table: a long run's traces stay on the spool."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .api import SPOOLED_SCHEMAS
+
     schema = result._ue_trace_schema() if name == "ue_trace" else SPOOLED_SCHEMAS[name]
     pool = pa.default_memory_pool()
     batches = result.iter_batches(name)
@@ -326,6 +329,10 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
 
 def write_result(result: Result, folder: Path, scenario_text: str | None = None) -> None:
     """Writes summary.json and the Parquet tables of `result` into `folder`."""
+    import pyarrow.parquet as pq
+
+    from .api import _SESSION_TABLES
+
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
     pq.write_table(result.flows(), folder / "flows.parquet")

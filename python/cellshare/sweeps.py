@@ -298,7 +298,7 @@ def _check_column(name: str, labels: list, where: str) -> None:
 def _read_toml(path: Path, unreadable: str, where: str) -> dict:
     """The TOML document at `path`; a SweepError `"<unreadable>: <reason>"` when the file
     cannot be read, `"<where>: not valid TOML: ..."` when it does not parse."""
-    from .api import read_scenario_file
+    from .scenario_files import read_scenario_file
 
     try:
         text = read_scenario_file(path, "file")  # a FIFO, a device, non-UTF-8: an error, not a hang
