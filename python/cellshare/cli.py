@@ -50,14 +50,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def run_text(*args, **kwargs):
-    """:func:`cellshare.api.run_text`, imported when a command runs a scenario: the API module
-    loads pyarrow (about 0.2 s), which `--help`, `validate` and the input checks do not need."""
-    from .api import run_text as run
-
-    return run(*args, **kwargs)
-
-
 def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:
     if seed is None and duration is None:
         return text
@@ -169,6 +161,9 @@ def run_cmd(
     max_memory_mb: Optional[int] = _MAX_MEM,
 ) -> None:
     """Run a scenario; print its results and optionally save them."""
+    # Here, not at the top: the API loads pyarrow (about 0.2 s), which `--help`, `validate`
+    # and the input checks do not need.
+    from .api import run_text
     from .output import atomic_dir, check_out, write_result
 
     where = str(scenario) if scenario else "default scenario"
