@@ -54,7 +54,8 @@ def test_bad_flags_are_refused_with_the_flag_and_value():
                           (["--cellshare-ack-from-s", "20"], "--cellshare-ack-from-s: 20.0 needs --cellshare-ack-every-ms"),
                           (["--cellshare-ack-every-ms", "7", "--cellshare-ack-from-s", "41"], "--cellshare-ack-from-s: 41.0"),
                           (["--cellshare-fg-start-s", "10"], "--cellshare-fg-start-s: 10.0"),
-                          (["--ns3-hystart-delay-max-ms", "3"], "--ns3-hystart-delay-max-ms: 3")):
+                          (["--ns3-hystart-delay-max-ms", "3"], "--ns3-hystart-delay-max-ms: 3"),
+                          (["--cellshare-leftover", "pad"], "--cellshare-leftover: invalid choice: 'pad'")):
         proc = subprocess.run([sys.executable, str(TOOL), *flags], capture_output=True, text=True)
         assert proc.returncode != 0, flags
         assert needle in proc.stderr, (flags, proc.stderr)
@@ -151,6 +152,20 @@ def test_vegas_at_another_ue_holds_a_small_window_once_its_ack_delay_rises_as_in
     assert abs(fixed["bg_mean"] - fixed["fg"]) < 0.05 * fixed["total"], fixed
     assert abs(risen["bg_mean"] - 11.52) < 0.15 * 11.52, risen
     assert abs(risen["total"] - fixed["total"]) < 0.02 * fixed["total"], (fixed, risen)
+
+
+def test_bbr_at_every_ue_meets_ns3_once_our_scheduler_pads_as_ns3s_does():
+    # docs/crosscheck-ns3.md ("BBR at every UE"): ns-3 (tools/data/ns3-crosscheck-background.json)
+    # gives the foreground 2.87 Mbit/s and each BBR background 3.05. ns-3's PfFfMacScheduler gives
+    # a TTI's winner every resource-block group, whatever its queue holds, and pads the block;
+    # ours gives what the winner cannot fill to the next UE, mostly UE 0, whose foreground keeps
+    # its queue full: 3.66 there. With `cell.scheduler.leftover = "padding"` ours gives 2.90 / 3.21.
+    ours = _rates(background="bbr", ues=10, layout="every", duration=40.0)
+    padded = _rates(background="bbr", ues=10, layout="every", duration=40.0, cellshare_leftover="padding")
+    assert ours["fg"] > 1.2 * 2.87, ours
+    assert abs(padded["fg"] - 2.87) < 0.15 * 2.87, padded
+    assert abs(padded["bg_mean"] - 3.05) < 0.15 * 3.05, padded
+    assert padded["total"] < ours["total"], (ours, padded)
 
 
 def test_rtt_and_delay_summaries_of_ns3s_step_series():

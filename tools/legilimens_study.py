@@ -125,7 +125,7 @@ def fig7_scenario(bg: bool, duration: float, seed: int, harq_errors: bool = True
     flows.append({"name": "foreground", "ue": 1, "start_s": FG_START, "on_s": ON, "off_s": OFF,
                   "transport": {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": X.NS3_RECEIVER}})
     sc = {"name": "fig7", "simulation": {"duration_s": duration, "seed": seed},
-          "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES,
+          "cell": {"bandwidth_mhz": 10, "scheduler": dict(SCHEDULER), "rlc_queue_bytes": RLC_BYTES,
                    "link": link(harq_errors)},
           "wired": {"remote_delay_ms": 10.0},
           "ues": [{"count": 2, "channel": dict(RADIO, distance_m=300.0)}], "flows": flows}
@@ -241,6 +241,12 @@ def bg_start(k: int) -> float:
     return 0.1 + 0.005 * k
 
 
+#: cellshare's MAC scheduler in both figures: PF, and (`--cellshare-leftover padding`, a
+#: diagnosis) the PRBs a TTI's winner cannot fill padded as ns-3's PfFfMacScheduler does
+#: instead of handed to the next UE (`cell.scheduler.leftover`).
+SCHEDULER = {"kind": "pf"}
+
+
 #: cellshare's foreground transport in Figure 12: CUBIC without the handshake, so that a
 #: flow's FCT counts from its first data byte as ns-3's does from its first data write (with
 #: cellshare's handshake, on by default since 2026-11, a 64 KB flow took 0.099 s from the
@@ -263,7 +269,7 @@ def fig12_scenario(scheme: str, layout: str, load: float, seed: int, duration: f
     return {
         "name": f"fig12-{scheme}-{layout}-{load}",
         "simulation": {"duration_s": duration, "seed": seed, "trace_interval_ms": 100 if legilimens else 0},
-        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": RLC_BYTES,
+        "cell": {"bandwidth_mhz": 10, "scheduler": dict(SCHEDULER), "rlc_queue_bytes": RLC_BYTES,
                  "link": link(harq_errors)},
         "wired": {"remote_delay_ms": 10.0},
         "ues": [{"channel": dict(RADIO, distance_m=d)} for d in placements(seed)],
@@ -702,6 +708,9 @@ def main() -> None:
     p.add_argument("--cellshare-ledbat-delay-exit", action="store_true",
                    help="fig12: cellshare's LEDBAT leaves slow start at half its target delay (its default), "
                         "not at the first loss as ns-3's TcpLedbat")
+    p.add_argument("--cellshare-leftover", metavar="RULE", choices=("next_ue", "padding"),
+                   help="diagnosis: cellshare's cell.scheduler.leftover: next_ue (its default) or padding "
+                        "(a TTI's winner takes every PRB left and its block is padded, as ns-3's PfFfMacScheduler)")
     p.add_argument("--ns3-no-harq", action="store_true",
                    help="diagnosis: ns-3 without its block-error model (no HARQ retransmissions), as cellshare")
     p.add_argument("--ns3-phy-stats", action="store_true",
@@ -714,6 +723,8 @@ def main() -> None:
         return
     if args.figure is None:
         p.error("name a figure: fig7 or fig12")
+    if args.cellshare_leftover:
+        SCHEDULER["leftover"] = args.cellshare_leftover
     if args.cellshare_ledbat_delay_exit:
         SCHEMES["LEDBAT"] = (LEDBAT_DELAY_EXIT, SCHEMES["LEDBAT"][1])
     if args.cellshare_only and not args.ns3_results:

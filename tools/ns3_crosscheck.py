@@ -811,7 +811,11 @@ def run_cellshare(args: argparse.Namespace) -> dict:
     scenario = {
         "name": f"ns3-crosscheck-{case}",
         "simulation": {"duration_s": args.duration, "seed": args.seed},
-        "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": args.rlc_bytes,
+        # Diagnosis flag (cellshare's side only): `padding` gives each TTI's winner every PRB
+        # left and pads its block, as ns-3's PfFfMacScheduler does on this flat channel.
+        "cell": {"bandwidth_mhz": 10,
+                 "scheduler": {"kind": "pf", "leftover": getattr(args, "cellshare_leftover", None) or "next_ue"},
+                 "rlc_queue_bytes": args.rlc_bytes,
                  "link": cellshare_link(args)},
         "wired": {"remote_delay_ms": 10.0},
         "ues": [{"count": n_ues, "channel": channel_of(args)}],
@@ -976,6 +980,10 @@ def main() -> None:
     p.add_argument("--cellshare-fg-start-s", type=float, metavar="S",
                    help=f"background, diagnosis: cellshare's foreground starts at S s (default {FG_START_S:.0f}; "
                         "ns-3's stays at its start): the phase of the background's loss cycle it meets")
+    p.add_argument("--cellshare-leftover", metavar="RULE", choices=("next_ue", "padding"),
+                   help="diagnosis: cellshare's cell.scheduler.leftover: next_ue (its default: the PRBs a TTI's "
+                        "winner cannot fill go to the next UE) or padding (the winner's block takes them all, as "
+                        "ns-3's PfFfMacScheduler does on a flat channel)")
     p.add_argument("--ns3-hystart-delay-max-ms", type=int, metavar="MS",
                    help="background, diagnosis: ns-3 TcpCubic's HyStartDelayMax (its default 1000 ms; 16 gives "
                         "Linux's HyStart delay threshold when the minimum RTT is at least 128 ms)")

@@ -6,7 +6,8 @@
 //!
 //! Per TTI ([`Cell::run_tti`]): the scheduler ranks the backlogged UEs by its metric; the
 //! winner takes all the PRBs its queue can fill, the leftover PRBs go to the next UE, and so
-//! on (the papers' description of PF). Transmission is RLC-segmented: a packet may span
+//! on (the papers' description of PF; `scheduler.leftover = "padding"` pads the winner's
+//! block instead, as ns-3 LENA's PF does). Transmission is RLC-segmented: a packet may span
 //! TTIs and is delivered when its last byte has been sent.
 //!
 //! With the realistic link ([`link`], the default for radio UEs) a block is sent through a
@@ -37,7 +38,7 @@ use crate::harq::Outcome;
 use crate::link::{CellLink, UeLink};
 pub use link::{LinkConfig, LinkKind, LinkStats};
 pub use rlc::{DropCause, RlcQueue};
-pub use scheduler::{SchedulerConfig, SchedulerKind};
+pub use scheduler::{Leftover, SchedulerConfig, SchedulerKind};
 
 /// One UE as the base station sees it.
 ///
@@ -561,6 +562,7 @@ impl Cell {
             return report;
         }
         let alpha = self.scheduler.alpha();
+        let padding = self.scheduler.leftover == Leftover::Padding;
         let n_prb = self.n_prb;
         self.advance_decay(tti);
         let track_sched = matches!(self.dropper, Some((_, SignalNeeds::LoadAndScheduling)));
@@ -584,7 +586,7 @@ impl Cell {
             if track_sched {
                 u.sched_share += alpha;
             }
-            let n = prbs_needed(&u.quality, u.queue.pending_bytes(), prbs_left, n_prb);
+            let n = if padding { prbs_left } else { prbs_needed(&u.quality, u.queue.pending_bytes(), prbs_left, n_prb) };
             let grant = u.quality.bytes_for_prbs(n, n_prb);
             if grant == 0 {
                 continue;
@@ -601,7 +603,10 @@ impl Cell {
             // PF bookkeeping, R ← (1 − α)·R + α·served with what was actually served. With
             // R = scaled·decay and the common factor moving to (1 − α)·decay at the next TTI,
             // the scaled value grows by α·served / ((1 − α)·decay).
-            u.scaled_avg += alpha * sent as f64 / ((1.0 - alpha) * decay);
+            // With padding the average counts the whole block, as ns-3's
+            // `lastTtiBytesTransmitted` does.
+            let counted = if padding && sent > 0 { grant as u64 } else { sent };
+            u.scaled_avg += alpha * counted as f64 / ((1.0 - alpha) * decay);
             if sent == 0 {
                 // Everything left was dropped at dequeue: the PRBs were not used.
                 self.unmark_if_empty(ue);

@@ -37,6 +37,24 @@ pub enum SchedulerKind {
     Priority,
 }
 
+/// What happens to the PRBs a TTI's winner cannot fill.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Leftover {
+    /// The winner takes the fewest PRBs that carry its queue; the rest go to the next UE in
+    /// the ranking, and so on (the papers' description of PF). The averaged rate counts the
+    /// bytes sent.
+    #[default]
+    NextUe,
+    /// The winner takes every PRB left, whatever its queue holds, and the rest of its block
+    /// is padding; the averaged rate counts the whole block. This is ns-3 LENA's
+    /// `PfFfMacScheduler` on a channel that is flat over the band: every resource-block group
+    /// goes to the best-metric UE with data (the metric does not change within a TTI), the
+    /// MAC pads what RLC cannot fill, and `lastTtiBytesTransmitted` is the block's size
+    /// (`pf-ff-mac-scheduler.cc`, ns-3.44). For cross-checks against ns-3.
+    Padding,
+}
+
 /// Scheduler configuration (`[cell.scheduler]`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -49,11 +67,16 @@ pub struct SchedulerConfig {
     /// (α = 1/time_constant_tti). Default 100 TTIs (ns-3 LENA's PF uses a comparable
     /// window; vendors use ~100–1000).
     pub time_constant_tti: f64,
+    /// The PRBs a TTI's winner cannot fill: `"next_ue"` (default: they go to the next UE in
+    /// the ranking) or `"padding"` (the winner's block takes them all and is padded, and the
+    /// averaged rate counts the whole block: ns-3 LENA's `PfFfMacScheduler` on a flat
+    /// channel, for cross-checks).
+    pub leftover: Leftover,
 }
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        Self { kind: SchedulerKind::ProportionalFair, time_constant_tti: 100.0 }
+        Self { kind: SchedulerKind::ProportionalFair, time_constant_tti: 100.0, leftover: Leftover::NextUe }
     }
 }
 
