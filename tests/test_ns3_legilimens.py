@@ -185,7 +185,7 @@ def test_every_cellshare_flow_of_the_study_has_ns3s_receiver():
     # ns-3's receiver ACKs every second segment as it arrives, without quick ACKs; cellshare's
     # default (Linux's: one ACK per TTI burst) would change what Legilimens' estimator reads.
     S = _study()
-    ns3 = {"quickack": False, "burst_acks": False}
+    ns3 = {"quickack": False, "burst_acks": False, "comp_sack_nr": 0}
     sc12 = S.fig12_scenario("Legilimens", "some", 0.6, 1, 4.0)
     transports = [f["transport"] for f in sc12["flows"]] + [sc12["workload"]["transport"]]
     for bg in (True, False):

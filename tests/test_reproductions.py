@@ -165,6 +165,15 @@ def test_reproduce_flags_are_checked(run_cli, tmp_path):
     assert p.returncode == 2 and "--update-docs needs --all" in p.stderr
     p = run_cli("reproduce", "pf-fairness", "--all", "--out", tmp_path / "x")
     assert p.returncode == 2 and "not both" in p.stderr and not (tmp_path / "x").exists()
+    # --all into an earlier output: refused before anything runs, in one line, the folder kept
+    # (it was an uncaught traceback until 2026-11-28).
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / ".cellshare-output").write_text('{"kind": "run", "cellshare": "0.1.0"}')
+    (earlier / "keep.txt").write_text("mine")
+    p = run_cli("reproduce", "--all", "--out", earlier)
+    assert p.returncode == 2 and "holds a previous cellshare run output; use --force" in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr and (earlier / "keep.txt").read_text() == "mine"
 
 
 def test_committed_scoreboard_has_every_reproduction_and_current_claim_definitions():

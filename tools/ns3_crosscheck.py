@@ -779,9 +779,10 @@ def channel_of(args: argparse.Namespace) -> dict:
 
 
 # ns-3.44's TcpSocketBase ACKs every second segment (`DelAckCount` 2) as each arrives, with
-# no quick-ACK mode, and its PacketSink reads at once: the cellshare side uses the same
-# receiver (cellshare's defaults are Linux's: quick ACKs, one ACK per burst of segments).
-NS3_RECEIVER = {"quickack": False, "burst_acks": False}
+# no quick-ACK mode, every out-of-order segment at once (no SACK compression), and its
+# PacketSink reads at once: the cellshare side uses the same receiver (cellshare's defaults
+# are Linux's: quick ACKs, one ACK per burst of segments, SACK compression).
+NS3_RECEIVER = {"quickack": False, "burst_acks": False, "comp_sack_nr": 0}
 
 
 def run_cellshare(args: argparse.Namespace) -> dict:

@@ -324,7 +324,10 @@ def reproduce_cmd(
             except sb.DocsError as e:
                 raise _fail(str(e))
         target = out or Path("results") / "reproductions"
-        board = sb.run_all(target, full=full, sensitivity=sensitivity, console=err_console)
+        try:
+            board = sb.run_all(target, full=full, sensitivity=sensitivity, console=err_console, force=force)
+        except OutputError as e:
+            raise _fail(str(e))
         sb.print_summary(board, out_console)
         out_console.print(f"written to {target}/ (scoreboard.md, scoreboard.json)", highlight=False)
         if root is not None:

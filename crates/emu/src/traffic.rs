@@ -9,7 +9,9 @@
 //!   window, segments in flight, the peer's window, the counters so far, and its
 //!   smoothed RTT (`TCP_INFO`, sampled every 10 ms while data is unacknowledged: median and
 //!   minimum) and the window, and the kernel's pacing rate (median of the same samples),
-//!   delivery rate and minimum RTT (`pacing_mbps`, `delivery_mbps`, `kernel_min_rtt_ms`);
+//!   delivery rate and minimum RTT (`pacing_mbps`, `delivery_mbps`, `kernel_min_rtt_ms`),
+//!   and the largest retransmission timer and RTT variance of those samples
+//!   (`rto_timer_ms_max`, `rttvar_ms_max`);
 //!   a last line `{"summary": ...}` has the totals, with the
 //!   kernel's loss-recovery counters (`TCP_INFO`: retransmitted segments, retransmission
 //!   timeouts, D-SACKed duplicates, reordering events, data segments sent, and the time the
@@ -363,6 +365,10 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     let mut bbr_bw: Vec<f64> = Vec::new();
     let mut bbr_last = BbrInfo::default();
     let mut probe_rtt_ms = 0u64;
+    // The retransmission timer's length (`tcpi_rto`, with any back-off) and the RTT variance
+    // (`tcpi_rttvar`), µs: their largest values over the second's samples, to compare where
+    // a timeout could fire with the simulator's.
+    let (mut rto_max_us, mut rttvar_max_us) = (0u32, 0u32);
     let mut next_sample = start;
     let fd = s.as_raw_fd();
     loop {
@@ -376,6 +382,8 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
                 if i.rtt > 0 && i.unacked > 0 {
                     rtts.push(i.rtt as f64 / 1000.0);
                     pacing.push(i.pacing_rate as f64 * 8.0 / 1e6);
+                    rto_max_us = rto_max_us.max(i.rto);
+                    rttvar_max_us = rttvar_max_us.max(i.rttvar);
                 }
                 if is_bbr {
                     if let Some(b) = bbr_info(&s) {
@@ -409,7 +417,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
                 String::new()
             };
             println!(
-                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}, \"unacked\": {}, \"snd_wnd\": {}, \"rto\": {}, \"pacing_mbps\": {}, \"delivery_mbps\": {:.3}, \"kernel_min_rtt_ms\": {:.3}{bbr}}}",
+                "{{\"t\": {sec}, \"bytes\": {b}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"cwnd\": {}, \"retrans\": {}, \"unacked\": {}, \"snd_wnd\": {}, \"rto\": {}, \"pacing_mbps\": {}, \"delivery_mbps\": {:.3}, \"kernel_min_rtt_ms\": {:.3}, \"rto_timer_ms_max\": {:.3}, \"rttvar_ms_max\": {:.3}{bbr}}}",
                 b as f64 * 8.0 / 1e6,
                 json_num(median(&mut rtts.clone())),
                 json_num(min),
@@ -420,9 +428,12 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
                 i.total_rto,
                 json_num(median(&mut pacing)),
                 i.delivery_rate as f64 * 8.0 / 1e6,
-                i.min_rtt as f64 / 1000.0
+                i.min_rtt as f64 / 1000.0,
+                rto_max_us as f64 / 1000.0,
+                rttvar_max_us as f64 / 1000.0
             );
             pacing.clear();
+            (rto_max_us, rttvar_max_us) = (0, 0);
 
             let _ = std::io::stdout().flush();
             all_rtts.append(&mut rtts);

@@ -43,17 +43,19 @@ def _cpu() -> float:
 
 
 def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, console=None,
-            experiments: Optional[list[Experiment]] = None) -> dict:
+            experiments: Optional[list[Experiment]] = None, force: bool = False) -> dict:
     """Runs every reproduction into ``target/<name>/`` and writes the scoreboard; returns it
     (as in scoreboard.json). A reproduction that raises is recorded as failed (its
-    traceback in ``target/<name>.error.txt``) and the others still run."""
+    traceback in ``target/<name>.error.txt``) and the others still run. ``target`` is
+    checked before anything runs (:func:`cellshare.output.check_out`: an earlier cellshare
+    output is replaced only with ``force``; :class:`cellshare.output.OutputError` otherwise)."""
     from ..output import atomic_dir
 
     exps = experiments if experiments is not None else all_experiments()
     entries: list[dict] = []
     started = time.monotonic()
     cpu0 = _cpu()
-    with atomic_dir(target) as tmp, _Progress(console, len(exps)) as bar:
+    with atomic_dir(target, kind="reproduce", force=force) as tmp, _Progress(console, len(exps)) as bar:
         for exp in exps:
             bar.start(exp.name)
             t0, c0 = time.monotonic(), _cpu()

@@ -61,6 +61,18 @@ pub struct TcpConfig {
     /// duplicate segments, quick ACKs) stay immediate. Default true; false: every second
     /// segment (RFC 5681 §4.2 with an application that reads each segment at once).
     pub burst_acks: bool,
+    /// SACK compression (Linux `net.ipv4.tcp_comp_sack_nr`, since 4.18; `__tcp_ack_snd_check`):
+    /// while out-of-order data is queued, the receiver sends the first three duplicate ACKs
+    /// for a given cumulative ACK at once (`TCP_FASTRETRANS_THRESH`), then holds further
+    /// SACKs back and sends one when `comp_sack_delay_us` has passed (at most 5 % of the
+    /// receiver's RTT) or `comp_sack_nr` have been held, or with any other ACK. Default 44
+    /// (Linux's); 0 turns it off (an ACK for every out-of-order segment, RFC 5681 §4.2).
+    pub comp_sack_nr: u32,
+    /// The longest a compressed SACK waits, microseconds (Linux
+    /// `net.ipv4.tcp_comp_sack_delay_ns` = 1 ms). The wait is also at most 5 % of the
+    /// receiver's RTT, taken here from the handshake (this bound is not applied without the
+    /// handshake). Default 1000.
+    pub comp_sack_delay_us: u32,
     /// The kernel's timer tick (`CONFIG_HZ`) for the retransmission, loss-probe,
     /// reordering, delayed-ACK and handshake timers: each fires when Linux's timer wheel
     /// would, rounded up to whole jiffies and up to one wheel granule late (4 ms for
@@ -156,6 +168,8 @@ impl Default for TcpConfig {
             delayed_ack_segments: 2,
             quickack: true,
             burst_acks: true,
+            comp_sack_nr: 44,
+            comp_sack_delay_us: 1000,
             timer_hz: 0,
             dupack_threshold: 3,
             limited_transmit: true,
@@ -235,6 +249,12 @@ impl TcpConfig {
         }
         if self.delayed_ack_segments == 0 {
             return Err("delayed_ack_segments must be >= 1, got 0".into());
+        }
+        if self.comp_sack_delay_us > 1_000_000 {
+            return Err(format!("comp_sack_delay_us must be at most 1000000 (1 s), got {}", self.comp_sack_delay_us));
+        }
+        if self.comp_sack_nr > 255 {
+            return Err(format!("comp_sack_nr must be at most 255 (Linux's limit), got {}", self.comp_sack_nr));
         }
         if self.dupack_threshold == 0 {
             return Err("dupack_threshold must be >= 1, got 0".into());

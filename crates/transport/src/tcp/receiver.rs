@@ -131,6 +131,19 @@ pub struct TcpReceiver {
     burst_acks: bool,
     /// An ACK is due once the segments arriving at this instant are all in.
     burst_ack_at: Option<Nanos>,
+    /// SACK compression ([`TcpConfig::comp_sack_nr`]): the most SACKs held back, the
+    /// longest wait, the SACKs held back now (`tp->compressed_ack`), the cumulative ACK the
+    /// duplicate-ACK count belongs to (`compressed_ack_rcv_nxt`), the duplicate ACKs sent at
+    /// once for it (`dup_ack_counter`) and when the held SACK goes (the hrtimer).
+    comp_sack_nr: u32,
+    comp_sack_delay: Nanos,
+    compressed_ack: u32,
+    compressed_rcv_nxt: u64,
+    dup_ack_counter: u32,
+    comp_sack_at: Option<Nanos>,
+    /// The handshake's RTT (the passive side's first SRTT, `tcp_synack_rtt_meas`), if
+    /// measured.
+    handshake_rtt: Option<Nanos>,
     /// Quick ACKs left (Linux `icsk_ack.quick`).
     quick: u32,
     /// When in-order data last arrived (Linux `icsk_ack.lrcvtime`).
@@ -189,6 +202,13 @@ impl TcpReceiver {
             quickack: cfg.quickack,
             burst_acks: cfg.burst_acks,
             burst_ack_at: None,
+            comp_sack_nr: if cfg.sack { cfg.comp_sack_nr } else { 0 },
+            comp_sack_delay: cfg.comp_sack_delay_us as Nanos * 1_000,
+            compressed_ack: 0,
+            compressed_rcv_nxt: 0,
+            dup_ack_counter: 0,
+            comp_sack_at: None,
+            handshake_rtt: None,
             quick: 0,
             last_data_at: None,
             rto: cfg.initial_rto(),
@@ -211,6 +231,7 @@ impl TcpReceiver {
                 // SRTT = R, RTTVAR = max(2R, min RTO), RTO = SRTT + RTTVAR.
                 let r = now.saturating_sub(sent);
                 self.rto = (r + (2 * r).max(self.min_rto)).min(self.max_rto);
+                self.handshake_rtt = Some(r);
             }
             self.established = true;
             self.syn_rcvd = None;
@@ -275,9 +296,37 @@ impl TcpReceiver {
                 self.note_dsack(ds, de);
             }
             self.note_sack_block(block);
-            self.ack_now = true;
+            self.ack_out_of_order(now);
         }
         self.policy.on_segment(now, seg, self.rcv_nxt);
+    }
+
+    /// The ACK of an out-of-order segment: at once (RFC 5681 §4.2), or, with SACK
+    /// compression, as Linux's `__tcp_ack_snd_check` with out-of-order data queued: at once
+    /// in quick-ACK mode, for the first `TCP_FASTRETRANS_THRESH` (3) duplicate ACKs of a
+    /// cumulative ACK, and once `comp_sack_nr` SACKs are held; otherwise held until the
+    /// compression timer (`comp_sack_delay`, at most 5 % of the RTT) or another ACK.
+    fn ack_out_of_order(&mut self, now: Nanos) {
+        const TCP_FASTRETRANS_THRESH: u32 = 3;
+        if self.comp_sack_nr == 0 || self.quick > 0 || self.compressed_ack >= self.comp_sack_nr {
+            self.ack_now = true;
+            return;
+        }
+        if self.compressed_rcv_nxt != self.rcv_nxt {
+            self.compressed_rcv_nxt = self.rcv_nxt;
+            self.dup_ack_counter = 0;
+        }
+        if self.dup_ack_counter < TCP_FASTRETRANS_THRESH {
+            self.dup_ack_counter += 1;
+            self.ack_now = true;
+            return;
+        }
+        self.compressed_ack += 1;
+        if self.comp_sack_at.is_none() {
+            // "compress ack timer: 5 % of rtt, but no more than tcp_comp_sack_delay_ns".
+            let delay = self.handshake_rtt.map_or(self.comp_sack_delay, |r| self.comp_sack_delay.min(r / 20));
+            self.comp_sack_at = Some(now + delay);
+        }
     }
 
     /// Linux `tcp_event_data_recv`, the quick-ACK part: the first data, or data after a
@@ -478,6 +527,9 @@ impl TcpReceiver {
         self.ack_now = false;
         self.delack_deadline = None;
         self.burst_ack_at = None;
+        // `tcp_event_ack_sent`: any ACK carries the held SACKs and cancels the timer.
+        self.compressed_ack = 0;
+        self.comp_sack_at = None;
         self.stats.acks_sent += 1;
         // Linux `tcp_dec_quickack_mode`: each ACK sent uses a quick ACK.
         self.quick = self.quick.saturating_sub(1);
@@ -510,6 +562,7 @@ impl TcpReceiver {
         [
             self.delack_deadline,
             self.burst_ack_at,
+            self.comp_sack_at,
             self.syn_rcvd.map(|(d, _)| d),
         ]
         .into_iter()
@@ -528,6 +581,13 @@ impl TcpReceiver {
             } else {
                 self.syn_rcvd = Some((self.synack_timer(now, retries + 1), retries + 1));
                 self.synack_due = true;
+            }
+        }
+        if self.comp_sack_at.is_some_and(|d| d <= now) {
+            // `tcp_compressed_ack_kick`: send the held SACKs.
+            self.comp_sack_at = None;
+            if self.compressed_ack > 0 {
+                self.ack_now = true;
             }
         }
         if self.burst_ack_at.is_some_and(|d| d <= now) {

@@ -73,12 +73,14 @@ fn seg(i: u64) -> Segment {
     }
 }
 
-/// RFC 5681 §4.2's receiver alone: an ACK every second segment as it arrives, no quick
-/// ACKs (Linux's `quickack` and `burst_acks` have their own tests).
+/// RFC 5681 §4.2's receiver alone: an ACK every second segment as it arrives, an ACK for
+/// every out-of-order segment, no quick ACKs (Linux's `quickack`, `burst_acks` and SACK
+/// compression have their own tests).
 fn rfc5681_receiver() -> TcpConfig {
     TcpConfig {
         quickack: false,
         burst_acks: false,
+        comp_sack_nr: 0,
         ..Default::default()
     }
 }

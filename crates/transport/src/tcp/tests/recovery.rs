@@ -446,6 +446,63 @@ fn receiver_reports_duplicates_in_a_dsack_block_once() {
     assert_eq!((a.sack_len, r.stats().dsacks_sent), (0, 0));
 }
 
+#[test]
+fn receiver_compresses_sacks_after_three_duplicate_acks_as_linux() {
+    // Linux `__tcp_ack_snd_check` (net.ipv4.tcp_comp_sack_nr = 44, tcp_comp_sack_delay_ns
+    // = 1 ms): with a hole, the first three duplicate ACKs of a cumulative ACK go at once,
+    // later SACKs wait for the 1 ms timer and leave as one ACK with the newest blocks.
+    // (Quick-ACK mode, which sends every ACK at once, is off here: it has its own tests.)
+    let base = TcpConfig { quickack: false, ..Default::default() };
+    let mut r = TcpReceiver::new(&base, 0, 0);
+    let t = 10 * MS;
+    r.on_segment(t, &seg(0));
+    r.poll_ack(t);
+    let mut acks = Vec::new();
+    for i in 2..10 {
+        r.on_segment(t, &seg(i));
+        acks.extend(r.poll_ack(t));
+    }
+    assert_eq!(acks.len(), 3, "three duplicate ACKs at once, five SACKs held");
+    assert_eq!(r.poll_timeout(), Some(t + MS));
+    r.on_timeout(t + MS);
+    let a = r.poll_ack(t + MS).expect("the compression timer sends the held SACKs");
+    assert_eq!((a.ack, blocks(&a)), (M, vec![(2, 10)]));
+    assert_eq!(r.poll_timeout(), None);
+    // A hole-filling segment is acknowledged at once and starts a new count: its first three
+    // duplicate ACKs go at once again.
+    r.on_segment(t + 2 * MS, &seg(1));
+    assert_eq!(r.poll_ack(t + 2 * MS).unwrap().ack, 10 * M);
+    let mut n = 0;
+    for i in 11..16 {
+        r.on_segment(t + 3 * MS, &seg(i));
+        n += r.poll_ack(t + 3 * MS).is_some() as u32;
+    }
+    assert_eq!(n, 3);
+    // Any ACK carries the held SACKs and stops the timer (`tcp_event_ack_sent`): here the
+    // duplicate of old data, which is acknowledged at once.
+    r.on_segment(t + 3 * MS, &seg(0));
+    assert_eq!(blocks(&r.poll_ack(t + 3 * MS).unwrap())[1], (11, 16));
+    assert_eq!(r.poll_timeout().filter(|&d| d <= t + 4 * MS), None);
+
+    // comp_sack_nr held SACKs send the next at once; 0 turns compression off.
+    let cfg = TcpConfig { comp_sack_nr: 2, ..base.clone() };
+    let mut r = TcpReceiver::new(&cfg, 0, 0);
+    r.on_segment(t, &seg(0));
+    r.poll_ack(t);
+    let sent: Vec<bool> = (2..9).map(|i| {
+        r.on_segment(t, &seg(i));
+        r.poll_ack(t).is_some()
+    }).collect();
+    assert_eq!(sent, [true, true, true, false, false, true, false]);
+    let mut r = TcpReceiver::new(&TcpConfig { comp_sack_nr: 0, ..base }, 0, 0);
+    r.on_segment(t, &seg(0));
+    r.poll_ack(t);
+    assert!((2..12).all(|i| {
+        r.on_segment(t, &seg(i));
+        r.poll_ack(t).is_some()
+    }));
+}
+
 // ---------------------------------------------------------------- timeouts
 
 #[test]
