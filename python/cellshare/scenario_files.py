@@ -21,6 +21,7 @@ except ModuleNotFoundError:  # pragma: no cover
 
 ScenarioSource = Union[str, os.PathLike, Mapping[str, Any]]
 
+
 def default_scenario() -> str:
     """The embedded default scenario (TOML text): the main job of `cellshare run`."""
     return resources.files("cellshare").joinpath("data/default.toml").read_text()

@@ -99,26 +99,24 @@ fn padding_gives_the_winner_every_prb_and_counts_the_whole_block() {
     assert_eq!((r.prbs_used, r.ues_served, r.bytes_sent), (50, 1, 1500), "UE 0's block is padded, UE 1 waits");
     assert_eq!(cell.ue(1).queue.pending_bytes(), 3000);
 
-    // A UE that keeps one packet queued beside a saturated one: PF charges both a whole
-    // block per TTI served, so each wins half the TTIs and UE 0's halves are 40 % padding.
-    let mut cell = Cell::new(50, cfg);
-    let mut arena = PacketArena::with_capacity(1024);
-    cell.add_ue(fixed(20), tail(512 * 1024));
-    cell.add_ue(fixed(20), tail(512 * 1024));
-    fill(&mut cell, &mut arena, 0, 1, TrafficClass::Foreground);
-    fill(&mut cell, &mut arena, 1, 300, TrafficClass::Foreground);
-    let got = run(&mut cell, &mut arena, 10_000, true);
+    // Bytes per UE over 10,000 TTIs when UE 0 keeps one packet queued beside a saturated UE 1.
+    let one_packet_beside_saturated = |cfg: SchedulerConfig| {
+        let mut cell = Cell::new(50, cfg);
+        let mut arena = PacketArena::with_capacity(1024);
+        cell.add_ue(fixed(20), tail(512 * 1024));
+        cell.add_ue(fixed(20), tail(512 * 1024));
+        fill(&mut cell, &mut arena, 0, 1, TrafficClass::Foreground);
+        fill(&mut cell, &mut arena, 1, 300, TrafficClass::Foreground);
+        run(&mut cell, &mut arena, 10_000, true)
+    };
+    // With padding PF charges both a whole block per TTI served, so each wins half the TTIs
+    // and UE 0's halves are 40 % padding.
+    let got = one_packet_beside_saturated(cfg);
     assert!((got[0] as f64 / (0.5 * 1500.0 * 10_000.0) - 1.0).abs() < 0.02, "UE 0 {}", got[0]);
     assert!((got[1] as f64 / (0.5 * 2500.0 * 10_000.0) - 1.0).abs() < 0.02, "UE 1 {}", got[1]);
 
     // The default hands the 20 PRBs UE 0 cannot fill to UE 1: the cell is never idle.
-    let mut cell = Cell::new(50, SchedulerConfig::default());
-    let mut arena = PacketArena::with_capacity(1024);
-    cell.add_ue(fixed(20), tail(512 * 1024));
-    cell.add_ue(fixed(20), tail(512 * 1024));
-    fill(&mut cell, &mut arena, 0, 1, TrafficClass::Foreground);
-    fill(&mut cell, &mut arena, 1, 300, TrafficClass::Foreground);
-    let got = run(&mut cell, &mut arena, 10_000, true);
+    let got = one_packet_beside_saturated(SchedulerConfig::default());
     let total: u64 = got.iter().sum();
     assert!((total as f64 / (2500.0 * 10_000.0) - 1.0).abs() < 0.01, "total {total}");
 }
