@@ -129,7 +129,7 @@ def test_scenario_reference_is_current(run_cli):
     p = run_cli("scenario-reference")
     assert p.returncode == 0, p.stderr
     doc = (REPO / "docs" / "scenario-reference.md").read_text()
-    assert p.stdout == doc, "docs/scenario-reference.md is stale: run `cellshare scenario-reference -o docs/scenario-reference.md`"
+    assert p.stdout == doc, "docs/scenario-reference.md is stale: run `cellshare scenario-reference -o docs/scenario-reference.md --force`"
     for key in ("bandwidth_mhz", "rlc_queue_bytes", "time_constant_tti", "path_loss_exponent", "remote_delay_ms"):
         assert key in doc
 

@@ -96,7 +96,7 @@ def fingerprint_text(label: str, text: str, base: Path, duration: float) -> dict
 
 
 def add_save_compare(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--save", type=Path, help="write the fingerprints to this JSON file")
+    ap.add_argument("--save", type=Path, help="write the fingerprints to this JSON file (replaced if it exists)")
     ap.add_argument("--compare", type=Path, help="compare with fingerprints saved earlier; exit 1 on a difference")
 
 
@@ -127,7 +127,7 @@ def save_and_compare(prints: dict, args: argparse.Namespace, old, *, new_cases_o
 
     if args.save:
         try:
-            _write_file(args.save, json.dumps(prints, indent=1, sort_keys=True) + "\n", "--save")
+            _write_file(args.save, json.dumps(prints, indent=1, sort_keys=True) + "\n", "--save", force=True)
         except typer.Exit as e:
             return e.exit_code
     if old is None:

@@ -153,7 +153,7 @@ def run_cmd(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for summary.json and the Parquet tables "
                                        "(created; an existing one must be empty or a cellshare output, see --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print summary.json instead of the table."),
-    seed: Optional[int] = typer.Option(None, min=0, help="Override simulation.seed."),
+    seed: Optional[int] = typer.Option(None, min=0, max=2**63 - 1, help="Override simulation.seed."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
     force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
     max_ues: Optional[int] = _MAX_UES,
@@ -441,8 +441,10 @@ def calibrate_cmd(
     loads: str = typer.Option("0.3,0.6,0.8", "--loads", help="Target PRB utilizations, comma-separated, each in (0, 1]."),
     seeds: Optional[str] = typer.Option(None, "--seeds", help="Seeds, comma-separated. Default: the scenario's."),
     duration: Optional[float] = typer.Option(None, min=0.001, max=86400, help="Override simulation.duration_s (seconds)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Also write the rows as JSON to this file."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Also write the rows as JSON to this file (a new "
+                                       "file; an existing one only with --force)."),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON instead of the table."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
     """Run the scenario's workload alone (no [[flows]]) at each target load and report the
     PRB utilization it achieves."""
@@ -450,7 +452,7 @@ def calibrate_cmd(
 
     def parse(text: str, flag: str, conv, ok, expected: str) -> list:
         try:
-            vals = [conv(x) for x in text.split(",") if x.strip()]
+            vals = [conv(x) for x in text.split(",")]  # an empty entry ("0.3,,0.6") is an error
         except ValueError:
             vals = []
         if not vals or not all(ok(v) for v in vals):
@@ -458,8 +460,11 @@ def calibrate_cmd(
         return vals
 
     load_list = parse(loads, "--loads", float, lambda v: 0 < v <= 1, "comma-separated loads in (0, 1], e.g. 0.3,0.6,0.8")
-    seed_list = None if seeds is None else parse(seeds, "--seeds", int, lambda v: v >= 0,
-                                                  "comma-separated seeds >= 0, e.g. 1,2,3")
+    # A scenario's seed is a TOML integer: at most 2^63 - 1.
+    seed_list = None if seeds is None else parse(seeds, "--seeds", int, lambda v: 0 <= v < 2**63,
+                                                  "comma-separated seeds in 0..=9223372036854775807, e.g. 1,2,3")
+    if out is not None:
+        _check_file_out(out, force)
     try:
         text, base = load_scenario(scenario)
         rows = calibrate(text, base, load_list, seed_list, duration)
@@ -468,7 +473,7 @@ def calibrate_cmd(
     except tomllib.TOMLDecodeError as e:
         raise _fail(f"{scenario}: not valid TOML: {e}")
     if out is not None:
-        _write_file(out, json.dumps(rows, indent=2) + "\n")
+        _write_file(out, json.dumps(rows, indent=2) + "\n", force=force)
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         _warn_short_calibration(rows)
@@ -502,7 +507,9 @@ def _warn_short_calibration(rows: list[dict]) -> None:
 
 @app.command("scenario-reference", cls=Command)
 def scenario_reference_cmd(
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the markdown here instead of stdout."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the markdown here instead of stdout (a new "
+                                       "file; an existing one only with --force)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --out file."),
 ) -> None:
     """Print the scenario reference (every key, its unit and default), generated from the schema."""
     from .docs import scenario_reference
@@ -511,18 +518,28 @@ def scenario_reference_cmd(
     if out is None:
         sys.stdout.write(md)
     else:
-        _write_file(out, md)
+        _write_file(out, md, force=force)
 
 
-def _write_file(path: Path, text: str, option: str = "--out") -> None:
+def _check_file_out(path: Path, force: bool, option: str = "--out") -> None:
+    """A single-file output's path: not a folder, and not an existing file unless `force`
+    (exit 2 naming it). Checked before any work, so a refused path costs nothing."""
+    if path.is_dir():
+        raise _fail(f"{option} {str(path)!r} is a folder; expected a file name")
+    if path.exists() and not path.is_file():
+        raise _fail(f"{option} {str(path)!r} is not a regular file (a device, a FIFO or a socket); expected a file name")
+    if not force and (path.exists() or path.is_symlink()):
+        raise _fail(f"{option} {str(path)!r} exists; pass --force to replace it, or choose a new file name")
+
+
+def _write_file(path: Path, text: str, option: str = "--out", *, force: bool = False) -> None:
     """Writes a single output file (`--out FILE` of calibrate, scenario-reference; `option`
-    names the flag in errors) through a temporary file beside it; a path that cannot take it
-    is an error naming it (exit 2)."""
+    names the flag in errors) through a temporary file beside it; a path that cannot take it,
+    or an existing file without `force`, is an error naming it (exit 2)."""
     import os
     import tempfile
 
-    if path.is_dir():
-        raise _fail(f"{option} {str(path)!r} is a folder; expected a file name")
+    _check_file_out(path, force, option)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", dir=path.parent if str(path.parent) else ".")
     except (OSError, ValueError) as e:
@@ -542,8 +559,16 @@ _register_emu(app)
 
 
 def main() -> None:
-    """Entry point of the `cellshare` console script."""
-    app()
+    """Entry point of the `cellshare` console script. A failure of the system while writing
+    (a full disk, a file system gone read-only) ends the command with one line naming the
+    file, exit 1, instead of a traceback; the outputs are written through temporary folders
+    and files, so nothing partial is left."""
+    try:
+        app()
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        err_console.print(f"error: {where}{e.strerror or e}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -301,8 +301,13 @@ def crosscheck_cmd(
     if not scenario.exists():
         raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
     for t in trace or []:
+        if t.is_dir():
+            raise _fail(f"--trace {str(t)!r}: a folder (expected a Mahimahi trace file)")
         if not t.is_file():
             raise _fail(f"--trace {str(t)!r}: no such file (expected a Mahimahi trace)")
+    for c in cc or []:
+        if not c.strip():
+            raise _fail(f"--cc {c!r}: empty (expected a congestion control name, e.g. cubic)")
     base = scenario.resolve().parent
     combos = [(t, c) for t in (trace or [None]) for c in (cc or [None])]
     cases_in = []
@@ -325,10 +330,10 @@ def crosscheck_cmd(
                             "--reuse first)")
         else:
             check_out(out, kind="crosscheck", force=force)
+    except _core.ScenarioInvalid as e:  # a ValueError too: caught first, for its message alone
+        raise _fail(f"{scenario}: {e.args[0]}")
     except ValueError as e:
         raise _fail(str(e))
-    except _core.ScenarioInvalid as e:
-        raise _fail(f"{scenario}: {e.args[0]}")
     except OutputError as e:
         raise _fail(str(e))
     cases = []

@@ -67,21 +67,54 @@ class _Data:
     load: Optional[str]
 
 
+def _damaged(path: Path, e: BaseException) -> ReportError:
+    return ReportError(f"{path}: cannot be read ({type(e).__name__}: {str(e)[:200]}); expected the file as "
+                       f"cellshare wrote it (rerun the command that made the folder)")
+
+
+def _parquet(path: Path, **kw) -> pa.Table:
+    """A table of an output folder; a missing or damaged file is a ReportError naming it."""
+    try:
+        return pq.read_table(path, **kw)
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise _damaged(path, e) from None
+
+
+def _schema_names(path: Path) -> list[str]:
+    try:
+        return pq.read_schema(path).names
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise _damaged(path, e) from None
+
+
+def _table_of_text(path: Path, parse) -> dict:
+    """A JSON or TOML file of an output folder that must hold a table (dict)."""
+    try:
+        doc = parse(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError and TOMLDecodeError are ValueErrors
+        raise _damaged(path, e) from None
+    if not isinstance(doc, dict):
+        raise ReportError(f"{path}: got a {type(doc).__name__}, expected a table (the file as cellshare wrote it)")
+    return doc
+
+
 def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
-    runs = pq.read_table(folder / "runs.parquet").to_pylist()
-    names = pq.read_schema(folder / "runs.parquet").names
+    runs = _parquet(folder / "runs.parquet").to_pylist()
+    names = _schema_names(folder / "runs.parquet")
+    if "run_id" not in names:
+        raise ReportError(f"{folder / 'runs.parquet'}: no run_id column; expected the runs table of `cellshare sweep`")
     meta_path = folder / "sweep.json"
     if meta_path.is_file():
-        params = list(json.loads(meta_path.read_text()).get("parameters", []))
+        params = list(_table_of_text(meta_path, json.loads).get("parameters", []))
     else:
         params = names[1:names.index("seed")] if "seed" in names else []
-    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in pq.read_schema(folder / "flows.parquet").names]
-    flows = pq.read_table(folder / "flows.parquet", columns=cols)
+    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in _schema_names(folder / "flows.parquet")]
+    flows = _parquet(folder / "flows.parquet", columns=cols)
     dirs = {r["run_id"]: folder / "runs" / r["run_id"] for r in runs}
     title = folder.name
     src = folder / "sweep.toml"
     if src.is_file():
-        name = tomllib.loads(src.read_text()).get("name")
+        name = _table_of_text(src, tomllib.loads).get("name")
         title = name or title
     return runs, flows, dirs, params, title
 
@@ -89,14 +122,17 @@ def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], li
 def _load_run(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
     from .sweeps import summary_scalars
 
-    summary = json.loads((folder / "summary.json").read_text())
+    summary = _table_of_text(folder / "summary.json", json.loads)
     scenario = None
     if (folder / "scenario.toml").is_file():
-        scenario = tomllib.loads((folder / "scenario.toml").read_text())
+        scenario = _table_of_text(folder / "scenario.toml", tomllib.loads)
     label = summary.get("scenario") or folder.name
     rid = folder.name
-    row = {"run_id": rid, "run": label, "seed": summary.get("seed"), **summary_scalars(summary)}
-    flows = with_categories(pq.read_table(folder / "flows.parquet"), scenario)
+    try:
+        row = {"run_id": rid, "run": label, "seed": summary.get("seed"), **summary_scalars(summary)}
+    except (KeyError, TypeError, AttributeError, ValueError) as e:
+        raise _damaged(folder / "summary.json", e) from None
+    flows = with_categories(_parquet(folder / "flows.parquet"), scenario)
     n = flows.num_rows
     flows = flows.append_column("run_id", pa.array([rid] * n, pa.string()))
     flows = flows.append_column("run", pa.array([label] * n, pa.string()))
@@ -371,7 +407,7 @@ class _Report:
         found = set()
         for k, (s, r) in enumerate(picks):
             ax = axes[k // ncol][k % ncol]
-            series = pq.read_table(self.d.run_dirs[r["run_id"]] / "flow_series.parquet").to_pydict()
+            series = _parquet(self.d.run_dirs[r["run_id"]] / "flow_series.parquet").to_pydict()
             for name in names:
                 idx = [i for i, x in enumerate(series["name"]) if x == name]
                 if not idx:
@@ -507,7 +543,7 @@ class _Report:
                 rs = self.runs_of(s, l)
                 curves = []
                 for r in rs:
-                    t = pq.read_table(self.d.run_dirs[r["run_id"]] / "queue_delay_cdf.parquet").to_pydict()
+                    t = _parquet(self.d.run_dirs[r["run_id"]] / "queue_delay_cdf.parquet").to_pydict()
                     if t["delay_ms"]:
                         curves.append((np.asarray(t["delay_ms"], float), np.asarray(t["fraction"], float)))
                 if not curves:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pyarrow.parquet as pq
+from .report import _parquet, _table_of_text
 
 if TYPE_CHECKING:
     from .report import _Report
@@ -20,7 +20,7 @@ def _tables(rep: "_Report", name: str) -> list[tuple[dict, dict]]:
     for r in rep.d.runs:
         p = rep.d.run_dirs[r["run_id"]] / f"{name}.parquet"
         if p.is_file():
-            out.append((r, pq.read_table(p).to_pydict()))
+            out.append((r, _parquet(p).to_pydict()))
     return out
 
 
@@ -103,7 +103,7 @@ def streams(rep: "_Report") -> None:
             continue
         sessions = []
         for r, _ in rs:
-            summary = json.loads((rep.d.run_dirs[r["run_id"]] / "summary.json").read_text())
+            summary = _table_of_text(rep.d.run_dirs[r["run_id"]] / "summary.json", json.loads)
             sessions.extend(summary.get("streams", []))
         parts = {key: float(np.mean([x[key] for x in sessions])) for key in
                  ("qoe", "bitrate_utility", "rebuffer_penalty", "smoothness_penalty", "startup_delay_s")}

@@ -576,7 +576,7 @@ def plan(spec: SweepSpec, out: Path, force: bool,
     todo, done = [], []
     for r in runs:
         folder = out / "runs" / r.run_id
-        if not force and (folder / "run.json").is_file():
+        if not force and _complete_run(folder):
             if (folder / "scenario.toml").read_text() != r.text():
                 raise SweepError(f"{folder} was made from a different scenario than run {r.run_id} now expands "
                                  f"to (the base scenario changed?); expected the same sweep — use --force to "
@@ -585,6 +585,19 @@ def plan(spec: SweepSpec, out: Path, force: bool,
         else:
             todo.append(r)
     return todo, done
+
+
+def _complete_run(folder: Path) -> bool:
+    """Whether a run folder of the sweep holds a complete run: its ``run.json`` (written last)
+    a table with the run's scalars, and its ``scenario.toml`` readable. A folder damaged since
+    (a truncated or edited file) is not complete, so resuming the sweep runs it again: it is
+    the sweep's own folder (``runs/<id>``), replaced whatever it holds."""
+    try:
+        info = json.loads((folder / "run.json").read_text())
+        (folder / "scenario.toml").read_text()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(info, dict) and isinstance(info.get("scalars"), dict)
 
 
 def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optional[int] = None,

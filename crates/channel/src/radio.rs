@@ -135,11 +135,12 @@ pub enum Fading {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RadioConfig {
-    /// Distance from the eNB in metres, the same for every UE of the group. Must be > 0. Give
-    /// exactly one of `distance_m` and `distance_range_m`.
+    /// Distance from the eNB in metres, the same for every UE of the group. Must be > 0 and at
+    /// most 100 km (LTE's largest cell radius). Give exactly one of `distance_m` and
+    /// `distance_range_m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_m: Option<f64>,
-    /// Distance range `[min, max]` from the eNB in metres, with 0 ≤ min < max: each UE is placed
+    /// Distance range `[min, max]` from the eNB in metres, with 0 ≤ min < max ≤ 100 km: each UE is placed
     /// uniformly at random over the annulus between the two radii (r = √U(min², max²), drawn
     /// from the UE's random stream). Give exactly one of `distance_m` and `distance_range_m`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,8 +149,8 @@ pub struct RadioConfig {
     /// frequency. Default 751 MHz (the Sneaker set-up's downlink band).
     #[serde(default = "default_carrier_mhz")]
     pub carrier_mhz: f64,
-    /// eNB transmit power in dBm, spread evenly over the cell's PRBs. Default 47.78 dBm (the
-    /// Sneaker set-up's eNB).
+    /// eNB transmit power in dBm (−30 to 80), spread evenly over the cell's PRBs. Default
+    /// 47.78 dBm (the Sneaker set-up's eNB).
     #[serde(default = "default_tx_power_dbm")]
     pub tx_power_dbm: f64,
     /// Path loss exponent n of the log-distance model PL(d) = PL(d₀) + 10·n·log10(d/d₀). Must
@@ -180,7 +181,7 @@ pub struct RadioConfig {
     #[serde(default)]
     pub fading: Fading,
     /// UE speed in km/h, which sets the Doppler frequency of the fast fading
-    /// (f_d = v · f_c / c: 2.1 Hz at 3 km/h and 751 MHz). Must be ≥ 0; 0 gives a constant
+    /// (f_d = v · f_c / c: 2.1 Hz at 3 km/h and 751 MHz). Must be in [0, 1000]; 0 gives a constant
     /// fading gain per UE. Default 3 km/h (pedestrian).
     #[serde(default = "default_speed_kmh")]
     pub speed_kmh: f64,
@@ -189,7 +190,8 @@ pub struct RadioConfig {
     #[serde(default = "default_layers")]
     pub layers: u8,
     /// Constant interference power in dBm received over the whole band (spread evenly over the
-    /// PRBs like the signal), e.g. from neighbouring cells. Default none (no interference).
+    /// PRBs like the signal), e.g. from neighbouring cells; −200 to 80 dBm. Default none (no
+    /// interference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interference_dbm: Option<f64>,
 }
@@ -240,13 +242,13 @@ impl RadioConfig {
             (None, None) => {
                 return Err(ConfigIssue::new("distance_m", "neither `distance_m` nor `distance_range_m`", ONE_DISTANCE))
             }
-            (Some(d), None) => check(d > 0.0 && d.is_finite(), "distance_m", d, "a distance in metres > 0")?,
+            (Some(d), None) => check(d > 0.0 && d <= MAX_DISTANCE_M, "distance_m", d, "a distance in metres in (0, 100000]")?,
             (None, Some([lo, hi])) => {
-                if !(lo >= 0.0 && lo.is_finite() && hi.is_finite() && hi > lo) {
+                if !(lo >= 0.0 && hi <= MAX_DISTANCE_M && hi > lo) {
                     return Err(ConfigIssue::new(
                         "distance_range_m",
                         format!("[{lo}, {hi}]"),
-                        "[min, max] in metres with 0 <= min < max",
+                        "[min, max] in metres with 0 <= min < max <= 100000",
                     ));
                 }
             }
@@ -264,7 +266,8 @@ impl RadioConfig {
             c.carrier_mhz,
             "a frequency in MHz > 0",
         )?;
-        check(c.tx_power_dbm.is_finite(), "tx_power_dbm", c.tx_power_dbm, "a finite power in dBm")?;
+        let p = c.tx_power_dbm;
+        check((-30.0..=80.0).contains(&p), "tx_power_dbm", p, "a power in dBm in [-30, 80]")?;
         let n = c.path_loss_exponent;
         check(n > 0.0 && n.is_finite(), "path_loss_exponent", n, "an exponent > 0")?;
         let d0 = c.reference_distance_m;
@@ -275,14 +278,19 @@ impl RadioConfig {
         check(std >= 0.0 && std.is_finite(), "shadowing_std_db", std, "a standard deviation in dB >= 0")?;
         let tc = c.shadowing_decorrelation_s;
         check(tc > 0.0 && tc.is_finite(), "shadowing_decorrelation_s", tc, "a time in seconds > 0")?;
-        check(c.speed_kmh >= 0.0 && c.speed_kmh.is_finite(), "speed_kmh", c.speed_kmh, "a speed in km/h >= 0")?;
+        check((0.0..=1000.0).contains(&c.speed_kmh), "speed_kmh", c.speed_kmh, "a speed in km/h in [0, 1000]")?;
         check(c.layers == 1 || c.layers == 2, "layers", c.layers, "1 or 2")?;
         if let Some(i) = c.interference_dbm {
-            check(i.is_finite(), "interference_dbm", i, "a finite power in dBm")?;
+            check((-200.0..=80.0).contains(&i), "interference_dbm", i, "a power in dBm in [-200, 80]")?;
         }
         Ok(())
     }
 }
+
+/// The farthest a UE may be placed from its eNB, m: LTE's largest cell radius (100 km). Bounds
+/// like this one and the powers' are physical limits, so that a typo (1e6 dBm, 1e12 m) is an
+/// error instead of a run of nonsense.
+const MAX_DISTANCE_M: f64 = 100_000.0;
 
 /// `Ok` if `ok`, otherwise an issue with `field` holding `value`.
 fn check(ok: bool, field: &'static str, value: impl fmt::Display, expected: &str) -> Result<(), ConfigIssue> {
@@ -1321,7 +1329,7 @@ mod tests {
             assert!(!issue.expected.is_empty() && !issue.value.is_empty());
         }
         let issue = RadioConfig::at_distance(-5.0).validate().unwrap_err();
-        assert_eq!(issue.to_string(), "`distance_m` is -5, expected a distance in metres > 0");
+        assert_eq!(issue.to_string(), "`distance_m` is -5, expected a distance in metres in (0, 100000]");
     }
 
     #[test]

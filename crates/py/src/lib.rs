@@ -96,6 +96,9 @@ fn drain(sim: &mut Simulation, spool: &mut Spool) -> std::io::Result<()> {
 
 /// Simulated time between checks of how many trace samples the simulation holds.
 const DRAIN_STEP_NS: u64 = 10 * cellshare_core::SEC;
+/// Simulated time between checks for a pending Python signal (Ctrl-C) while a run advances.
+/// The run's results do not depend on the steps it advances by.
+const SIGNAL_STEP_NS: u64 = cellshare_core::SEC;
 
 /// A simulation in progress. Its trace samples move to a spool as it runs (see
 /// `spool.rs`); `finish()` ends it and returns a `RunData`.
@@ -125,7 +128,9 @@ impl Sim {
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace
-    /// samples move to the spool whenever the simulation holds more than 2^16 of them.
+    /// samples move to the spool whenever the simulation holds more than 2^16 of them. A
+    /// pending Python signal (Ctrl-C) is checked every simulated second and stops the run
+    /// with the handler's exception.
     fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
         let until = cellshare_core::time::from_secs_f64(until_s);
         let Sim { inner, spool } = self;
@@ -133,15 +138,20 @@ impl Sim {
         py.allow_threads(|| {
             let mut t = inner.now();
             while t < until.min(inner.end()) {
-                t = until.min(t.saturating_add(DRAIN_STEP_NS));
-                inner.advance(t);
+                let drain_at = until.min(t.saturating_add(DRAIN_STEP_NS));
+                while t < drain_at {
+                    t = drain_at.min(t.saturating_add(SIGNAL_STEP_NS));
+                    inner.advance(t);
+                    // Ctrl-C (and any other Python signal handler) is honoured between
+                    // steps: the run stops with the handler's exception.
+                    Python::with_gil(|py| py.check_signals())?;
+                }
                 if inner.buffered_trace_rows() >= SPOOL_ROWS {
-                    drain(inner, spool)?;
+                    drain(inner, spool).map_err(io_err)?;
                 }
             }
             Ok(())
         })
-        .map_err(io_err)
     }
 
     /// Current simulated time, s.

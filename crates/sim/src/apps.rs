@@ -74,7 +74,7 @@ impl Direction {
 pub enum AppConfig {
     /// A messenger-like ping over the flow's TCP transport.
     Ping {
-        /// Time between requests, ms (> 0). Default 1000.
+        /// Time between requests, ms (0.1 to 3,600,000). Default 1000.
         #[serde(default = "default_ping_interval")]
         interval_ms: f64,
         /// Request size, payload bytes (≥ 1). Default 100.
@@ -86,7 +86,7 @@ pub enum AppConfig {
     },
     /// A game-like flow of small frequent messages over the flow's TCP transport.
     Game {
-        /// Time between requests, ms (> 0). Default 100.
+        /// Time between requests, ms (0.1 to 3,600,000). Default 100.
         #[serde(default = "default_game_interval")]
         interval_ms: f64,
         /// Request size, payload bytes (≥ 1). Default 64.
@@ -219,8 +219,10 @@ impl AppConfig {
         match *self {
             AppConfig::Ping { interval_ms, request_bytes, response_bytes }
             | AppConfig::Game { interval_ms, request_bytes, response_bytes } => {
-                if !(interval_ms > 0.0 && interval_ms.is_finite() && interval_ms <= 3_600_000.0) {
-                    return Err(ScenarioError::new(k("interval_ms"), interval_ms, "an interval in ms in (0, 3600000]"));
+                // At least 0.1 ms: shorter intervals (down to ones that round to 0 ns and
+                // would never let simulated time advance) are no ping or game.
+                if !(interval_ms >= 0.1 && interval_ms <= 3_600_000.0) {
+                    return Err(ScenarioError::new(k("interval_ms"), interval_ms, "an interval in ms in [0.1, 3600000]"));
                 }
                 if request_bytes == 0 {
                     return Err(ScenarioError::new(k("request_bytes"), 0, "a request size in bytes >= 1"));

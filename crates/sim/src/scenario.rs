@@ -21,6 +21,20 @@ use crate::uplink::UplinkConfig;
 
 pub use cellshare_core::ScenarioError;
 
+/// The shortest on or off period of an on/off flow, s: one TTI.
+const MIN_ON_OFF_S: f64 = 0.001;
+
+/// A transport's range error at `path`: `got V, expected E`, or the message `E` alone when it
+/// carries no separate value.
+fn transport_error(path: String, value: String, expected: String) -> ScenarioError {
+    if value.is_empty() {
+        ScenarioError { path, message: expected }
+    } else {
+        ScenarioError::new(path, value, expected)
+    }
+}
+
+
 /// A complete scenario.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -334,14 +348,15 @@ pub struct DiffServClass {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WiredConfig {
-    /// Rate of each server's link to the gateway, Mbps. Default 1000 (the papers' 1 Gbps).
+    /// Rate of each server's link to the gateway, Mbps (0.001 to 1e6). Default 1000 (the
+    /// papers' 1 Gbps).
     pub remote_rate_mbps: f64,
     /// One-way delay of each server's link, ms. Default 10 (the papers' 10 ms).
     pub remote_delay_ms: f64,
     /// Drop-tail buffer of each server's link, bytes. Default 16777216 (16 MB).
     pub remote_queue_bytes: u64,
-    /// Rate of the gateway → base-station backhaul, Mbps. Default 1000 (Legilimens' setup;
-    /// the Sneaker paper uses 300).
+    /// Rate of the gateway → base-station backhaul, Mbps (0.001 to 1e6). Default 1000
+    /// (Legilimens' setup; the Sneaker paper uses 300).
     pub backhaul_rate_mbps: f64,
     /// One-way delay of the backhaul, ms. Default 0 (ns-3's EPC default).
     pub backhaul_delay_ms: f64,
@@ -515,10 +530,10 @@ pub struct FlowConfig {
     /// tables). Default: none.
     #[serde(default)]
     pub app: Option<AppConfig>,
-    /// On period, s, for an on/off flow (needs `off_s`). Default: always on.
+    /// On period, s (>= 0.001, one TTI), for an on/off flow (needs `off_s`). Default: always on.
     #[serde(default)]
     pub on_s: Option<f64>,
-    /// Off period, s, for an on/off flow (needs `on_s`). Default: always on.
+    /// Off period, s (>= 0.001, one TTI), for an on/off flow (needs `on_s`). Default: always on.
     #[serde(default)]
     pub off_s: Option<f64>,
 }
@@ -677,8 +692,9 @@ impl Scenario {
         c.link.validate().map_err(|(k, v, e)| ScenarioError::new(format!("cell.link.{k}"), v, e))?;
         let w = &self.wired;
         for (key, v) in [("wired.remote_rate_mbps", w.remote_rate_mbps), ("wired.backhaul_rate_mbps", w.backhaul_rate_mbps)] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(ScenarioError::new(key, v, "a rate in Mbps > 0"));
+            // 1 kbit/s to 1 Tbit/s: below, one packet takes hours to serialize.
+            if !(v >= 1e-3 && v <= 1e6) {
+                return Err(ScenarioError::new(key, v, "a rate in Mbps in [0.001, 1000000]"));
             }
         }
         for (key, v) in [
@@ -780,11 +796,13 @@ impl Scenario {
             }
             match (f.on_s, f.off_s) {
                 (Some(on), Some(off)) => {
-                    if !(on > 0.0 && on.is_finite()) {
-                        return Err(ScenarioError::new(p("on_s"), on, "an on period in seconds > 0"));
+                    // At least a TTI (1 ms): shorter periods mean nothing to the cell, and
+                    // periods that round to 0 ns would never let simulated time advance.
+                    if !(on >= MIN_ON_OFF_S && on.is_finite()) {
+                        return Err(ScenarioError::new(p("on_s"), on, "an on period in seconds >= 0.001 (one TTI)"));
                     }
-                    if !(off > 0.0 && off.is_finite()) {
-                        return Err(ScenarioError::new(p("off_s"), off, "an off period in seconds > 0"));
+                    if !(off >= MIN_ON_OFF_S && off.is_finite()) {
+                        return Err(ScenarioError::new(p("off_s"), off, "an off period in seconds >= 0.001 (one TTI)"));
                     }
                     if f.bytes.is_some() {
                         return Err(ScenarioError::new(p("bytes"), "a size on an on/off flow", "either `bytes` or `on_s`/`off_s`, not both"));
@@ -794,7 +812,7 @@ impl Scenario {
                 (Some(_), None) => return Err(ScenarioError::new(p("off_s"), "nothing", "`off_s` together with `on_s`")),
                 (None, Some(_)) => return Err(ScenarioError::new(p("on_s"), "nothing", "`on_s` together with `off_s`")),
             }
-            f.transport.validate().map_err(|(k, v, e)| ScenarioError::new(p(&format!("transport.{k}")), v, e))?;
+            f.transport.validate().map_err(|(k, v, e)| transport_error(p(&format!("transport.{k}")), v, e))?;
             if let Some(app) = &f.app {
                 app.validate(&format!("flows[{i}]"), &f.transport, f.direction)?;
                 if f.bytes.is_some() || f.on_s.is_some() {
@@ -842,7 +860,7 @@ impl Scenario {
                 }
             }
             w.arrivals.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.arrivals.{k}"), v, e))?;
-            w.transport.validate().map_err(|(k, v, e)| ScenarioError::new(format!("workload.transport.{k}"), v, e))?;
+            w.transport.validate().map_err(|(k, v, e)| transport_error(format!("workload.transport.{k}"), v, e))?;
             if matches!(w.transport, TransportConfig::Udp {}) {
                 return Err(ScenarioError::new("workload.transport.kind", "\"udp\"", "\"tcp\" or \"cbr\" (workload flows have no app to send datagrams)"));
             }

@@ -178,7 +178,7 @@ fn malformed_scenarios_name_the_key() {
         ("[cell]\nlink = { kind = \"realistic\", t_reordering_ms = -5 }\n[[ues]]\n", "cell.link.t_reordering_ms"),
         ("[wired]\nremote_loss_rate = 1.5\n[[ues]]\n", "wired.remote_loss_rate"),
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"westwood\", filter = \"kalman\" } }\n", "flows[0].transport"),
-        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }\n", "flows[0].transport.cc (c2tcp)"),
+        ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }\n", "flows[0].transport.cc.target_ms"),
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"c2tcp\", setpoint = 2 } }\n", "flows[0].transport"),
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", tcp = { handshake = \"yes\" } }\n", "flows[0].transport"),
     ];
@@ -190,6 +190,55 @@ fn malformed_scenarios_name_the_key() {
     }
     let e = Scenario::from_toml_str("").unwrap_err();
     assert!(e.message.contains("ues"), "{e}");
+}
+
+/// Values the engine cannot run are refused by validation: a CBR rate under 1 bit/s (its
+/// source counts whole bits per second), on/off periods and app intervals so short that
+/// simulated time would not advance. And the range errors of TCP's options and of the
+/// controllers name the key, the value and the expectation.
+#[test]
+fn values_the_engine_cannot_run_and_tcp_ranges_are_named() {
+    let flow = |extra: &str, t: &str| format!("[[ues]]\n[[flows]]\nue = 0\n{extra}transport = {t}\n");
+    let cases: &[(String, &str, &str)] = &[
+        (flow("", "{ kind = \"cbr\", rate_mbps = 1e-9 }"), "flows[0].transport.rate_mbps", "got 0.000000001, expected a rate in Mbps in [1e-6, 1e6]"),
+        (flow("on_s = 1e-12\noff_s = 1.0\n", "{ kind = \"tcp\" }"), "flows[0].on_s", "got 0.000000000001, expected an on period in seconds >= 0.001"),
+        (flow("on_s = 1.0\noff_s = 1e-9\n", "{ kind = \"cbr\", rate_mbps = 1 }"), "flows[0].off_s", "expected an off period in seconds >= 0.001"),
+        (flow("app = { kind = \"ping\", interval_ms = 1e-6 }\n", "{ kind = \"tcp\" }"), "flows[0].app.interval_ms", "expected an interval in ms in [0.1, 3600000]"),
+        (flow("", "{ kind = \"tcp\", tcp = { mss = 0 } }"), "flows[0].transport.tcp.mss", "got 0, expected in 1..=65495 bytes"),
+        (flow("", "{ kind = \"tcp\", tcp = { rwnd = { kind = \"drwa\", lambda = -1.0 } } }"), "flows[0].transport.tcp.rwnd.lambda", "got -1, expected a number > 0"),
+        (flow("", "{ kind = \"tcp\", cc = { kind = \"bbr\", full_bw_rounds = 0 } }"), "flows[0].transport.cc.full_bw_rounds", "got 0, expected an integer >= 1"),
+        (flow("", "{ kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }"), "flows[0].transport.cc.target_ms", "got -1, expected in [0, 60000] ms"),
+    ];
+    for (toml, key, message) in cases {
+        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        assert_eq!(e.path, *key, "{toml:?}: {e}");
+        assert!(e.message.contains(message), "{toml:?}: {e}");
+    }
+    // Physical limits, so that a typo is an error instead of a run of nonsense.
+    let radio = |kv: &str| format!("[[ues]]\nchannel = {{ kind = \"radio\", {kv} }}\n");
+    let limits: &[(String, &str)] = &[
+        (radio("distance_m = 100.0, tx_power_dbm = 1e6"), "ues[0].channel.tx_power_dbm"),
+        (radio("distance_m = 100.0, interference_dbm = 1e6"), "ues[0].channel.interference_dbm"),
+        (radio("distance_m = 100.0, speed_kmh = 1e9"), "ues[0].channel.speed_kmh"),
+        (radio("distance_m = 1e12"), "ues[0].channel.distance_m"),
+        (radio("distance_range_m = [10.0, 1e9]"), "ues[0].channel.distance_range_m"),
+        ("[wired]\nbackhaul_rate_mbps = 1e-9\n[[ues]]\n".to_string(), "wired.backhaul_rate_mbps"),
+    ];
+    for (toml, key) in limits {
+        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        assert_eq!(e.path, *key, "{toml:?}: {e}");
+    }
+    Scenario::from_toml_str(&radio("distance_m = 100000.0, tx_power_dbm = 80.0, speed_kmh = 1000.0"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    // At the bounds, each runs.
+    for toml in [
+        flow("", "{ kind = \"cbr\", rate_mbps = 1e-6 }"),
+        flow("on_s = 0.001\noff_s = 0.001\n", "{ kind = \"cbr\", rate_mbps = 1 }"),
+        flow("app = { kind = \"ping\", interval_ms = 0.1 }\n", "{ kind = \"tcp\" }")
+            .replace("[[ues]]\n", "[[ues]]\nuplink = { channel = { kind = \"fixed\", rate_mbps = 5 } }\n"),
+    ] {
+        run(&format!("[simulation]\nduration_s = 0.2\n{toml}"));
+    }
 }
 
 /// Keys inside `{ kind = "…" }` tables (internally tagged enums, whose buffered table hides

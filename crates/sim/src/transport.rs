@@ -118,7 +118,7 @@ impl CcConfig {
 pub enum TransportConfig {
     /// UDP-like constant bit rate, no feedback. A rate above the UE's capacity saturates it.
     Cbr {
-        /// Sending rate on the wire (headers included), Mbps (> 0).
+        /// Sending rate on the wire (headers included), Mbps (1e-6 to 1e6: at least 1 bit/s).
         rate_mbps: f64,
         /// Payload bytes per datagram (1..=65507). Default 1472 (1500-byte packets).
         #[serde(default = "default_cbr_payload")]
@@ -153,6 +153,40 @@ pub enum TransportConfig {
     Vivace(VivaceConfig),
 }
 
+/// A range message of TCP's options or of a controller's, as (key below `transport.`, value,
+/// expectation), so that the error names the key the value came from. The messages have two
+/// forms, each led by nested table names (`rwnd: …`): `field must be E, got V` (TCP's
+/// options) and `controller.field = V: expected E` (the controllers'). A message of neither
+/// form is kept whole as the expectation of `prefix`, with an empty value.
+fn keyed(prefix: &str, msg: &str) -> (String, String, String) {
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut key = prefix.to_string();
+    let mut m = msg;
+    while let Some((head, rest)) = m.split_once(": ") {
+        if !ident(head) {
+            break;
+        }
+        key = format!("{key}.{head}");
+        m = rest;
+    }
+    if let Some((lhs, expected)) = m.split_once(": expected ") {
+        if let Some((k, v)) = lhs.split_once(" = ") {
+            // The controller's own name leads its key; the path already says `cc`.
+            let field = k.split_once('.').map_or(k, |(_, f)| f);
+            if field.split('.').all(ident) {
+                return (format!("{key}.{field}"), v.to_string(), expected.to_string());
+            }
+        }
+    }
+    if let Some((field, rest)) = m.split_once(" must ") {
+        if let (true, Some(i)) = (ident(field), rest.rfind(", got ")) {
+            let expected = rest[..i].strip_prefix("be ").unwrap_or(&rest[..i]);
+            return (format!("{key}.{field}"), rest[i + 6..].to_string(), expected.to_string());
+        }
+    }
+    (key, String::new(), m.to_string())
+}
+
 fn default_cbr_payload() -> u32 {
     1500 - UDP_HEADER_BYTES
 }
@@ -162,16 +196,21 @@ impl TransportConfig {
     pub fn validate(&self) -> Result<(), (String, String, String)> {
         match self {
             TransportConfig::Cbr { rate_mbps, packet_bytes } => {
-                if !(*rate_mbps > 0.0 && rate_mbps.is_finite() && *rate_mbps <= 1e6) {
-                    return Err(("rate_mbps".into(), rate_mbps.to_string(), "a rate in Mbps in (0, 1e6]".into()));
+                // The source counts whole bits per second: at least 1 bit/s (1e-6 Mbps).
+                if !(*rate_mbps >= 1e-6 && *rate_mbps <= 1e6) {
+                    return Err((
+                        "rate_mbps".into(),
+                        rate_mbps.to_string(),
+                        "a rate in Mbps in [1e-6, 1e6] (at least 1 bit/s)".into(),
+                    ));
                 }
                 if !(1..=65_507).contains(packet_bytes) {
                     return Err(("packet_bytes".into(), packet_bytes.to_string(), "a payload size in 1..=65507 bytes".into()));
                 }
             }
             TransportConfig::Tcp { cc, tcp } => {
-                cc.validate().map_err(|e| (format!("cc ({})", cc.name()), String::new(), e))?;
-                tcp.validate().map_err(|e| ("tcp".to_string(), String::new(), e))?;
+                cc.validate().map_err(|e| keyed("cc", &e))?;
+                tcp.validate().map_err(|e| keyed("tcp", &e))?;
             }
             TransportConfig::Udp {} => {}
             TransportConfig::Sprout(c) => c.validate()?,
