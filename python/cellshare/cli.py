@@ -567,8 +567,7 @@ def main() -> None:
         app()
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        err_console.print(f"error: {where}{e.strerror or e}", highlight=False, markup=False, soft_wrap=True)
-        sys.exit(1)
+        sys.exit(_fail(f"{where}{e.strerror or e}", 1).exit_code)
 
 
 if __name__ == "__main__":

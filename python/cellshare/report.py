@@ -72,43 +72,41 @@ def _damaged(path: Path, e: BaseException) -> ReportError:
                        f"cellshare wrote it (rerun the command that made the folder)")
 
 
+def _read(path: Path, read):
+    """`read(path)` of a file in an output folder; a missing or damaged file is a ReportError
+    naming it."""
+    try:
+        return read(path)
+    except (OSError, pa.ArrowException, ValueError) as e:  # also JSON, TOML and UTF-8 errors
+        raise _damaged(path, e) from None
+
+
 def _parquet(path: Path, **kw) -> pa.Table:
-    """A table of an output folder; a missing or damaged file is a ReportError naming it."""
-    try:
-        return pq.read_table(path, **kw)
-    except (OSError, pa.ArrowException, ValueError) as e:
-        raise _damaged(path, e) from None
-
-
-def _schema_names(path: Path) -> list[str]:
-    try:
-        return pq.read_schema(path).names
-    except (OSError, pa.ArrowException, ValueError) as e:
-        raise _damaged(path, e) from None
+    """A table of an output folder (:func:`_read`)."""
+    return _read(path, lambda p: pq.read_table(p, **kw))
 
 
 def _table_of_text(path: Path, parse) -> dict:
-    """A JSON or TOML file of an output folder that must hold a table (dict)."""
-    try:
-        doc = parse(path.read_text())
-    except (OSError, UnicodeDecodeError, ValueError) as e:  # JSONDecodeError and TOMLDecodeError are ValueErrors
-        raise _damaged(path, e) from None
+    """A JSON or TOML file of an output folder that must hold a table (dict) (:func:`_read`)."""
+    doc = _read(path, lambda p: parse(p.read_text()))
     if not isinstance(doc, dict):
         raise ReportError(f"{path}: got a {type(doc).__name__}, expected a table (the file as cellshare wrote it)")
     return doc
 
 
 def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
-    runs = _parquet(folder / "runs.parquet").to_pylist()
-    names = _schema_names(folder / "runs.parquet")
+    table = _parquet(folder / "runs.parquet")
+    names = table.column_names
     if "run_id" not in names:
         raise ReportError(f"{folder / 'runs.parquet'}: no run_id column; expected the runs table of `cellshare sweep`")
+    runs = table.to_pylist()
     meta_path = folder / "sweep.json"
     if meta_path.is_file():
         params = list(_table_of_text(meta_path, json.loads).get("parameters", []))
     else:
         params = names[1:names.index("seed")] if "seed" in names else []
-    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in _schema_names(folder / "flows.parquet")]
+    flow_names = _read(folder / "flows.parquet", pq.read_schema).names
+    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in flow_names]
     flows = _parquet(folder / "flows.parquet", columns=cols)
     dirs = {r["run_id"]: folder / "runs" / r["run_id"] for r in runs}
     title = folder.name

@@ -576,8 +576,9 @@ def plan(spec: SweepSpec, out: Path, force: bool,
     todo, done = [], []
     for r in runs:
         folder = out / "runs" / r.run_id
-        if not force and _complete_run(folder):
-            if (folder / "scenario.toml").read_text() != r.text():
+        text = None if force else _complete_run_scenario(folder)
+        if text is not None:
+            if text != r.text():
                 raise SweepError(f"{folder} was made from a different scenario than run {r.run_id} now expands "
                                  f"to (the base scenario changed?); expected the same sweep — use --force to "
                                  f"redo the runs, or another --out")
@@ -587,17 +588,18 @@ def plan(spec: SweepSpec, out: Path, force: bool,
     return todo, done
 
 
-def _complete_run(folder: Path) -> bool:
-    """Whether a run folder of the sweep holds a complete run: its ``run.json`` (written last)
-    a table with the run's scalars, and its ``scenario.toml`` readable. A folder damaged since
-    (a truncated or edited file) is not complete, so resuming the sweep runs it again: it is
-    the sweep's own folder (``runs/<id>``), replaced whatever it holds."""
+def _complete_run_scenario(folder: Path) -> Optional[str]:
+    """The ``scenario.toml`` of a complete run in a run folder of the sweep, else None. Complete:
+    its ``run.json`` (written last) is a table with the run's scalars and ``scenario.toml``
+    reads. A folder damaged since (a truncated or edited file) is not complete, so resuming the
+    sweep runs it again: it is the sweep's own folder (``runs/<id>``), replaced whatever it
+    holds."""
     try:
         info = json.loads((folder / "run.json").read_text())
-        (folder / "scenario.toml").read_text()
+        text = (folder / "scenario.toml").read_text()
     except (OSError, UnicodeDecodeError, ValueError):
-        return False
-    return isinstance(info, dict) and isinstance(info.get("scalars"), dict)
+        return None
+    return text if isinstance(info, dict) and isinstance(info.get("scalars"), dict) else None
 
 
 def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optional[int] = None,

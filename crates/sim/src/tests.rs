@@ -1,9 +1,15 @@
 use std::sync::Arc;
 
 use cellshare_channel::MahimahiTrace;
+use cellshare_core::ScenarioError;
 
 use crate::assembly::TraceSet;
 use crate::{RunResult, Scenario, Simulation};
+
+/// The error of a scenario that must be refused.
+fn refusal(toml: &str) -> ScenarioError {
+    Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"))
+}
 
 fn run(toml: &str) -> RunResult {
     run_with(toml, &TraceSet::new())
@@ -183,7 +189,7 @@ fn malformed_scenarios_name_the_key() {
         ("[[ues]]\n[[flows]]\nue = 0\ntransport = { kind = \"tcp\", tcp = { handshake = \"yes\" } }\n", "flows[0].transport"),
     ];
     for (toml, key) in cases {
-        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        let e = refusal(toml);
         assert!(e.path.starts_with(key), "{toml:?}: path {:?} message {}", e.path, e.message);
         assert!(!e.message.is_empty());
         eprintln!("{e}");
@@ -210,7 +216,7 @@ fn values_the_engine_cannot_run_and_tcp_ranges_are_named() {
         (flow("", "{ kind = \"tcp\", cc = { kind = \"c2tcp\", target_ms = -1 } }"), "flows[0].transport.cc.target_ms", "got -1, expected in [0, 60000] ms"),
     ];
     for (toml, key, message) in cases {
-        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        let e = refusal(toml);
         assert_eq!(e.path, *key, "{toml:?}: {e}");
         assert!(e.message.contains(message), "{toml:?}: {e}");
     }
@@ -225,7 +231,7 @@ fn values_the_engine_cannot_run_and_tcp_ranges_are_named() {
         ("[wired]\nbackhaul_rate_mbps = 1e-9\n[[ues]]\n".to_string(), "wired.backhaul_rate_mbps"),
     ];
     for (toml, key) in limits {
-        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        let e = refusal(toml);
         assert_eq!(e.path, *key, "{toml:?}: {e}");
     }
     Scenario::from_toml_str(&radio("distance_m = 100000.0, tx_power_dbm = 80.0, speed_kmh = 1000.0"))
@@ -258,7 +264,7 @@ fn keys_inside_tagged_tables_are_named_in_full() {
         (flow("{ kind = \"warp\" }"), "flows[0].transport.kind"),
     ];
     for (toml, key) in cases {
-        let e = Scenario::from_toml_str(toml).err().unwrap_or_else(|| panic!("accepted: {toml}"));
+        let e = refusal(toml);
         assert_eq!(e.path, *key, "{toml:?}: {e}");
     }
     // Two keys with the quoted value: the table's path is kept rather than a guess.
