@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+#: The Mahimahi traces shipped with cellshare (package data; `cellshare.traces`).
+TRACES = REPO / "python" / "cellshare" / "data" / "traces"
 
 
 def cellshare(*args, cwd=None, check=False):
@@ -23,7 +24,5 @@ def run_cli():
 
 @pytest.fixture
 def traces_dir():
-    d = SHARED / "traces"
-    if not d.is_dir():
-        pytest.skip(f"the shared traces folder {d} is not present")
-    return d
+    """The folder of the shipped traces."""
+    return TRACES

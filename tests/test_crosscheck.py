@@ -14,9 +14,11 @@ import pyarrow as pa
 import pytest
 
 import cellshare
+import cellshare.traces
 from cellshare import emulate
 
 REPO = Path(__file__).resolve().parent.parent
+TRACES = cellshare.traces.DIR
 
 
 def _sim(mbps=10.0, retx=100, drops=100, rto=1, dur=60.0):
@@ -74,7 +76,7 @@ def test_the_simulator_is_sampled_every_10_ms_like_the_emulator():
 
 def test_variants_swap_trace_and_controller_and_make_paths_absolute(tmp_path):
     text = (REPO / "scenarios" / "emu-trace.toml").read_text()
-    trace = REPO.parent / "shared" / "traces" / "ATT-LTE-driving.down"
+    trace = TRACES / "ATT-LTE-driving.down"
     doc = tomllib.loads(emulate.variant_text(text, REPO / "scenarios", trace, "bbr"))
     assert doc["ues"][0]["channel"]["file"] == str(trace.resolve())
     assert doc["flows"][0]["transport"]["cc"]["kind"] == "bbr"
@@ -109,7 +111,7 @@ def test_crosscheck_cli_rejects_bad_options_before_running(run_cli, tmp_path):
     r = run_cli("crosscheck", scenario, "--out", tmp_path / "x", "--trace", tmp_path / "missing.down")
     assert r.returncode == 2 and "missing.down" in r.stderr and "no such file" in r.stderr
     r = run_cli("crosscheck", REPO / "scenarios" / "emu-two-ues-cubic.toml", "--out", tmp_path / "y",
-                "--trace", REPO.parent / "shared" / "traces" / "ATT-LTE-driving.down")
+                "--trace", TRACES / "ATT-LTE-driving.down")
     assert r.returncode == 2 and "no UE with a trace channel" in r.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
@@ -251,7 +253,7 @@ def test_start_sensitivity_tool_runs_each_start_of_the_trace(tmp_path):
     spec = importlib.util.spec_from_file_location("sens", REPO / "tools" / "crosscheck_start_sensitivity.py")
     sens = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sens)
-    trace = REPO.parent / "shared" / "traces" / "TMobile-LTE-driving.down"
+    trace = TRACES / "TMobile-LTE-driving.down"
     s = sens.sweep(REPO / "scenarios" / "emu-trace.toml", trace, "bbr", [0, 3000], duration=3.0)
     assert [r["offset_ms"] for r in s["runs"]] == [0, 3000] and all(r["throughput_mbps"] > 0 for r in s["runs"])
     q = s["rtt_p50_ms"]

@@ -1,4 +1,4 @@
-"""RTAC, DRWA and SORPC end to end (rtac-sorpc-dtpa-thesis.txt chapters 2 and 3), on short
+"""RTAC, DRWA and SORPC end to end ([rsd-thesis] chapters 2 and 3), on short
 runs of the reproductions' own scenarios, plus the interactive apps' per-request table and
 validation errors for the new keys."""
 

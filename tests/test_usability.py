@@ -161,13 +161,13 @@ def test_load_spread_matches_poisson_arithmetic():
 def test_reproduce_list_shows_the_committed_run_times(run_cli):
     p = run_cli("reproduce", "--list")
     assert p.returncode == 0, p.stderr
-    board = json.loads((REPO / "docs" / "scoreboard.json").read_text())
+    board = json.loads((REPO / "python" / "cellshare" / "data" / "scoreboard.json").read_text())
     from cellshare.cli import _duration
 
     for e in board["reproductions"]:
         line = next(l for l in p.stdout.splitlines() if f" {e['name']} " in f" {l} ")
         assert _duration(e["wall_s"]) in line, (e["name"], line)
-    assert "docs/scoreboard.json" in " ".join(p.stdout.split())
+    assert "python/cellshare/data/scoreboard.json" in " ".join(p.stdout.split())
 
 
 # -- summary.json ------------------------------------------------------------------------------

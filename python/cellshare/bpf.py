@@ -1,7 +1,9 @@
 """`cellshare bpf`: build, load, unload and list the project's eBPF TCP congestion controls.
 
-The controls live in `bpf/` at the repository root (Legilimens, LEDBAT, TCP-LP, Westwood+,
-C2TCP on top of the kernel's CUBIC; this kernel ships none of LEDBAT, TCP-LP and Westwood+). Each is a `tcp_congestion_ops` written in eBPF: it is
+The controls' sources ship inside the package, in `cellshare/data/bpf/` (the repository's
+`bpf/` links there): Legilimens, LEDBAT, TCP-LP, Westwood+, and C2TCP on top of the kernel's
+CUBIC (a stock Debian kernel ships none of LEDBAT, TCP-LP and Westwood+), so an installed
+wheel builds and loads them as a source checkout does. Each is a `tcp_congestion_ops` written in eBPF: it is
 compiled with clang (`-target bpf`) against a `vmlinux.h` dumped from the running kernel's
 BTF by bpftool, and registered with `bpftool struct_ops register`, after which the kernel
 lists it in `/proc/sys/net/ipv4/tcp_available_congestion_control` and any socket can select
@@ -38,11 +40,12 @@ class BpfError(RuntimeError):
 
 
 def source_dir() -> Path:
-    """The folder with the eBPF sources: `$CELLSHARE_BPF_DIR`, else `bpf/` of the source tree."""
+    """The folder with the eBPF sources: the package's `data/bpf/`, or `$CELLSHARE_BPF_DIR`
+    when set (to build modified sources without reinstalling)."""
     env = os.environ.get("CELLSHARE_BPF_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "bpf"
+    return Path(__file__).resolve().parent / "data" / "bpf"
 
 
 def build_dir() -> Path:
@@ -97,7 +100,9 @@ def build(name: str) -> Path:
     src = source_dir()
     c = src / CONTROLS[name]
     if not c.exists():
-        raise BpfError(f"eBPF source {c} not found: set CELLSHARE_BPF_DIR to the repository's bpf/ folder")
+        raise BpfError(f"eBPF source {c} not found (CELLSHARE_BPF_DIR={os.environ.get('CELLSHARE_BPF_DIR')!r}: "
+                       "unset it to use the sources shipped with cellshare)" if os.environ.get("CELLSHARE_BPF_DIR")
+                       else f"eBPF source {c} not found: this installation of cellshare is incomplete (reinstall it)")
     out = build_dir()
     out.mkdir(parents=True, exist_ok=True)
     vmlinux = out / "vmlinux.h"

@@ -277,11 +277,16 @@ def reproduce_cmd(
     render_docs: bool = typer.Option(False, "--render-docs",
                                      help="Regenerate the scoreboard blocks of README.md and docs/reproductions.md from "
                                           "the committed docs/scoreboard.json and the causes file; run nothing."),
+    traces: Optional[Path] = typer.Option(None, "--traces", metavar="DIR",
+                                          help="Read the reproduction's Mahimahi traces from DIR instead of the ones shipped "
+                                               "with cellshare: files of the same names (--list shows them) must be there; "
+                                               "other files are ignored."),
     force: bool = typer.Option(False, "--force", help=_FORCE_HELP),
 ) -> None:
     """Reproduce the papers' experiments: runs, figures, claims.json and claims.md (judged by
-    one rule against the papers' own numbers; docs/reproductions.md). Exits 1 when a claim
-    misses, 2 on bad input, 3 when a reproduction failed to run."""
+    one rule against the papers' own numbers; docs/reproductions.md). Exit codes: 0 every
+    claim holds; 1 a claim misses; 2 bad input or missing data (a flag, --out, a trace
+    --traces lacks); 3 a reproduction failed to run (the reason on one line)."""
     from . import reproduce as rp
     from .output import atomic_dir
     from .reproduce import scoreboard as sb
@@ -305,15 +310,20 @@ def reproduce_cmd(
         t.add_column("what")
         t.add_column("paper")
         t.add_column("claims", justify="right")
+        t.add_column("traces")
         t.add_column("time", justify="right")
         for e in rp.all_experiments():
             w = times.get(e.name)
-            t.add_row(e.name, e.title, e.paper, str(len(e.claims)), "?" if w is None else _duration(w))
-        t.caption = ("time: wall clock of the quick run with its sensitivity re-runs, as measured for "
-                     "docs/scoreboard.json (a 2-core VM shared with other work); --full takes longer"
-                     if times else "time: unknown (docs/scoreboard.json is not here: not a source checkout)")
+            t.add_row(e.name, e.title, e.paper, str(len(e.claims)), ", ".join(e.traces) or "—",
+                      "?" if w is None else _duration(w))
+        t.caption = ("traces: the Mahimahi traces it reads (shipped with cellshare; --traces DIR reads files of these "
+                     "names from DIR). time: wall clock of the quick run with its sensitivity re-runs, as measured for "
+                     "the committed scoreboard (python/cellshare/data/scoreboard.json, on a 2-core machine); --full "
+                     "takes longer" if times else "time: unknown (the committed scoreboard is missing from this installation)")
         out_console.print(t)
         return
+    if traces is not None and not traces.is_dir():
+        raise _fail(f"--traces {str(traces)!r}: not a folder (expected a folder of Mahimahi traces)")
     if all_:
         if name is not None:
             raise _fail(f"give either a name ({name!r}) or --all, not both")
@@ -325,11 +335,14 @@ def reproduce_cmd(
                 raise _fail(str(e))
         target = out or Path("results") / "reproductions"
         try:
-            board = sb.run_all(target, full=full, sensitivity=sensitivity, console=err_console, force=force)
-        except OutputError as e:
+            board = sb.run_all(target, full=full, sensitivity=sensitivity, console=err_console, force=force,
+                               traces_dir=traces)
+        except (OutputError, rp.InputError) as e:
             raise _fail(str(e))
         sb.print_summary(board, out_console)
         out_console.print(f"written to {target}/ (scoreboard.md, scoreboard.json)", highlight=False)
+        for line in sb.failures(board):
+            _fail(f"{line} (traceback in {target}/{line.split()[0]}.error.txt)", 3)
         if root is not None:
             changed = sb.update_docs(board, root)
             out_console.print("regenerated: " + (", ".join(str(p) for p in changed) or "nothing changed"),
@@ -339,12 +352,20 @@ def reproduce_cmd(
     if exp is None:
         raise _fail(f"unknown experiment {name!r}; expected one of: {', '.join(rp.REGISTRY)}")
     target = out or Path("results") / name
+    if traces is not None and not exp.traces:
+        raise _fail(f"--traces: {name} reads no traces (the reproductions that do: "
+                    f"{', '.join(e.name for e in rp.all_experiments() if e.traces)})")
     try:
+        rp.check_traces(exp, traces)
         with atomic_dir(target, kind="reproduce", force=force) as tmp:
-            outcome = rp.run_experiment(exp, tmp, full=full, progress=True, sensitivity=sensitivity)
+            outcome = rp.run_experiment(exp, tmp, full=full, progress=True, sensitivity=sensitivity, traces_dir=traces)
             rp.write_claims(outcome, tmp)
-    except OutputError as e:
+    except (OutputError, rp.InputError) as e:
         raise _fail(str(e))
+    except (KeyboardInterrupt, OSError):
+        raise  # Ctrl-C (exit 130) and a failing disk (main's one line) as for every command
+    except Exception as e:  # noqa: BLE001 - a reproduction that breaks is exit 3 with its reason, not a traceback
+        raise _fail(f"{name} failed to run: {type(e).__name__}: {e}", 3)
     t = Table(title=exp.title)
     for col in ("claim", "paper", "ours", "tolerance", "verdict"):
         t.add_column(col)
@@ -503,6 +524,27 @@ def _warn_short_calibration(rows: list[dict]) -> None:
         f"generated load by ±{worst['load_spread']:.0%} of the target (one standard deviation, at load "
         f"{worst['target']:g}); use --duration {need:.0f} or more for ±{SPREAD_WARN:.0%}, or several --seeds.",
         highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("traces", cls=Command)
+def traces_cmd(
+    json_: bool = typer.Option(False, "--json", help="Print the list as JSON."),
+) -> None:
+    """List the Mahimahi traces shipped with cellshare: a scenario names one as
+    `file = "builtin:NAME"` (provenance and licence: docs/traces.md)."""
+    from . import traces
+
+    rows = [{**traces.stats(n), "scenario_file": traces.PREFIX + n, "path": str(traces.path(n))} for n in traces.names()]
+    if json_:
+        out_console.print_json(data=rows)
+        return
+    t = Table(title="shipped traces (Winstein et al., NSDI 2013, via Mahimahi; docs/traces.md)")
+    for col in ("scenario file", "period", "mean rate"):
+        t.add_column(col, justify="left" if col == "scenario file" else "right")
+    for r in rows:
+        t.add_row(r["scenario_file"], f"{r['period_s']:.0f} s", f"{r['mean_mbps']:.2f} Mbit/s")
+    t.caption = f"files: {traces.DIR}"
+    out_console.print(t)
 
 
 @app.command("scenario-reference", cls=Command)

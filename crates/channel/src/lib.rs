@@ -20,6 +20,7 @@
 
 #![warn(missing_docs)]
 
+pub mod builtin;
 pub mod error_model;
 pub mod fixed;
 pub mod interference;

@@ -9,10 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use cellshare_channel::MahimahiTrace;
 use cellshare_core::{time::from_secs_f64, time::from_millis_f64, Nanos, SEC};
 use cellshare_sim::scenario::ChannelConfig;
-use cellshare_sim::input::open_regular;
+use cellshare_sim::input::{open_regular, read_named_trace};
 use cellshare_sim::{PositionTraces, TraceSet};
 use serde_json::{json, Value};
 
@@ -42,7 +41,8 @@ impl std::fmt::Display for RunError {
     }
 }
 
-/// Reads the scenario's trace files (paths relative to `base`) into a [`TraceSet`].
+/// Reads the scenario's trace files (shipped traces by name, files relative to `base`) into
+/// a [`TraceSet`], as the simulator does (`cellshare_sim::input::read_named_trace`).
 pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> {
     let mut set = TraceSet::new();
     for (i, g) in sc.scenario.ues.iter().enumerate() {
@@ -50,19 +50,12 @@ pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> 
             if set.contains_key(file) {
                 continue;
             }
-            let p = if Path::new(file).is_absolute() { PathBuf::from(file) } else { base.join(file) };
-            let t = read_trace(&p).map_err(|e| RunError::Input(format!("`ues[{i}].channel.file`: {}: {e}", p.display())))?;
+            let t = read_named_trace(file, base)
+                .map_err(|(shown, expected)| RunError::Input(format!("`ues[{i}].channel.file`: got {shown}, expected {expected}")))?;
             set.insert(file.clone(), Arc::new(t));
         }
     }
     Ok(set)
-}
-
-/// Reads a Mahimahi trace file (refused unless a regular file: `cellshare_sim::input`; the
-/// parser bounds what it reads).
-fn read_trace(path: &Path) -> Result<MahimahiTrace, String> {
-    let f = open_regular(path, u64::MAX).map_err(|e| format!("cannot read it: {e}"))?;
-    MahimahiTrace::parse_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
 }
 
 /// Reads and parses one position trace file, refusing files over the parser's size limit.

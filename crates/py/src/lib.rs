@@ -337,11 +337,19 @@ fn emu_main(py: Python<'_>, argv: Vec<std::ffi::OsString>, exe: std::path::PathB
 }
 
 /// The extension module.
+/// The names of the Mahimahi traces compiled into cellshare (a scenario names one as
+/// `file = "builtin:NAME"`; the files are `cellshare/data/traces/NAME`).
+#[pyfunction]
+fn builtin_traces() -> Vec<&'static str> {
+    cellshare_channel::builtin::names().collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_traces, m)?)?;
     m.add_function(wrap_pyfunction!(lln_validate, m)?)?;
     m.add_function(wrap_pyfunction!(lln_run, m)?)?;
     m.add_function(wrap_pyfunction!(lln_scenario_schema, m)?)?;

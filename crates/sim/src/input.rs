@@ -61,19 +61,34 @@ pub fn read_trace(path: &Path) -> Result<cellshare_channel::MahimahiTrace, Strin
         .map_err(|e| format!("a valid Mahimahi trace: {e}"))
 }
 
-/// Reads every trace file the scenario names (paths relative to `base_dir`) into a
-/// [`crate::TraceSet`]; a file that cannot be read or parsed is an error naming its key.
+/// Reads the trace a scenario's `file` key names: a shipped trace (`"builtin:NAME"`,
+/// [`cellshare_channel::builtin`]) or a file, relative to `base_dir` unless absolute. The
+/// error is (the value as shown, what was expected), for a [`crate::ScenarioError`]; it never
+/// quotes the file's content.
+pub fn read_named_trace(file: &str, base_dir: &Path) -> Result<cellshare_channel::MahimahiTrace, (String, String)> {
+    use cellshare_channel::builtin;
+    if let Some(name) = builtin::builtin_name(file) {
+        let bytes = builtin::bytes(name).ok_or_else(|| (format!("{file:?}"), builtin::expected()))?;
+        return cellshare_channel::MahimahiTrace::parse_reader(bytes)
+            .map_err(|e| (format!("{file:?}"), format!("a valid Mahimahi trace: {e}")));
+    }
+    let path = base_dir.join(file);
+    read_trace(&path).map_err(|e| {
+        let expected = if e.starts_with("a valid") { e } else { format!("a readable Mahimahi trace file ({e})") };
+        (format!("{:?}", path.display().to_string()), expected)
+    })
+}
+
+/// Reads every trace file the scenario names (shipped traces by name, files relative to
+/// `base_dir`) into a [`crate::TraceSet`]; a file that cannot be read or parsed is an error
+/// naming its key.
 pub fn load_traces(sc: &crate::Scenario, base_dir: &Path) -> Result<crate::TraceSet, crate::ScenarioError> {
     let mut set = crate::TraceSet::new();
     for (key, file) in sc.trace_files() {
         if set.contains_key(&file) {
             continue;
         }
-        let path = base_dir.join(&file);
-        let trace = read_trace(&path).map_err(|e| {
-            let expected = if e.starts_with("a valid") { e } else { format!("a readable Mahimahi trace file ({e})") };
-            crate::ScenarioError::new(&key, format!("{:?}", path.display().to_string()), expected)
-        })?;
+        let trace = read_named_trace(&file, base_dir).map_err(|(shown, expected)| crate::ScenarioError::new(&key, shown, expected))?;
         set.insert(file, std::sync::Arc::new(trace));
     }
     Ok(set)

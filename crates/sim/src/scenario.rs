@@ -438,7 +438,11 @@ pub enum ChannelConfig {
     },
     /// A Mahimahi trace: the UE's capacity when it has the whole cell; repeats at its end.
     Trace {
-        /// Path of the trace file, relative to the scenario file's folder.
+        /// A trace shipped with cellshare, `"builtin:NAME"` (`builtin:ATT-LTE-driving.down`,
+        /// `builtin:TMobile-LTE-driving.down`, `builtin:TMobile-UMTS-driving.down`,
+        /// `builtin:Verizon-EVDO-driving.down` and the `.up` traces of ATT, T-Mobile UMTS and
+        /// Verizon; docs/traces.md), or the path of a Mahimahi trace file, relative to the
+        /// scenario file's folder.
         file: String,
         /// Start this many ms into the trace. Default 0.
         #[serde(default)]

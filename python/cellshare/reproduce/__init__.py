@@ -2,9 +2,10 @@
 against the papers' own numbers.
 
 **The rule** (also in ``docs/reproductions.md``). Every counted row is a :class:`Claim`: a
-paper result quoted with its location (the paper, its section/figure/table and the line of
-the plain-text paper in ``../shared/papers/`` the quote starts on) and the paper's own
-value, which is one of
+paper result quoted with its location (the paper by its bibliography key, docs/references.md;
+its section/figure/table; and the line of the paper's plain text the quote starts on, which
+the developers' optional test checks against the texts) and the paper's own value, which is
+one of
 
 - a **point value** (:class:`Point`): ours holds when it lies within a factor of
   :data:`RATIO_TOLERANCE` (1.25) of it, on either side — ``paper/1.25 ≤ ours ≤ paper·1.25``.
@@ -40,6 +41,7 @@ nothing is typed in.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -50,10 +52,11 @@ import tomli_w
 
 from ..api import Result, run as run_scenario
 from ..output import write_result
+from ..traces import PREFIX as BUILTIN_PREFIX, names as builtin_traces, path as builtin_trace_path
 
 #: Point values: ours holds within this factor of the paper's value, either side. The
 #: Legilimens paper measures one comparison (its background throughput over the LPT
-#: protocols') on three testbeds and reports 2×, 2.2× and 2.8× (legilimens-transport.txt
+#: protocols') on three testbeds and reports 2×, 2.2× and 2.8× ([legilimens]
 #: lines 221, 263, 216): a paper's own results for one quantity move by about this factor
 #: between set-ups it calls equivalent, so a reproduction on a fourth set-up cannot be held
 #: closer. See docs/reproductions.md.
@@ -65,7 +68,8 @@ RATIO_TOLERANCE = 1.25
 #: with 0.8 % bins; 1 % covers that and nothing more.
 BOUND_TOLERANCE = 0.01
 
-#: The papers (``../shared/papers/<file>``), by the key claims use.
+#: The papers, by the bibliography key claims use (docs/references.md): a short name, and the
+#: file name of the paper's plain text (for the developers' optional quote check).
 PAPERS: dict[str, tuple[str, str]] = {
     "legilimens": ("Legilimens", "legilimens-transport.txt"),
     "legilimens-thesis": ("Legilimens thesis", "legilimens-evaluation-thesis.txt"),
@@ -73,6 +77,11 @@ PAPERS: dict[str, tuple[str, str]] = {
     "bode": ("BoDe", "bode-bounded-delay-aqm.txt"),
     "rsd-thesis": ("RTAC/SORPC/DTPA thesis", "rtac-sorpc-dtpa-thesis.txt"),
 }
+
+class InputError(ValueError):
+    """A reproduction's input is wrong or missing (``--traces DIR`` without a trace it reads):
+    exit 2, one line."""
+
 
 #: The link model of a reproduction that ran nothing (a failed one): the link models are read
 #: off the scenarios it runs (:func:`link_of`), not declared.
@@ -340,6 +349,9 @@ class Experiment:
     claims: tuple[ClaimDef, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
     sensitivity_note: str = ""   # how a sensitivity re-run is cut down beyond one seed
+    #: The Mahimahi traces it reads, by file name: shipped with cellshare (``builtin:NAME``,
+    #: :mod:`cellshare.traces`), or read from the folder ``--traces DIR`` names.
+    traces: tuple[str, ...] = ()
 
     def claim_def(self, id: str) -> ClaimDef:
         for c in self.claims:
@@ -352,15 +364,20 @@ REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (),
-               assumptions: Sequence[Assumption] = (), sensitivity_note: str = ""
+               assumptions: Sequence[Assumption] = (), sensitivity_note: str = "", traces: Sequence[str] = ()
                ) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
-    """Registers a reproduction under `name` with its claim definitions and assumptions."""
+    """Registers a reproduction under `name` with its claim definitions, assumptions and the
+    traces it reads (file names of shipped traces)."""
 
     def deco(func: Callable[["Context"], None]) -> Callable[["Context"], None]:
         ids = [c.id for c in claims]
         if len(ids) != len(set(ids)):
             raise ValueError(f"{name}: duplicate claim ids")
-        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), sensitivity_note)
+        unknown = [t for t in traces if t not in builtin_traces()]
+        if unknown:
+            raise ValueError(f"{name}: traces not shipped with cellshare: {', '.join(unknown)}")
+        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), sensitivity_note,
+                                    tuple(traces))
         return func
 
     return deco
@@ -388,6 +405,19 @@ class Context:
     observations: list[Observation] = field(default_factory=list)
     multi_seed: bool = False
     links: set[str] = field(default_factory=set)
+    #: ``--traces DIR``: read the experiment's traces from this folder instead of the shipped ones.
+    traces_dir: Optional[Path] = None
+
+    # -- inputs ------------------------------------------------------------------------
+    def trace(self, name: str) -> str:
+        """The `file` value of a scenario's trace channel for the declared trace `name`:
+        ``builtin:NAME``, or the file of that name in ``--traces DIR``."""
+        if self.experiment is not None and name not in self.experiment.traces:
+            raise KeyError(f"{self.experiment.name}: trace {name!r} not declared (declared: "
+                           f"{', '.join(self.experiment.traces) or 'none'})")
+        if self.traces_dir is None:
+            return BUILTIN_PREFIX + name
+        return str((self.traces_dir / name).resolve())
 
     # -- parameters --------------------------------------------------------------------
     def param(self, name: str) -> Any:
@@ -509,6 +539,8 @@ class Outcome:
     sensitivity_seeds: str = ""
     #: The link models its runs used (:func:`links_text`).
     link: str = DEFAULT_LINK
+    #: The traces it read (:func:`trace_inputs`).
+    inputs: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         e = self.experiment
@@ -520,6 +552,7 @@ class Outcome:
             "assumptions": [_jsonable(asdict(a)) for a in e.assumptions],
             "sensitivity": _jsonable(self.sensitivity),
             "sensitivity_seeds": self.sensitivity_seeds,
+            "inputs": {"traces": self.inputs},
         }
 
 
@@ -533,12 +566,41 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+def check_traces(exp: Experiment, traces_dir: Optional[Path]) -> None:
+    """Raises :class:`InputError` unless every trace `exp` reads is a regular file in
+    `traces_dir` (``--traces DIR``; None: the shipped traces, always there). Other files in
+    the folder are ignored."""
+    if traces_dir is None or not exp.traces:
+        return
+    if not traces_dir.is_dir():
+        raise InputError(f"--traces {str(traces_dir)!r}: not a folder (expected a folder holding "
+                         f"{', '.join(exp.traces)})")
+    missing = [t for t in exp.traces if not (traces_dir / t).is_file()]
+    if missing:
+        raise InputError(f"--traces {str(traces_dir)!r}: {exp.name} reads {', '.join(missing)}, not found there as "
+                         f"regular files (it reads {', '.join(exp.traces)}; other files are ignored)")
+
+
+def trace_inputs(exp: Experiment, traces_dir: Optional[Path]) -> list[dict]:
+    """The traces `exp` read, each with where it came from and its SHA-256 (claims.json's
+    ``inputs``)."""
+    rows = []
+    for t in exp.traces:
+        path = builtin_trace_path(t) if traces_dir is None else (traces_dir / t).resolve()
+        rows.append({"trace": t, "source": "builtin" if traces_dir is None else str(path),
+                     "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
+    return rows
+
+
 def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: bool = False,
-                   sensitivity: bool = True, on_step: Callable[[str], None] | None = None) -> Outcome:
+                   sensitivity: bool = True, on_step: Callable[[str], None] | None = None,
+                   traces_dir: Optional[Path] = None) -> Outcome:
     """Runs `exp` into `out` (claims, observations), then — with `sensitivity` — once per
     alternative value of each assumption, in quick mode with one seed, into
-    ``out/sensitivity/<name>=<value>/``, and collects the claims' values there."""
-    ctx = Context(out=out, full=full, progress=progress, experiment=exp)
+    ``out/sensitivity/<name>=<value>/``, and collects the claims' values there. Its traces
+    are the shipped ones, or those of `traces_dir` (checked first: :class:`InputError`)."""
+    check_traces(exp, traces_dir)
+    ctx = Context(out=out, full=full, progress=progress, experiment=exp, traces_dir=traces_dir)
     exp.func(ctx)
     ctx.finish()
     if on_step:
@@ -550,7 +612,8 @@ def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: 
         if ctx.multi_seed or full:
             # The alternatives run quick with one seed: compare them with the default run
             # the same way.
-            base = Context(out=out / "sensitivity" / "default", progress=False, experiment=exp, single_seed=True)
+            base = Context(out=out / "sensitivity" / "default", progress=False, experiment=exp, single_seed=True,
+                           traces_dir=traces_dir)
             exp.func(base)
             base.finish()
             if on_step:
@@ -562,7 +625,7 @@ def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: 
         for a in exp.assumptions:
             for alt in a.alternatives:
                 sub = Context(out=out / "sensitivity" / f"{a.name}={_slug(alt)}", progress=False, experiment=exp,
-                              overrides={a.name: alt}, single_seed=True)
+                              overrides={a.name: alt}, single_seed=True, traces_dir=traces_dir)
                 exp.func(sub)
                 sub.finish()
                 if on_step:
@@ -574,7 +637,8 @@ def run_experiment(exp: Experiment, out: Path, *, full: bool = False, progress: 
                     table.append({"assumption": a.name, "default": a.value, "value": alt, "claim": cid,
                                   "paper": b.target["paper"], "ours_default": b.ours, "verdict_default": b.verdict,
                                   "ours": s.ours, "verdict": s.verdict})
-    return Outcome(exp, full, ctx.claims, ctx.observations, table, seeds_note, links_text(ctx.links))
+    return Outcome(exp, full, ctx.claims, ctx.observations, table, seeds_note, links_text(ctx.links),
+                   trace_inputs(exp, traces_dir))
 
 
 def _slug(v: Any) -> str:

@@ -1,7 +1,7 @@
 """`bode`: the BoDe paper's Figures 7-8, AQMs under different TCP controllers on cellular
 traces.
 
-Setup (bode-bounded-delay-aqm.txt, Section VI): one UE behind a Mahimahi cellular trace, one
+Setup ([bode], Section VI): one UE behind a Mahimahi cellular trace, one
 bulk TCP flow (iperf3), minimum RTT 10 ms (MEC-like), each trace run for 5 minutes; schemes
 with Table I's parameters, D = 20 ms: TailDrop and HeadDrop FIFOs of 1.5 MB, CoDel
 (target = D/2, interval = 5 × RTT), PIE (reference delay = D, α = 0.125, β = 1.25), BoDe
@@ -9,7 +9,8 @@ with Table I's parameters, D = 20 ms: TailDrop and HeadDrop FIFOs of 1.5 MB, CoD
 The paper: BoDe has the lowest 99th-percentile queueing delay for every controller, at a
 throughput cost of 3-40 %, and "at least about 2× higher power" than the best other scheme.
 
-Ours: every downlink trace in `../shared/traces` (`CELLSHARE_TRACES` overrides the folder),
+Ours: the four downlink traces shipped with cellshare (:data:`TRACES`; `--traces DIR` runs
+files of the same names from another folder),
 the end-to-end schemes cellshare has of the paper's list (:data:`CONTROLLERS`: CUBIC, BBR,
 C2TCP, Westwood+, and Sprout and PCC-Vivace as transports of their own, docs/transports.md)
 plus two classic ones marked as ours (Reno, Vegas: observations only), the same AQM schemes
@@ -28,9 +29,7 @@ none for its runs; the Target is an assumption with a sensitivity row).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import matplotlib
 
@@ -39,7 +38,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Order, Range, experiment  # noqa: E402
 
-PAPER = "BoDe (bode-bounded-delay-aqm.txt) Sec. VI-C, Table I, Figs. 7-9"
+PAPER = "BoDe [bode] Sec. VI-C, Table I, Figs. 7-9"
 D_MS = 20.0
 MIN_RTT_MS = 10.0
 QUEUE_BYTES = 1_500_000
@@ -76,8 +75,10 @@ CONTROLLERS: dict[str, Controller] = {
 CCS = tuple(CONTROLLERS)
 #: The schemes the paper also ran: its claims are checked on these.
 PAPER_CCS = tuple(n for n, c in CONTROLLERS.items() if c.in_paper)
-#: The downlink traces shipped in ../shared/traces (per-trace claims).
+#: The downlink traces it runs on (shipped with cellshare, `cellshare.traces`; per-trace
+#: claims name them). `--traces DIR` reads files of these names from DIR instead.
 TRACES = ("ATT-LTE-driving", "TMobile-LTE-driving", "TMobile-UMTS-driving", "Verizon-EVDO-driving")
+TRACE_FILES = tuple(f"{t}.down" for t in TRACES)
 SCHEMES = {
     "TailDrop": {"kind": "tail_drop"},
     "HeadDrop": {"kind": "head_drop"},
@@ -89,28 +90,9 @@ SCHEMES = {
 BOUND_SLACK = 1.0
 
 
-def traces_dir() -> Path:
-    """The folder of the Mahimahi traces: `CELLSHARE_TRACES`, else `../shared/traces` from
-    the working directory or from the source tree."""
-    candidates = []
-    if os.environ.get("CELLSHARE_TRACES"):
-        candidates.append(Path(os.environ["CELLSHARE_TRACES"]))
-    candidates.append(Path.cwd().parent / "shared" / "traces")
-    candidates.append(Path(__file__).resolve().parents[3].parent / "shared" / "traces")
-    for c in candidates:
-        if c.is_dir() and any(c.glob("*.down")):
-            return c
-    raise FileNotFoundError("no Mahimahi downlink traces (*.down) found; set CELLSHARE_TRACES to their folder "
-                            f"(looked in {', '.join(str(c) for c in candidates)})")
-
-
-def downlink_traces() -> list[Path]:
-    return sorted(traces_dir().glob("*.down"))
-
-
-def one_ue(name: str, trace: Path, cc: str, aqm: dict, duration: float, queue_bytes: int = QUEUE_BYTES,
+def one_ue(name: str, trace: str, cc: str, aqm: dict, duration: float, queue_bytes: int = QUEUE_BYTES,
            uplink_delay_ms: float = 1.0, transport: dict | None = None) -> dict:
-    """One UE on `trace`, one bulk flow of the scheme `cc` (a key of :data:`CONTROLLERS`; its
+    """One UE on `trace` (a scenario's trace `file` value), one bulk flow of the scheme `cc` (a key of :data:`CONTROLLERS`; its
     transport table, or `transport` when given), the MEC-like 10 ms path (two wired legs, the
     uplink and one TTI)."""
     return {
@@ -118,7 +100,7 @@ def one_ue(name: str, trace: Path, cc: str, aqm: dict, duration: float, queue_by
         "simulation": {"duration_s": duration, "seed": 1},
         "cell": {"rlc_queue_bytes": queue_bytes, "aqm": aqm},
         "wired": {"remote_delay_ms": (MIN_RTT_MS - 1.0 - uplink_delay_ms) / 2, "uplink_delay_ms": uplink_delay_ms},
-        "ues": [{"channel": {"kind": "trace", "file": str(trace)}}],
+        "ues": [{"channel": {"kind": "trace", "file": trace}}],
         "flows": [{"name": "bulk", "ue": 0, "transport": transport or CONTROLLERS[cc].transport}],
     }
 
@@ -186,17 +168,16 @@ ASSUMPTIONS = (
 
 @experiment("bode", "BoDe vs TailDrop, HeadDrop, CoDel and PIE under CUBIC, BBR, C2TCP, Westwood+ (and Reno, Vegas) "
             "on cellular traces; Fig. 9: delay including retransmissions under C2TCP", PAPER,
-            claims=CLAIMS, assumptions=ASSUMPTIONS)
+            claims=CLAIMS, assumptions=ASSUMPTIONS, traces=TRACE_FILES)
 def run(ctx: Context) -> None:
     duration = 300.0 if ctx.full else 60.0
-    traces = downlink_traces()
     queue, uplink = int(ctx.param("aqm_queue_bytes")), float(ctx.param("uplink_delay_ms"))
     transports = {cc: c.transport for cc, c in CONTROLLERS.items()}
     transports["c2tcp"] = {"kind": "tcp", "cc": {"kind": "c2tcp", "target_ms": float(ctx.param("c2tcp_target_ms"))}}
     res: dict = {}
     fig9: dict = {}
-    for trace in traces:
-        tname = trace.name.removesuffix(".down")
+    for tname in TRACES:
+        trace = ctx.trace(f"{tname}.down")
         for cc in CCS:
             for scheme, aqm in SCHEMES.items():
                 q = QUEUE_BYTES if scheme in ("TailDrop", "HeadDrop") else queue
@@ -214,7 +195,7 @@ def run(ctx: Context) -> None:
                 if (tname, cc) == (FIG9_TRACE, FIG9_CC):
                     # One flow on one UE: the run's one-way-delay CDF is the flow's.
                     fig9[scheme] = r.raw["series"]["one_way_delay_cdf"]
-    tnames = [t.name.removesuffix(".down") for t in traces]
+    tnames = list(TRACES)
 
     def norm(cc: str, scheme: str, key: str) -> float:
         """Average over traces of the scheme's value over TailDrop's."""

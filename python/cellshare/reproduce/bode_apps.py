@@ -4,7 +4,7 @@ cellular traces, each AQM normalised to BoDe), Figure 5 (streaming, normalised t
 and Figure 6 (dash.js with BB, FESTIVE, BOLA and robustMPC: QoE and 99th-percentile
 queueing delay against TailDrop).
 
-Setup (bode-bounded-delay-aqm.txt §VI): one UE behind a Mahimahi cellular trace, the
+Setup ([bode] §VI): one UE behind a Mahimahi cellular trace, the
 MEC-like 10 ms minimum RTT, the AQMs of Table I with D = 100 ms for the calls ("Skype/Hangout
 can tolerate 100ms delays") and D = 20 ms for streaming; results normalised per trace and
 averaged over the 4G traces. The paper's apps are Skype / Hangouts (ours: the GCC video call of
@@ -24,9 +24,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Point, experiment  # noqa: E402
-from .bode import downlink_traces  # noqa: E402
+from .bode import TRACE_FILES, TRACES  # noqa: E402
 
-PAPER = "BoDe (bode-bounded-delay-aqm.txt) Sec. II, VI-A, VI-B, Figs. 1, 4-6"
+PAPER = "BoDe [bode] Sec. II, VI-A, VI-B, Figs. 1, 4-6"
 MIN_RTT_MS = 10.0
 UPLINK_MS = 1.0
 QUEUE_BYTES = 1_500_000
@@ -129,18 +129,18 @@ ASSUMPTIONS = (
                ("bb",)),
     Assumption("traces", "the 4G (LTE) traces",
                "the paper averages over \"4G cellular traces gathered in NYC and Boston\" (Sec. I, line 34); of "
-               "../shared/traces the LTE ones are 4G (the UMTS and EVDO ones, 3G, are shown as observations)", ("all",)),
+               "the shipped traces the LTE ones are 4G (the UMTS and EVDO ones, 3G, are shown as observations)", ("all",)),
     Assumption("aqm_queue_bytes", QUEUE_BYTES, "Table I's 1.5 MB FIFO, the same limit under every scheme (as `bode`)"),
 )
 
 
 @experiment("bode-apps", "BoDe with video calls, streaming and ABR algorithms on cellular traces (Figs. 1, 4-6)",
-            PAPER, claims=CLAIMS, assumptions=ASSUMPTIONS)
+            PAPER, claims=CLAIMS, assumptions=ASSUMPTIONS, traces=TRACE_FILES)
 def run(ctx: Context) -> None:
     call_s = 300.0 if ctx.full else 60.0
     stream_s = 240.0  # 48 chunks of 4 s (192 s) and room for start-up and stalls
-    traces = downlink_traces()
-    tnames = [t.name.removesuffix(".down") for t in traces]
+    tnames = list(TRACES)
+    traces = [ctx.trace(f) for f in TRACE_FILES]
     step_s = float(ctx.param("fig1_step_s"))
     call_app = {"kind": "video_call", "max_kbps": float(ctx.param("call_max_kbps"))}
 
@@ -189,13 +189,13 @@ def run(ctx: Context) -> None:
     for trace, tname in zip(traces, tnames):
         for scheme, aqm in schemes(D_CALL_MS).items():
             keys.append(("call", tname, scheme))
-            items.append((f"call-{tname}-{scheme.lower()}", scenario(f"call-{tname}-{scheme}", str(trace), aqm, call_app,
+            items.append((f"call-{tname}-{scheme.lower()}", scenario(f"call-{tname}-{scheme}", trace, aqm, call_app,
                                                                       call_s)))
         for abr in ABRS:
             for scheme, aqm in schemes(D_STREAM_MS).items():
                 keys.append((abr, tname, scheme))
                 items.append((f"{abr}-{tname}-{scheme.lower()}",
-                              scenario(f"{abr}-{tname}-{scheme}", str(trace), aqm, {"kind": "stream", "abr": {"kind": abr}},
+                              scenario(f"{abr}-{tname}-{scheme}", trace, aqm, {"kind": "stream", "abr": {"kind": abr}},
                                        stream_s)))
     res = dict(zip(keys, ctx.run_many(items, keep=keep)))
     names = list(schemes(D_CALL_MS))

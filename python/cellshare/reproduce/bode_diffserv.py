@@ -1,6 +1,6 @@
 """`bode-diffserv`: the BoDe paper's Figures 10-11, DiffServ classes with BoDe vs tuned FIFOs.
 
-Setup (bode-bounded-delay-aqm.txt, Section VII-C): three classes served in strict priority:
+Setup ([bode], Section VII-C): three classes served in strict priority:
 class 1 UDP at 2 Mbps with a 50 ms delay requirement, class 2 UDP at 4 Mbps with 100 ms,
 class 3 a CUBIC bulk download. DiffServ+BoDe runs BoDe (50 ms, 100 ms) on classes 1-2 and a
 TailDrop queue on class 3; DiffServ+FIFO runs TailDrop queues whose thresholds are "carefully
@@ -30,15 +30,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Point, experiment  # noqa: E402
-from .bode import MIN_RTT_MS, QUEUE_BYTES, traces_dir  # noqa: E402
+from .bode import MIN_RTT_MS, QUEUE_BYTES  # noqa: E402
 
-PAPER = "BoDe (bode-bounded-delay-aqm.txt) Sec. VII-C, Figs. 10-11"
+PAPER = "BoDe [bode] Sec. VII-C, Figs. 10-11"
 TUNE, TEST = "ATT-LTE-driving", "TMobile-LTE-driving"
 CLASSES = ((1, 2.0, 50.0), (2, 4.0, 100.0))  # (DSCP, UDP Mbps, bound ms)
 LIMITS = (2, 4, 8, 16, 32, 64, 128, 256)
 
 
 def _scenario(name: str, trace: str, classes: list, duration: float) -> dict:
+    """The DiffServ scenario on `trace` (a scenario's trace `file` value: ``ctx.trace(...)``)."""
     flows = [{"name": f"class{d}", "ue": 0, "dscp": d, "transport": {"kind": "cbr", "rate_mbps": rate}} for d, rate, _ in CLASSES]
     flows.append({"name": "class3", "ue": 0, "dscp": 3, "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}})
     return {
@@ -46,7 +47,7 @@ def _scenario(name: str, trace: str, classes: list, duration: float) -> dict:
         "simulation": {"duration_s": duration, "seed": 1},
         "cell": {"rlc_queue_bytes": QUEUE_BYTES, "aqm": {"kind": "diffserv", "classes": classes}},
         "wired": {"remote_delay_ms": (MIN_RTT_MS - 2.0) / 2, "uplink_delay_ms": 1.0},
-        "ues": [{"channel": {"kind": "trace", "file": str(traces_dir() / f"{trace}.down")}}],
+        "ues": [{"channel": {"kind": "trace", "file": trace}}],
         "flows": flows,
     }
 
@@ -91,7 +92,7 @@ def _ok(p99: float, bound: float) -> bool:
 
 
 @experiment("bode-diffserv", "DiffServ+BoDe holds per-class delay bounds on a new trace; a tuned DiffServ+FIFO does not", PAPER,
-            claims=CLAIMS, assumptions=ASSUMPTIONS)
+            claims=CLAIMS, assumptions=ASSUMPTIONS, traces=(f"{TUNE}.down", f"{TEST}.down"))
 def run(ctx: Context) -> None:
     duration = 300.0 if ctx.full else 60.0
     traces = (TUNE, TEST)
@@ -100,7 +101,7 @@ def run(ctx: Context) -> None:
     for trace in traces:
         sweep = {}
         for n in LIMITS:
-            r = ctx.run(f"sweep-{trace}-{n}pkts", _scenario(f"sweep-{trace}-{n}", trace, _fifo({d: n for d, _, _ in CLASSES}), duration))
+            r = ctx.run(f"sweep-{trace}-{n}pkts", _scenario(f"sweep-{trace}-{n}", ctx.trace(f"{trace}.down"), _fifo({d: n for d, _, _ in CLASSES}), duration))
             sweep[n] = {d: r.class_(f"dscp{d}")["queue_delay_ms"]["p99"] for d, _, _ in CLASSES}
         tuned = {}
         for d, _, bound in CLASSES:
@@ -109,10 +110,10 @@ def run(ctx: Context) -> None:
         limits[trace] = tuned
     runs = {}
     for trace in traces:
-        runs[(trace, "BoDe")] = ctx.run(f"{trace}-bode", _scenario(f"{trace}-bode", trace, _bode(), duration))
+        runs[(trace, "BoDe")] = ctx.run(f"{trace}-bode", _scenario(f"{trace}-bode", ctx.trace(f"{trace}.down"), _bode(), duration))
     for tune, test in ((TUNE, TEST), (TEST, TUNE)):
         if None not in limits[tune].values():
-            runs[(test, "FIFO")] = ctx.run(f"{test}-fifo-tuned-on-{tune}", _scenario(f"{test}-fifo", test, _fifo(limits[tune]), duration))
+            runs[(test, "FIFO")] = ctx.run(f"{test}-fifo-tuned-on-{tune}", _scenario(f"{test}-fifo", ctx.trace(f"{test}.down"), _fifo(limits[tune]), duration))
             runs[(test, "FIFO", "tuned-on")] = tune
 
     def p99(trace: str, scheme: str, d: int) -> float:
@@ -128,7 +129,7 @@ def run(ctx: Context) -> None:
     desc = ", ".join(f"class {d}: {lim[d]} packets" if lim[d] else f"class {d}: none" for d, _, _ in CLASSES)
     if (TEST, "FIFO") in runs:
         # The FIFO with the tuned limits on the tuning trace itself.
-        fifo_tune = ctx.run(f"{TUNE}-fifo-tuned", _scenario(f"{TUNE}-fifo", TUNE, _fifo(lim), duration))
+        fifo_tune = ctx.run(f"{TUNE}-fifo-tuned", _scenario(f"{TUNE}-fifo", ctx.trace(f"{TUNE}.down"), _fifo(lim), duration))
         runs[(TUNE, "FIFO-tuned")] = fifo_tune
         ctx.check("fifo-similar-on-tuning-trace", rate12(TUNE, "FIFO-tuned") / rate12(TUNE, "BoDe"),
                   detail=f"limits {desc}")

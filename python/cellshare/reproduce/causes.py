@@ -2,7 +2,7 @@
 
 Keyed ``"<reproduction>/<claim id>"``. Each names its category and the measurement that
 shows it (a run, a sensitivity row of the scoreboard, the ns-3 cross-check, ...). The
-scoreboard joins them with the verdicts of ``docs/scoreboard.json``; a test fails when a
+scoreboard joins them with the verdicts of ``python/cellshare/data/scoreboard.json``; a test fails when a
 claim misses without a cause here, or when an entry names a claim that does not exist or
 (for a miss category) now holds — so after the simulator changes, regenerate the scoreboard
 (``cellshare reproduce --all --update-docs``), then update this file and run

@@ -1,4 +1,4 @@
-"""Legilimens reproductions (legilimens-transport.txt, Sections V-D and VI-D/E):
+"""Legilimens reproductions ([legilimens], Sections V-D and VI-D/E):
 `legilimens-onoff` (Figure 7), `legilimens-queues` (Figure 13), `legilimens-fairness`
 (Figure 14) and `legilimens-sensitivity` (Figure 15).
 
@@ -33,7 +33,7 @@ from ..api import Result  # noqa: E402
 FG_START, ON, OFF = 20.0, 30.0, 30.0
 SETTLE = 2  # seconds excluded after each foreground switch
 
-PAPER = "Legilimens (legilimens-transport.txt)"
+PAPER = "Legilimens [legilimens]"
 CHANNEL = {"kind": "radio", "distance_m": 300.0, "layers": 2, "fading": "none"}
 BACKGROUNDS = [
     ("legilimens", {"kind": "legilimens"}, "Legilimens"),

@@ -1,4 +1,4 @@
-"""`legilimens-mobile`: Legilimens on a drive through many cells (legilimens-transport.txt
+"""`legilimens-mobile`: Legilimens on a drive through many cells ([legilimens]
 Sec. V-G, Figure 11; the evaluation thesis's Sec. 4.2.3, Figure 17).
 
 The paper's test: 37 minutes, 24 km; "walking for about 8 minutes, then driving at moderate
@@ -28,7 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import AtMost, Assumption, ClaimDef, Context, Order, experiment  # noqa: E402
 from ..api import Result  # noqa: E402
 
-PAPER = "Legilimens (legilimens-transport.txt)"
+PAPER = "Legilimens [legilimens]"
 
 #: Figure 11's span and its speed profile (Sec. V-G, line 229): (seconds, km/h) per phase.
 #: Walking speed is not given; 5 km/h is the usual pedestrian figure. The driving phases run

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtMost, ClaimDef, Context, Order, experiment  # noqa: E402
 
-PAPER = "Legilimens (legilimens-transport.txt) Sec. II-B, Fig. 2"
+PAPER = "Legilimens [legilimens] Sec. II-B, Fig. 2"
 FG_START, ON, OFF = 20.0, 30.0, 30.0
 SETTLE = 2  # seconds excluded after each foreground switch
 FIFO_MBPS = 20.0

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import ClaimDef, Context, Point, experiment  # noqa: E402
 
-PAPER = "Legilimens (legilimens-transport.txt) Sec. II-A; Sneaker Sec. II"
+PAPER = "Legilimens [legilimens] Sec. II-A; Sneaker Sec. II"
 
 
 def _saturating(rate_mbps: float) -> dict:

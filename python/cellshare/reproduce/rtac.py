@@ -1,4 +1,4 @@
-"""`rtac`: RTAC against auto-tuning and DRWA (rtac-sorpc-dtpa-thesis.txt, chapter 2).
+"""`rtac`: RTAC against auto-tuning and DRWA ([rsd-thesis], chapter 2).
 
 Setups (§2.4, Table 2.1, §2.5): a CUBIC server (MSS 1448, timestamps on), receivers with
 `tcp_rmem` max 2,560,000 bytes: Auto-tuning (Eq. (2.12)), DRWA (λ = 3, Eq. (2.13)) and
@@ -39,7 +39,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Order, Point, experiment  # noqa: E402
 
-PAPER = "rtac-sorpc-dtpa-thesis.txt ch. 2 (Figs. 2.7, 2.10, 2.11)"
+PAPER = "[rsd-thesis] ch. 2 (Figs. 2.7, 2.10, 2.11)"
 RMEM_MAX = 2_560_000
 LTE_MBPS = 55.0
 WIFI_MBPS = 20.0

@@ -5,8 +5,8 @@
 ``DIR/scoreboard.md``: per claim the paper, its location and words, the paper's value,
 ours, the tolerance, the verdict, and for a miss its measured cause (from
 :mod:`cellshare.reproduce.causes`, the one place the causes are kept). With
-``--update-docs`` the scoreboard is also copied to ``docs/scoreboard.json`` of the source
-tree and the generated blocks of ``README.md`` and ``docs/reproductions.md`` are rewritten
+``--update-docs`` the scoreboard is also copied to the committed one (package data,
+:data:`COMMITTED`) of the source tree and the generated blocks of ``README.md`` and ``docs/reproductions.md`` are rewritten
 from it; ``--render-docs`` rewrites the blocks alone (after editing the causes). A test
 keeps the blocks equal to what the committed scoreboard renders.
 """
@@ -20,16 +20,26 @@ import traceback
 from pathlib import Path
 from typing import Any, Optional
 
-from . import (BOUND_TOLERANCE, DEFAULT_LINK, PAPERS, RATIO_TOLERANCE, Experiment, _cell, all_experiments, fmt, run_experiment,
-               write_claims)
+from . import (BOUND_TOLERANCE, DEFAULT_LINK, PAPERS, RATIO_TOLERANCE, Experiment, _cell, all_experiments, check_traces, fmt,
+               run_experiment, target_dict, write_claims)
 from .causes import CATEGORIES, CAUSES
 
-README_BEGIN = ("<!-- scoreboard:begin — generated from docs/scoreboard.json by `cellshare reproduce --all "
+#: The committed scoreboard (full or quick, as generated), shipped as package data: where the
+#: docs blocks are rendered from and `reproduce --list` reads the run times.
+COMMITTED = Path(__file__).resolve().parents[1] / "data" / "scoreboard.json"
+#: The same file, relative to a source tree's root.
+COMMITTED_REL = "python/cellshare/data/scoreboard.json"
+
+README_BEGIN = ("<!-- scoreboard:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all "
                 "--update-docs` (or `--render-docs`); do not edit by hand -->")
 README_END = "<!-- scoreboard:end -->"
-DOCS_BEGIN = ("<!-- scoreboard-full:begin — generated from docs/scoreboard.json by `cellshare reproduce --all "
+DOCS_BEGIN = ("<!-- scoreboard-full:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all "
               "--update-docs` (or `--render-docs`); do not edit by hand -->")
 DOCS_END = "<!-- scoreboard-full:end -->"
+
+
+#: The verdict of a claim whose reproduction failed to run.
+NOT_RUN = "not run"
 
 
 class DocsError(RuntimeError):
@@ -43,15 +53,20 @@ def _cpu() -> float:
 
 
 def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, console=None,
-            experiments: Optional[list[Experiment]] = None, force: bool = False) -> dict:
+            experiments: Optional[list[Experiment]] = None, force: bool = False,
+            traces_dir: Optional[Path] = None) -> dict:
     """Runs every reproduction into ``target/<name>/`` and writes the scoreboard; returns it
     (as in scoreboard.json). A reproduction that raises is recorded as failed (its
-    traceback in ``target/<name>.error.txt``) and the others still run. ``target`` is
-    checked before anything runs (:func:`cellshare.output.check_out`: an earlier cellshare
-    output is replaced only with ``force``; :class:`cellshare.output.OutputError` otherwise)."""
+    traceback in ``target/<name>.error.txt``, its last line in the scoreboard, its claims
+    counted as not run) and the others still run. ``target`` is checked before anything
+    runs (:func:`cellshare.output.check_out`: an earlier cellshare output is replaced only
+    with ``force``; :class:`cellshare.output.OutputError` otherwise), and so are the traces
+    of ``traces_dir`` (``--traces DIR``: :class:`cellshare.reproduce.InputError`)."""
     from ..output import atomic_dir
 
     exps = experiments if experiments is not None else all_experiments()
+    for exp in exps:
+        check_traces(exp, traces_dir)
     entries: list[dict] = []
     started = time.monotonic()
     cpu0 = _cpu()
@@ -63,16 +78,14 @@ def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, conso
             out.mkdir(parents=True)
             try:
                 outcome = run_experiment(exp, out, full=full, progress=False, sensitivity=sensitivity,
-                                         on_step=lambda step, n=exp.name: bar.step(f"{n}: {step}"))
+                                         on_step=lambda step, n=exp.name: bar.step(f"{n}: {step}"), traces_dir=traces_dir)
                 write_claims(outcome, out)
                 entry = outcome.to_json()
                 entry["status"] = "ok"
             except Exception:  # a failed reproduction is reported, the others still run
                 tb = traceback.format_exc()
                 (tmp / f"{exp.name}.error.txt").write_text(tb)
-                entry = {"name": exp.name, "title": exp.title, "paper": exp.paper, "link": DEFAULT_LINK, "full": full,
-                         "status": "error", "error": tb.strip().splitlines()[-1], "claims": [], "observations": [],
-                         "assumptions": [], "sensitivity": []}
+                entry = failed_entry(exp, full, tb.strip().splitlines()[-1])
             entry["wall_s"] = round(time.monotonic() - t0, 2)
             entry["cpu_s"] = round(_cpu() - c0, 2)
             entries.append(entry)
@@ -83,6 +96,22 @@ def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, conso
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=1, ensure_ascii=False) + "\n")
         (tmp / "scoreboard.md").write_text(scoreboard_markdown(board))
     return board
+
+
+def failed_entry(exp: Experiment, full: bool, error: str) -> dict:
+    """The scoreboard entry of a reproduction that failed to run: its declared claims, each
+    "not run" (so its paper keeps its place and its claims count as not held), and why."""
+    claims = [{"id": c.id, "what": c.what, "paper": c.paper, "location": c.location, "line": c.line, "quote": c.quote,
+               "target": target_dict(c.target), "ours": None, "verdict": NOT_RUN, "side": "failed to run", "detail": ""}
+              for c in exp.claims]
+    return {"name": exp.name, "title": exp.title, "paper": exp.paper, "link": DEFAULT_LINK, "full": full,
+            "status": "error", "error": error, "claims": claims, "observations": [], "assumptions": [],
+            "sensitivity": []}
+
+
+def failures(board: dict) -> list[str]:
+    """One line per reproduction that failed to run: its name and why."""
+    return [f"{e['name']} failed to run: {e['error']}" for e in board["reproductions"] if e["status"] != "ok"]
 
 
 def make_board(entries: list[dict], *, full: bool, sensitivity: bool) -> dict:
@@ -133,6 +162,8 @@ def exit_code(board: dict) -> int:
 
 
 def _verdict(c: dict) -> str:
+    if c["verdict"] == NOT_RUN:
+        return "**not run**"
     return "holds" if c["verdict"] == "holds" else f"**misses** ({c['side']})"
 
 
@@ -146,7 +177,7 @@ def _cause_text(rep: str, c: dict) -> str:
 
 
 def _paper_loc(c: dict) -> str:
-    return f"{PAPERS[c['paper']][0]}, {c['location']}, line {c['line']}"
+    return f"{PAPERS[c['paper']][0]} [{c['paper']}], {c['location']}"
 
 
 def scoreboard_markdown(board: dict) -> str:
@@ -182,11 +213,14 @@ def scoreboard_markdown(board: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _counts_table(n: dict) -> list[str]:
+def _counts_table(n: dict, refs: str = "") -> list[str]:
+    """Claims held per paper; each paper named with its bibliography key, linked to the
+    references page at `refs` (e.g. ``docs/references.md``) when given."""
     lines = ["| paper | claims held / claims | observations |", "|---|---|---|"]
     for key, p in n["per_paper"].items():
         if p["claims"] or p["observations"]:
-            lines.append(f"| {PAPERS[key][0]} (`{PAPERS[key][1]}`) | {p['held']} / {p['claims']} | {p['observations']} |")
+            cite = f"[{key}]({refs}#{key})" if refs else f"[{key}]"
+            lines.append(f"| {PAPERS[key][0]} {cite} | {p['held']} / {p['claims']} | {p['observations']} |")
     t = n["total"]
     lines.append(f"| **all** | **{t['held']} / {t['claims']}** | {t['observations']} |")
     return lines
@@ -220,7 +254,9 @@ def _per_reproduction_table(board: dict, n: dict) -> list[str]:
     lines = ["| reproduction | link model | claims held / claims | observations | claims that miss |",
              "|---|---|---|---|---|"]
     for e, r in zip(board["reproductions"], n["per_reproduction"]):
-        miss = ", ".join(f"`{c['id']}`" for c in e["claims"] if c["verdict"] != "holds")
+        miss = ", ".join(f"`{c['id']}`" for c in e["claims"] if c["verdict"] not in ("holds", NOT_RUN))
+        if e["status"] != "ok":
+            miss = f"{len(e['claims'])} not run"
         status = "" if e["status"] == "ok" else f" (failed: {_cell(e['error'])})"
         lines.append(f"| `{e['name']}`{status} | {e['link']} | {r['held']} / {r['claims']} | {r['observations']} | "
                      f"{miss or '—'} |")
@@ -235,7 +271,7 @@ def readme_block(board: dict) -> str:
              f"Judged by one rule against the papers' own numbers ([docs/reproductions.md](docs/reproductions.md): "
              f"point values within ×/÷ {board['rule']['ratio_tolerance']:g}, ranges, bounds within "
              f"{board['rule']['bound_tolerance']:.0%}, orders), from `{board['generated_by']}`:", ""]
-    lines += _counts_table(n)
+    lines += _counts_table(n, "docs/references.md")
     lines += ["", README_END]
     return "\n".join(lines)
 
@@ -245,7 +281,7 @@ def docs_block(board: dict) -> str:
     every claim with its paper value, ours, the verdict and the cause of a miss; the
     parameters the papers do not give."""
     n = counts(board)
-    lines = [DOCS_BEGIN, "", f"From `{board['generated_by']}`.", ""] + _counts_table(n) + [""]
+    lines = [DOCS_BEGIN, "", f"From `{board['generated_by']}`.", ""] + _counts_table(n, "references.md") + [""]
     lines += _per_reproduction_table(board, n) + [""]
     for e in board["reproductions"]:
         lines += [f"### `{e['name']}`", "", f"{e['title']}. Paper: {e['paper']}. Link model: {e['link']}.", ""]
@@ -273,12 +309,11 @@ def source_root() -> Path:
 
 
 def committed_wall_times() -> dict[str, float]:
-    """Each reproduction's wall-clock time as the committed docs/scoreboard.json measured it
-    (empty outside a source checkout): what `cellshare reproduce --list` shows."""
+    """Each reproduction's wall-clock time as the committed scoreboard (package data, so an
+    installed package has it too) measured it: what `cellshare reproduce --list` shows."""
     try:
-        sj = source_root() / "docs" / "scoreboard.json"
-        board = json.loads(sj.read_text())
-    except (DocsError, OSError, ValueError):
+        board = json.loads(COMMITTED.read_text())
+    except (OSError, ValueError):
         return {}
     return {e["name"]: float(e["wall_s"]) for e in board.get("reproductions", []) if e.get("wall_s") is not None}
 
@@ -292,8 +327,8 @@ def _replace_block(text: str, begin: str, end: str, block: str, path: Path) -> s
 
 
 def rendered(root: Path) -> dict[Path, str]:
-    """README.md and docs/reproductions.md as the committed docs/scoreboard.json renders them."""
-    sj = root / "docs" / "scoreboard.json"
+    """README.md and docs/reproductions.md as the committed scoreboard renders them."""
+    sj = root / COMMITTED_REL
     if not sj.is_file():
         raise DocsError(f"{sj} not found: run `cellshare reproduce --all --update-docs` first")
     board = json.loads(sj.read_text())
@@ -308,7 +343,7 @@ def rendered(root: Path) -> dict[Path, str]:
 
 
 def render_docs(root: Path) -> list[Path]:
-    """Rewrites the generated blocks from docs/scoreboard.json; returns the files changed."""
+    """Rewrites the generated blocks from the committed scoreboard; returns the files changed."""
     changed = []
     for p, text in rendered(root).items():
         if p.read_text() != text:
@@ -318,8 +353,8 @@ def render_docs(root: Path) -> list[Path]:
 
 
 def update_docs(board: dict, root: Path) -> list[Path]:
-    """Writes `board` to docs/scoreboard.json of `root` and regenerates the blocks."""
-    sj = root / "docs" / "scoreboard.json"
+    """Writes `board` to the committed scoreboard of `root` and regenerates the blocks."""
+    sj = root / COMMITTED_REL
     text = json.dumps(board, indent=1, ensure_ascii=False) + "\n"
     changed = []
     if not sj.is_file() or sj.read_text() != text:

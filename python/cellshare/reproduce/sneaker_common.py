@@ -1,4 +1,4 @@
-"""The Sneaker paper's evaluation set-up (sneaker-background-aqm.txt, Section VI), shared by
+"""The Sneaker paper's evaluation set-up ([sneaker], Section VI), shared by
 the `sneaker-*` reproductions.
 
 Paper: remote servers on 1 Gbps, 10 ms links to the gateway, a 300 Mbps gateway–eNB link,

@@ -1,6 +1,6 @@
 """`sneaker-fairness`: the Sneaker paper's Figure 6.
 
-Setup (sneaker-background-aqm.txt, Section VI, "Fairness"): (i) five background flows and no
+Setup ([sneaker], Section VI, "Fairness"): (i) five background flows and no
 foreground, (ii) five foreground flows beside one background flow; in both, a new flow
 joins every 20 s; Sneaker, PF, Reno. The paper: background flows "quickly converge to their
 fair-share throughput as new flows are added" (a), and the rate "is fairly shared by
@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import ClaimDef, Context, Point, experiment, jain  # noqa: E402
 from .sneaker_common import RENO, assumptions, mean, radio, scenario, sneaker_aqm  # noqa: E402
 
-PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 6"
+PAPER = "Sneaker [sneaker] Sec. VI, Fig. 6"
 JOIN = 20.0
 N = 5
 _FAIR = Point(1.0, derivation="a fair share: each of the k flows present gets 1/k of their total (ratio 1)")

@@ -1,6 +1,6 @@
 """`sneaker-prioritization`: the Sneaker paper's Figure 4.
 
-Setup (sneaker-background-aqm.txt, Section VI, "Prioritization"): two remote senders, two
+Setup ([sneaker], Section VI, "Prioritization"): two remote senders, two
 users; a continuous Reno background flow to one, a Reno foreground flow to the other that
 is switched on and off every 10 s; PF scheduling; compared: PFS only (no active dropping),
 RED, Strict Priority ("drops every packet from background flow if there exists foreground
@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import AtMost, ClaimDef, Context, Order, Point, experiment  # noqa: E402
 from .sneaker_common import AQMS, RENO, assumptions, mean, radio, scenario, sneaker_aqm  # noqa: E402
 
-PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 4"
+PAPER = "Sneaker [sneaker] Sec. VI, Fig. 4"
 PERIOD = 10.0  # on/off period of the foreground, s
 FG_START = 10.0
 SETTLE = 2

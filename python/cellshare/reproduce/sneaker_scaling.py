@@ -1,7 +1,7 @@
 """`sneaker-scaling`: the Sneaker paper's Figure 5, foreground throughput against the number of
 background flows.
 
-Setup (sneaker-background-aqm.txt, Section VI): one foreground flow to one user, and 1, 2, 4
+Setup ([sneaker], Section VI): one foreground flow to one user, and 1, 2, 4
 or 8 background flows "to another user connected to the same base station"; PFS only vs
 Sneaker, all Reno. The paper: the foreground degrades as background flows are added, much
 less with Sneaker — "1.8 times higher throughput than with PFS only; with five-fold
@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
 from .sneaker_common import RENO, assumptions, radio, scenario, sneaker_aqm  # noqa: E402
 
-PAPER = "Sneaker (sneaker-background-aqm.txt) Sec. VI, Fig. 5"
+PAPER = "Sneaker [sneaker] Sec. VI, Fig. 5"
 COUNTS = (1, 2, 4, 8)
 _FIG5_GAIN = ("With Sneaker, the foreground flow achieves 1.8 times higher throughput than with PFS only; with five-fold "
               "throughput gain as the number of background flows increases to 8.")

@@ -1,4 +1,4 @@
-"""`sorpc`: SORPC's dual transmit queue against a single queue (rtac-sorpc-dtpa-thesis.txt,
+"""`sorpc`: SORPC's dual transmit queue against a single queue ([rsd-thesis],
 chapter 3).
 
 Setup (Table 3.1, §3.2, §3.4): one UE on an LTE cell (downlink a fixed 55 Mbit/s, as in
@@ -37,7 +37,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import Assumption, AtMost, ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
 
-PAPER = "rtac-sorpc-dtpa-thesis.txt ch. 3 (Figs. 3.10, 3.11, 3.12)"
+PAPER = "[rsd-thesis] ch. 3 (Figs. 3.10, 3.11, 3.12)"
 WMEM_MAX = 2_560_000
 UPLINK_MBPS = (5.0, 10.0, 25.0)
 DOWNLOAD_UPLINK_MBPS = 25.0

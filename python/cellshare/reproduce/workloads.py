@@ -1,13 +1,13 @@
 """Reproductions with the generated foreground workloads (issue 6):
 
-- `legilimens-at-scale`: legilimens-transport.txt §VI-B, Figure 12 — 100 UEs, the §V-E mix
+- `legilimens-at-scale`: [legilimens] §VI-B, Figure 12 — 100 UEs, the §V-E mix
   (64 KB / 1 MB / 32 MB at 10 / 30 / 60 % of bytes, CUBIC) at 30 / 60 / 80 % PRB load, with a
   background of CUBIC, BBR, VERUS (a transport of its own), Vegas, LEDBAT, TCP-LP or Legilimens, "ideal priority" and "w/o bg",
   3 seeds.
-- `sneaker-at-scale`: sneaker-background-aqm.txt §VI, Figures 7–8 — 100 users, the 10 / 40 /
+- `sneaker-at-scale`: [sneaker] §VI, Figures 7–8 — 100 users, the 10 / 40 /
   50 % mix at 50 % and 20 % load, one continuous background flow: Reno under Sneaker vs TCP-LP
   vs LEDBAT.
-- `thesis-randomized`: legilimens-evaluation-thesis.txt §4.2.4, Table II — the randomized
+- `thesis-randomized`: [legilimens-thesis] §4.2.4, Table II — the randomized
   workload beside a CUBIC or a Legilimens background over the same duration and seed.
 
 Choices where the papers are silent (each also in the README):
@@ -66,7 +66,7 @@ from . import Assumption, AtMost, ClaimDef, Context, Order, Point, experiment  #
 from .sneaker_common import CELL as SNEAKER_CELL, WIRED as SNEAKER_WIRED, RENO, ues as sneaker_ues  # noqa: E402
 from .sneaker_common import assumptions as sneaker_assumptions  # noqa: E402
 
-LEGILIMENS = "Legilimens (legilimens-transport.txt)"
+LEGILIMENS = "Legilimens [legilimens]"
 LOADS = (0.3, 0.6, 0.8)
 SEEDS = (1, 2, 3)
 N_UES = 100
@@ -367,7 +367,7 @@ SNEAKER_AT_SCALE_CLAIMS = (
 
 
 @experiment("sneaker-at-scale", "Sneaker at scale: 100 users, 50 % and 20 % load, one background flow (Figs. 7-8)",
-            "Sneaker (sneaker-background-aqm.txt) Sec. VI, Figs. 7-8", claims=SNEAKER_AT_SCALE_CLAIMS,
+            "Sneaker [sneaker] Sec. VI, Figs. 7-8", claims=SNEAKER_AT_SCALE_CLAIMS,
             assumptions=(SNEAKER_EPSILON, SNEAKER_FADING, SNEAKER_DISTANCE))
 def run_sneaker_at_scale(ctx: Context) -> None:
     duration = 120.0
@@ -460,7 +460,7 @@ THESIS_ASSUMPTIONS = (
 
 
 @experiment("thesis-randomized", "Randomized workload: Legilimens vs CUBIC background (thesis Table II)",
-            "Legilimens thesis (legilimens-evaluation-thesis.txt) Sec. 4.2.4, Table II", claims=THESIS_CLAIMS,
+            "Legilimens thesis [legilimens-thesis] Sec. 4.2.4, Table II", claims=THESIS_CLAIMS,
             assumptions=THESIS_ASSUMPTIONS)
 def run_thesis(ctx: Context) -> None:
     duration = 900.0 if ctx.full else 300.0

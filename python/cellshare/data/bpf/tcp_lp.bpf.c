@@ -1,4 +1,4 @@
-/* TCP-LP (Kuzmanovic & Knightly, INFOCOM 2003) as a Linux congestion control in eBPF
+/* TCP-LP (Kuzmanovic & Knightly, INFOCOM 2003 [tcp-lp]) as a Linux congestion control in eBPF
  * (struct_ops); this kernel is built without tcp_lp. The same controller as the simulator's
  * crates/transport/src/cc/tcp_lp.rs (δ = 0.15, inference time-out 3·srtt), with its choices:
  *   - OWD sample = the ACK's TSval minus the send time of the newest segment it acknowledges

@@ -1,6 +1,6 @@
-/* TCP Westwood+ (Mascolo et al., Performance Evaluation 2004) as a Linux congestion control
- * in eBPF (struct_ops); this kernel is built without tcp_westwood. The rules of Linux's
- * net/ipv4/tcp_westwood.c and of the simulator's crates/transport/src/cc/westwood.rs:
+/* TCP Westwood+ (Mascolo et al., Performance Evaluation 2004 [westwood]) as a Linux
+ * congestion control in eBPF (struct_ops); this kernel is built without tcp_westwood. The
+ * rules of Linux's net/ipv4/tcp_westwood.c and of the simulator's crates/transport/src/cc/westwood.rs:
  *   - bytes acknowledged per ACK (westwood_acked_count): snd_una's advance; a duplicate ACK
  *     counts one MSS, subtracted again from the next ACK that covers more than one MSS;
  *   - one bandwidth sample bk/Δ per window of max(RTT, 50 ms), RTT the newest sample

@@ -1,4 +1,4 @@
-/* C2TCP (Abbasloo, Xu and Chao, IEEE JSAC 2019) as a Linux congestion control in eBPF
+/* C2TCP (Abbasloo, Xu and Chao, IEEE JSAC 2019 [c2tcp]) as a Linux congestion control in eBPF
  * (struct_ops), on top of the kernel's own CUBIC: every hook calls tcp_cubic's (the cubictcp_*
  * kfuncs), whose state (struct bictcp) sits at the start of the private area, and C2TCP's
  * state follows it. The rules of the simulator's crates/transport/src/cc/c2tcp.rs (from the

@@ -1,4 +1,4 @@
-/* Legilimens as a Linux TCP congestion control in eBPF (struct_ops).
+/* Legilimens [legilimens] as a Linux TCP congestion control in eBPF (struct_ops).
  *
  * The same controller as the simulator's crates/transport/src/cc/legilimens.rs (standard
  * variant, Table I parameters): Algorithm 1 reconstructs the eNodeB's per-TTI schedule of

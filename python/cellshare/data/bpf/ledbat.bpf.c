@@ -1,4 +1,4 @@
-/* LEDBAT (RFC 6817) over TCP as a Linux congestion control in eBPF (struct_ops). This kernel
+/* LEDBAT (RFC 6817 [ledbat]) over TCP as a Linux congestion control in eBPF (struct_ops). This kernel
  * has no LEDBAT module. The same controller as the simulator's
  * crates/transport/src/cc/ledbat.rs with its defaults:
  *   queuing_delay = MIN(last CURRENT_FILTER OWD samples) − MIN(BASE_HISTORY minute buckets)
