@@ -6,7 +6,7 @@ controller, and the spread of the statistics the crosscheck judges (throughput, 
 the median of the smoothed RTT sampled every 10 ms). A case whose spread over a few hundred
 milliseconds of start exceeds a tolerance cannot be judged by one run per side (docs/tcp.md).
 
-    python tools/crosscheck_start_sensitivity.py --trace ../shared/traces/TMobile-UMTS-driving.down \\
+    python tools/crosscheck_start_sensitivity.py --trace python/cellshare/data/traces/TMobile-UMTS-driving.down \\
         --cc bbr --offsets 0:2000:100 [--json OUT.json]
 """
 

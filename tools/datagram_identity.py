@@ -6,7 +6,7 @@ speed change leaves their results unchanged (the same hashing as `tools/perf_ide
 
 For each transport (and Sprout with `fast_inference`): a 30-UE variant of the 100-UE benchmark
 (30 simulated s) and one UE on the T-Mobile LTE downlink trace (60 s; `--traces DIR`, default
-`../shared/traces`, skipped with a note when missing).
+the traces shipped in `python/cellshare/data/traces`).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_save_compare(ap)
     ap.add_argument("--only", action="append", help="run only cases whose label contains this (repeatable)")
-    ap.add_argument("--traces", type=Path, default=ROOT.parent / "shared" / "traces")
+    ap.add_argument("--traces", type=Path, default=ROOT / "python" / "cellshare" / "data" / "traces")
     args = ap.parse_args()
     old = read_compare(args)
     prints = {}

@@ -1,5 +1,5 @@
 """Validation runs of the datagram transports (Sprout, Verus, PCC-Vivace) for
-docs/transports.md: each against CUBIC on the Mahimahi downlink traces in ../shared/traces
+docs/transports.md: each against CUBIC on the Mahimahi downlink traces shipped in python/cellshare/data/traces
 (throughput, self-inflicted delay at the bottleneck), and PCC-Vivace's convergence and
 latency on a fixed link.
 
@@ -55,7 +55,7 @@ def fixed_link_pair(transport: dict, rate: float, secs: float, second_at: float)
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--secs", type=float, default=60.0)
-    ap.add_argument("--traces", type=Path, default=Path(__file__).resolve().parents[1].parent / "shared" / "traces")
+    ap.add_argument("--traces", type=Path, default=Path(__file__).resolve().parents[1] / "python" / "cellshare" / "data" / "traces")
     ap.add_argument("--fixed-only", action="store_true")
     a = ap.parse_args()
 

@@ -41,7 +41,7 @@ import tomli_w
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "tests" / "fuzz_corpus"
-TRACES = REPO.parent / "shared" / "traces"
+TRACES = REPO / "python" / "cellshare" / "data" / "traces"
 #: Per-case limits: the issue's "under 20 s, 4 GB".
 TIMEOUT_S = 20
 AS_LIMIT = 4 << 30
@@ -57,7 +57,7 @@ def seed_scenarios() -> list[tuple[str, str]]:
 
 
 def seed_traces() -> list[str]:
-    """Trace texts: the first lines of the shared Mahimahi traces, and small ones."""
+    """Trace texts: the first lines of the shipped Mahimahi traces, and small ones."""
     out = ["0\n1\n2\n3\n", "5\n5\n5\n10\n", "1\n"]
     if TRACES.is_dir():
         for p in sorted(TRACES.glob("*.down")) + sorted(TRACES.glob("*.up")):

@@ -43,11 +43,10 @@ C2_CONTROLLERS = {
 
 
 def traces_dir() -> Path:
-    here = Path(__file__).resolve().parents[1]
-    for c in (Path.cwd().parent / "shared" / "traces", here.parent / "shared" / "traces"):
-        if c.is_dir():
-            return c
-    raise SystemExit("no ../shared/traces folder")
+    """The Mahimahi traces shipped with cellshare."""
+    from cellshare import traces
+
+    return traces.DIR
 
 
 # ----------------------------------------------------------------------------- Westwood+

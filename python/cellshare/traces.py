@@ -1,7 +1,7 @@
 """The Mahimahi traces shipped with cellshare.
 
 Seven cellular capacity traces (AT&T LTE, T-Mobile LTE and UMTS, Verizon EVDO, measured while
-driving; recorded by Winstein et al. for Sprout and distributed with Mahimahi: provenance and
+driving; recorded by Winstein et al. for Sprout [sprout] and distributed with Mahimahi [mahimahi]: provenance and
 licence in ``cellshare/data/traces/README.md``) are package data, and the same bytes are
 compiled into the extension and the emulator. A scenario names one as
 ``file = "builtin:TMobile-LTE-driving.down"``; the simulator, :func:`cellshare.run` and

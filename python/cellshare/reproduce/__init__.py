@@ -51,6 +51,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence, Union
 import tomli_w
 
 from ..api import Result, run as run_scenario
+from .. import references as _refs
 from ..output import write_result
 from ..traces import PREFIX as BUILTIN_PREFIX, names as builtin_traces, path as builtin_trace_path
 
@@ -68,15 +69,12 @@ RATIO_TOLERANCE = 1.25
 #: with 0.8 % bins; 1 % covers that and nothing more.
 BOUND_TOLERANCE = 0.01
 
-#: The papers, by the bibliography key claims use (docs/references.md): a short name, and the
-#: file name of the paper's plain text (for the developers' optional quote check).
-PAPERS: dict[str, tuple[str, str]] = {
-    "legilimens": ("Legilimens", "legilimens-transport.txt"),
-    "legilimens-thesis": ("Legilimens thesis", "legilimens-evaluation-thesis.txt"),
-    "sneaker": ("Sneaker", "sneaker-background-aqm.txt"),
-    "bode": ("BoDe", "bode-bounded-delay-aqm.txt"),
-    "rsd-thesis": ("RTAC/SORPC/DTPA thesis", "rtac-sorpc-dtpa-thesis.txt"),
-}
+#: The five papers, by the bibliography key claims use (docs/references.md, one source:
+#: ``cellshare/data/references.toml``): a short name, and the file name of the paper's plain
+#: text (for the developers' optional quote check).
+SEED_PAPERS = ("legilimens", "legilimens-thesis", "sneaker", "bode", "rsd-thesis")
+PAPERS: dict[str, tuple[str, str]] = {k: (_refs.get(k).short, _refs.get(k).text or "") for k in SEED_PAPERS}
+
 
 class InputError(ValueError):
     """A reproduction's input is wrong or missing (``--traces DIR`` without a trace it reads):

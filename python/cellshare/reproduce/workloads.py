@@ -86,7 +86,7 @@ SCHEMES: dict[str, tuple[dict | None, str]] = {
     "LEDBAT": ({"kind": "ledbat"}, "pf"),
     "TCP-LP": ({"kind": "tcp_lp"}, "pf"),
     "Legilimens": ({"kind": "legilimens"}, "pf"),
-    # Verus (Zaki et al., SIGCOMM 2015) is a transport of its own, not a TCP controller
+    # Verus [verus] (Zaki et al., SIGCOMM 2015) is a transport of its own, not a TCP controller
     # (docs/transports.md): `{"kind": "verus"}` is the flow's whole transport.
     "VERUS": ({"kind": "verus"}, "pf"),
     "Ideal priority": ({"kind": "cubic"}, "priority"),
