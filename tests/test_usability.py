@@ -209,3 +209,21 @@ def test_reference_writes_string_choices_as_strings(run_cli, tmp_path):
     assert run_cli("validate", ok).returncode == 0
     p = run_cli("validate", table)
     assert p.returncode == 2 and "expected `rayleigh` or `none`" in p.stderr, p.stderr
+
+
+# -- small traps -------------------------------------------------------------------------------
+
+def test_version_and_validate_recognises_a_sweep(run_cli, tmp_path):
+    import cellshare
+
+    p = run_cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"cellshare {cellshare.__version__}"
+    p = run_cli("validate", REPO / "scenarios" / "sweeps" / "background-schemes.toml")
+    assert p.returncode == 0, p.stderr
+    assert "a sweep of 63 runs" in p.stdout
+    bad = tmp_path / "sweep.toml"
+    bad.write_text(f'base = "{REPO / "scenarios" / "two-ues-pf.toml"}"\n[axes.x]\npath = "cell.bandwidth_mhz"\n'
+                   'values = [10, 7]\n')
+    p = run_cli("validate", bad)
+    assert p.returncode == 2
+    assert "bandwidth_mhz" in p.stderr and "unknown field `base`" not in p.stderr

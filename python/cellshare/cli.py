@@ -33,6 +33,19 @@ out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
+def _version(value: bool) -> None:
+    if value:
+        out_console.print(f"cellshare {_core.__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print cellshare's version and exit.")) -> None:
+    """cellshare: a fast TTI-level LTE cell simulator for sharing a cell between foreground and
+    background traffic."""
+
+
 def _fail(msg: str, code: int = 2) -> typer.Exit:
     from rich.markup import escape
 
@@ -200,11 +213,24 @@ def validate_cmd(
     max_flows: Optional[int] = _MAX_FLOWS,
     max_memory_mb: Optional[int] = _MAX_MEM,
 ) -> None:
-    """Check scenarios (keys, types, ranges, trace files, limits) without running them."""
+    """Check scenarios (keys, types, ranges, trace files, limits) without running them. A
+    sweep file (one with a `base` scenario) is checked as `cellshare sweep` checks it: its
+    axes, then every run's scenario."""
     bad = 0
     for s in scenarios:
         try:
             text, base = load_scenario(s)
+            if _is_sweep(text):
+                from .sweeps import SweepError, load_sweep, validate_runs
+
+                try:
+                    spec = load_sweep(s)
+                    runs = list(spec.runs())
+                    validate_runs(spec, runs)
+                except SweepError as e:
+                    raise _core.ScenarioInvalid(str(e)) from None
+                out_console.print(f"[green]ok[/] {s} (a sweep of {len(runs)} runs)", highlight=False)
+                continue
             if is_lln(text):
                 _core.lln_validate(text)
             else:
@@ -218,6 +244,15 @@ def validate_cmd(
             bad += 1
     if bad:
         raise typer.Exit(2)
+
+
+def _is_sweep(text: str) -> bool:
+    """Whether a TOML text is a sweep file (a `base` scenario and axes) rather than a scenario."""
+    try:
+        doc = toml_loads(text)
+    except Exception:  # noqa: BLE001 - not TOML: validation of the scenario says why
+        return False
+    return isinstance(doc, dict) and "base" in doc and not ({"ues", "flows", "lln"} & set(doc))
 
 
 @app.command("bench", cls=Command)
