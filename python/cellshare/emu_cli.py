@@ -143,7 +143,11 @@ def emulate_cmd(
                                  "processes in them) and exit."),
 ) -> None:
     """Run a scenario in real time: real Linux TCP flows between network namespaces through the
-    simulator's cell, scheduler, channels and queue disciplines (needs root)."""
+    simulator's cell, scheduler, channels and queue disciplines (needs root). Exits 0; 2 for bad
+    input; 1 when the run failed, or when the emulator process was killed (its namespaces and
+    the processes in them are removed first, and the message names the signal); 130 after
+    Ctrl-C (the results of the time run are kept). Killing this command, even with kill -9,
+    stops the emulator, which then removes its namespaces, processes and results folder."""
     from .output import OutputError, check_out
     if cleanup:
         try:

@@ -138,46 +138,149 @@ def missing_requirements() -> list[str]:
     return miss
 
 
-def run_emulator(scenario: Path, folder: Path, duration: Optional[float] = None) -> dict:
-    """Runs `cellshare-emu run SCENARIO --out FOLDER` (`folder` new or empty) and returns
-    summary.json as a dict. The emulator runs in a session of its own, so a terminal's Ctrl-C
-    reaches this process only, which forwards SIGINT/SIGTERM/SIGHUP to it once: the
-    emulator stops cleanly (namespaces and processes removed, a summary covering the time
-    actually run, ``"interrupted": true``). It also stops if this process dies (its
-    parent-death signal)."""
+#: Exit code of `cellshare emulate` (and the code of its EmulatorError) when the emulator
+#: process was killed by a signal (its namespaces are removed first, and the message says so).
+KILLED_EXIT = 1
+
+
+def _run_namespaces(pid: int) -> list[str]:
+    """The namespaces of the emulator run of process `pid` (`csemu-<pid>-...`)."""
+    try:
+        return sorted(n for n in os.listdir("/run/netns") if n.startswith(f"csemu-{pid}-"))
+    except OSError:
+        return []
+
+
+def _read_to_end(p: subprocess.Popen) -> tuple[str, str]:
+    """Reads `p`'s standard output and error to their ends (standard error from a helper
+    thread, so neither pipe can fill up and stall the emulator) and closes them."""
+    import threading
+
+    err: list[str] = []
+    t = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
+    t.start()
+    out = p.stdout.read()
+    t.join()
+    p.stdout.close()
+    p.stderr.close()
+    return out, err[0] if err else ""
+
+
+def _exit_status_unreaped(p: subprocess.Popen) -> Optional[int]:
+    """Waits for `p` to end without reaping it (`waitid(WNOWAIT)`) and returns its exit code as
+    Popen gives it (-N: killed by signal N); None when it cannot be read that way (then the
+    caller reaps it as usual). While `p` is a zombie its pid names it and nothing else."""
+    try:
+        info = os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)
+    except (ChildProcessError, AttributeError, OSError):
+        return None
+    if info is None:
+        return None
+    return -info.si_status if info.si_code in (os.CLD_KILLED, os.CLD_DUMPED) else info.si_status
+
+
+def _remove_run_namespaces(exe: Path, pid: int) -> tuple[list[str], list[str]]:
+    """Removes the namespaces of ended emulator process `pid` and the processes in them
+    (`cellshare-emu cleanup --pid`): what `kill -9` of the emulator leaves. Returns the
+    namespaces it had and those still there after."""
+    had = _run_namespaces(pid)
+    if had:
+        try:
+            subprocess.run([str(exe), "cleanup", "--pid", str(pid)], capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired):
+            pass  # what is left is named in the caller's message
+    return had, _run_namespaces(pid)
+
+
+def _notes_and_error(err: str) -> tuple[list[str], str]:
+    """Splits the emulator's standard error into its notes (lines `cellshare-emu: ...`, e.g. the
+    clean-up of an earlier killed run's namespaces) and its error (the `error: ...` lines, else
+    the rest), so a run's error is its own cause and never another run's clean-up."""
+    notes, errors, other = [], [], []
+    for line in err.splitlines():
+        if line.startswith("cellshare-emu: "):
+            notes.append(line.removeprefix("cellshare-emu: "))
+        elif line.startswith("error: "):
+            errors.append(line.removeprefix("error: "))
+        elif line.strip():
+            other.append(line.strip())
+    return notes, "; ".join(errors or other[:1])
+
+
+def run_emulator(scenario: Path, folder: Path, duration: Optional[float] = None, exe: Optional[Path] = None) -> dict:
+    """Runs `cellshare-emu run SCENARIO --out FOLDER` (`folder` new or empty; `exe` the
+    emulator, else `emulator_binary()`) and returns summary.json as a dict. The emulator runs
+    in a session of its own, so a terminal's Ctrl-C reaches this process only, which forwards
+    SIGINT/SIGTERM/SIGHUP to it once: the emulator stops cleanly (namespaces and processes
+    removed, a summary covering the time actually run, ``"interrupted": true``).
+
+    Neither process outlives the other with anything of the run (issue 41): if this process
+    dies, even by `kill -9`, the emulator gets its parent-death signal (`--parent-pid`), stops,
+    and removes its namespaces, its processes and FOLDER. If the emulator is killed, this process
+    removes the namespaces and processes it left while the dead emulator is still its unreaped
+    child (so its pid cannot have been reused), and raises EmulatorError("the emulator ... was
+    killed by SIGKILL; its namespaces and the processes in them were removed",
+    code=KILLED_EXIT). The emulator's notes (e.g. the clean-up of an earlier killed run) are
+    printed to standard error as `note: ...` lines, apart from the error."""
     import signal
     import threading
 
     miss = missing_requirements()
     if miss:
         raise EmulatorError("the emulator cannot run here; missing: " + "; ".join(miss))
-    exe = emulator_binary()
+    exe = exe or emulator_binary()
     cmd = [str(exe), "run", str(scenario), "--out", str(folder), "--parent-pid", str(os.getpid())]
     if duration is not None:
         cmd += ["--duration", str(duration)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # Set before `p` is reaped: a signal after that must not be sent to its pid (reusable then).
+    reaped: list[bool] = []
     forwarded: list[int] = []
     old = {}
     if threading.current_thread() is threading.main_thread():
         def forward(sig, _frame):
-            if not forwarded and p.poll() is None:
-                p.send_signal(sig)
+            # os.kill, not p.send_signal: that polls, which would reap `p` before its clean-up.
+            if not forwarded and not reaped:
+                try:
+                    os.kill(p.pid, sig)
+                except ProcessLookupError:
+                    pass
             forwarded.append(sig)
 
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             old[sig] = signal.signal(sig, forward)
     try:
-        _, err = p.communicate()
+        _, err = _read_to_end(p)
+        code = _exit_status_unreaped(p)
+        if code is None:  # not readable unreaped: clean up after reaping (a pid reuse is unlikely)
+            reaped.append(True)
+            code = p.wait()
+        had, left = _remove_run_namespaces(exe, p.pid) if code != 0 else ([], [])
+        reaped.append(True)
+        p.wait()
     finally:
         for sig, h in old.items():
             signal.signal(sig, h)
-    if p.returncode != 0:
-        raise EmulatorError(err.strip().removeprefix("error: ") or f"cellshare-emu exited with {p.returncode}",
-                            code=p.returncode)
-    # The emulator's notes (e.g. what it reclaimed from a killed run) reach the user.
-    for line in err.splitlines():
-        if line.startswith("cellshare-emu:"):
-            print(line, file=sys.stderr)
+    code = p.returncode
+    notes, error = _notes_and_error(err)
+    for n in notes:
+        print(f"note: {n}", file=sys.stderr)
+    what = f"the emulator (cellshare-emu, pid {p.pid})"
+    if left:
+        after = (f"; its namespaces {', '.join(left)} could not be removed (run `cellshare emulate --cleanup`)")
+    elif had:
+        after = "; its namespaces and the processes in them were removed"
+    else:
+        after = ""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        raise EmulatorError(f"{what} was killed by {name}" + (after or "; it had made no namespace yet"),
+                            code=KILLED_EXIT)
+    if code != 0:
+        raise EmulatorError((error or f"cellshare-emu exited with {code}") + after, code=code)
     return json.loads((folder / "summary.json").read_text())
 
 
@@ -187,8 +290,15 @@ def emulate(scenario: Path, out: Path, duration: Optional[float] = None, *, forc
     returns summary.json as a dict."""
     from .output import atomic_dir
 
+    miss = missing_requirements()
+    if miss:
+        raise EmulatorError("the emulator cannot run here; missing: " + "; ".join(miss))
+    # Found (or built: minutes) before the temporary folder exists, so that a front end killed
+    # meanwhile leaves no folder; from the emulator's start on, it removes the folder if this
+    # process dies (`run_emulator`).
+    exe = emulator_binary()
     with atomic_dir(out, kind="emulate", force=force) as tmp:
-        summary = run_emulator(scenario, tmp, duration)
+        summary = run_emulator(scenario, tmp, duration, exe=exe)
     return summary
 
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::config::EmuScenario;
 use crate::run::{run, RunError};
-use crate::{netns, traffic};
+use crate::{eprint_line, netns, print_line, traffic};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -36,8 +36,10 @@ enum Cmd {
         /// Override simulation.duration_s (seconds).
         #[arg(long)]
         duration: Option<f64>,
-        /// Stop (as on SIGTERM) when process PID, which started this one, ends: the
-        /// `cellshare emulate` front end passes its own pid.
+        /// The run belongs to process PID, which started this one (the `cellshare emulate`
+        /// front end passes its own pid): when PID ends, even by `kill -9`, the run stops as on
+        /// SIGTERM (namespaces and processes removed), then removes --out, whose results
+        /// nobody is left to collect, and exits 1.
         #[arg(long, value_name = "PID")]
         parent_pid: Option<i32>,
     },
@@ -48,7 +50,12 @@ enum Cmd {
     },
     /// Delete namespaces left behind by emulator runs that were killed, and the processes
     /// still inside them.
-    Cleanup,
+    Cleanup {
+        /// Only those of the run of emulator process PID, which has ended (it may still be a
+        /// zombie: `cellshare emulate` cleans up after its killed emulator before reaping it).
+        #[arg(long, value_name = "PID")]
+        pid: Option<i32>,
+    },
     /// The traffic tool (run inside the namespaces).
     Traffic {
         #[command(subcommand)]
@@ -168,6 +175,49 @@ where
     code
 }
 
+/// The parent-death signal of a run with `--parent-pid`. Not SIGTERM: the kernel sends it
+/// each time the *thread* that started this process ends and this process passes to
+/// another, so a front end with several threads killed by `kill -9` sends it once per
+/// thread, and a second SIGTERM means "exit at once" (leaving the namespaces behind).
+const PARENT_DEATH_SIG: libc::c_int = libc::SIGUSR1;
+
+/// Sets `stop` when process `ppid` (the front end) ends, even by `kill -9`: the handler of
+/// [`PARENT_DEATH_SIG`] stops the run only once this process's parent is no longer `ppid` —
+/// the signal also comes when a thread of a living front end ends (this process then passes
+/// to another of its threads, and its parent is still `ppid`), which must not stop the run.
+fn on_parent_death(ppid: i32, stop: Arc<AtomicBool>) -> std::io::Result<()> {
+    // SAFETY: the handler only calls getppid(2) and stores to an atomic, both async-signal-safe.
+    unsafe {
+        signal_hook::low_level::register(PARENT_DEATH_SIG, move || {
+            if libc::getppid() != ppid {
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        })?;
+        // Installed after the handler: the signal's default action would end the process.
+        if libc::prctl(libc::PR_SET_PDEATHSIG, PARENT_DEATH_SIG as libc::c_ulong, 0, 0, 0) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The end of a run whose front end (`--parent-pid`) is gone: the run has stopped and removed
+/// its namespaces; its results folder (the front end's temporary folder) goes too, since
+/// nobody is left to move it into place. Returns the exit code, 1.
+fn abandon(out: &std::path::Path, ppid: i32) -> u8 {
+    let gone = match std::fs::remove_dir_all(out) {
+        Ok(()) => String::new(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => format!(" (removing --out {} failed: {e})", out.display()),
+    };
+    eprint_line(&format!(
+        "error: the process that started the emulator (pid {ppid}) ended: the run stopped, leaving nothing \
+         (--out {} removed){gone}",
+        out.display()
+    ));
+    1
+}
+
 fn dispatch(cli: Cli) -> u8 {
     match cli.cmd {
         Cmd::Validate { scenario } => match load(&scenario, None) {
@@ -176,62 +226,81 @@ fn dispatch(cli: Cli) -> u8 {
                 0
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                eprint_line(&format!("error: {e}"));
                 2
             }
         },
         Cmd::Run { scenario, out, duration, parent_pid } => {
+            // Standard output and error are the front end's pipes: written without `println!`,
+            // which panics once the front end is gone (`eprint_line`).
             let sc = match load(&scenario, duration).and_then(|sc| check_out(&out).map(|()| sc)) {
                 Ok(s) => s,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    eprint_line(&format!("error: {e}"));
                     return 2;
                 }
             };
             let stop = Arc::new(AtomicBool::new(false));
             for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
                 // The first signal stops the run cleanly (namespaces removed, summary written);
-                // a second one while it stops exits at once (the next run cleans up).
+                // a second one while it stops exits at once (`cellshare emulate`, or else the
+                // next run, removes what it left).
                 let r = signal_hook::flag::register_conditional_shutdown(sig, 130, stop.clone())
                     .and_then(|_| signal_hook::flag::register(sig, stop.clone()));
                 if let Err(e) = r {
-                    eprintln!("error: cannot install the signal handler: {e}");
+                    eprint_line(&format!("error: cannot install the signal handler: {e}"));
                     return 1;
                 }
             }
+            // The run dies with its front end: a parent-death signal (PR_SET_PDEATHSIG) stops it
+            // as Ctrl-C does, then the check that the front end had not ended already (the
+            // signal would then never come), and after the run the same check, for a front
+            // end that died while the run was stopping or had finished.
+            let orphaned = || parent_pid.is_some_and(|ppid| nix::unistd::getppid().as_raw() != ppid);
             if let Some(ppid) = parent_pid {
-                // SAFETY: plain syscalls. SIGTERM when the front end dies, then the check that
-                // it had not died already (the signal would then never come).
-                unsafe {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0);
-                    if libc::getppid() != ppid {
-                        eprintln!("error: the process that started the emulator (pid {ppid}) is gone");
-                        return 1;
-                    }
+                if let Err(e) = on_parent_death(ppid, stop.clone()) {
+                    eprint_line(&format!("error: cannot install the signal handler: {e}"));
+                    return 1;
                 }
             }
+            if orphaned() {
+                return abandon(&out, parent_pid.unwrap_or_default());
+            }
             let base = scenario.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-            match run(&sc, &base, &out, stop) {
+            let result = run(&sc, &base, &out, stop);
+            if orphaned() {
+                return abandon(&out, parent_pid.unwrap_or_default());
+            }
+            match result {
                 Ok(summary) => {
-                    println!("{}", serde_json::to_string(&summary).expect("json"));
+                    print_line(&serde_json::to_string(&summary).expect("json"));
                     0
                 }
                 Err(RunError::Input(e)) => {
-                    eprintln!("error: {e}");
+                    eprint_line(&format!("error: {e}"));
                     2
                 }
                 Err(RunError::Runtime(e)) => {
-                    eprintln!("error: {e}");
+                    eprint_line(&format!("error: {e}"));
                     1
                 }
             }
         }
-        Cmd::Cleanup => {
+        Cmd::Cleanup { pid } => {
             if let Err(e) = netns::check_privileges() {
                 eprintln!("error: {e}");
                 return 1;
             }
-            let removed = netns::cleanup_stale();
+            let removed = match pid {
+                None => netns::cleanup_stale(),
+                Some(pid) => match netns::cleanup_run(pid) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 1;
+                    }
+                },
+            };
             let names = &removed.namespaces;
             println!(
                 "removed {} stale namespace(s){}{} and {} process(es) in them",

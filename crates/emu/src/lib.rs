@@ -2,7 +2,7 @@
 //!
 //! A real-time emulator of one LTE cell shared by many UEs, carrying real Linux traffic. It
 //! creates a server network namespace and one namespace per UE, each with a TUN device
-//! (as Mahimahi does), and forwards every IPv4 packet between them through the very same
+//! (as Mahimahi \[mahimahi\] does), and forwards every IPv4 packet between them through the very same
 //! per-UE RLC queues, MAC scheduler, channel models and queue disciplines as the simulator
 //! (`cellshare-cell`, `cellshare-channel`, `cellshare-aqm`, built from the same scenario by
 //! [`cellshare_sim::build_cell`]) in a 1 ms TTI loop driven by the monotonic clock, with the
@@ -49,4 +49,21 @@ pub fn self_exe() -> std::io::Result<PathBuf> {
         Some(p) => Ok(p.clone()),
         None => std::env::current_exe(),
     }
+}
+
+/// Writes `line` and a newline to standard error, ignoring a failure. `eprintln!` panics when
+/// the write fails, and it does fail once the `cellshare emulate` front end that reads the
+/// pipe has died (EPIPE: Rust programs ignore SIGPIPE) — exactly when the emulator is
+/// stopping and removing its namespaces, which a panic would cut short.
+pub(crate) fn eprint_line(line: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(line.as_bytes()).and_then(|()| e.write_all(b"\n"));
+}
+
+/// [`eprint_line`] for standard output (the summary a run prints to its front end).
+pub(crate) fn print_line(line: &str) {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(line.as_bytes()).and_then(|()| o.write_all(b"\n")).and_then(|()| o.flush());
 }

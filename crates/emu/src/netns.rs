@@ -10,14 +10,26 @@
 //!
 //! Clean-up: [`Topology`] deletes its namespaces on drop (normal exit, error, Ctrl-C), after
 //! killing any process still inside them. A run killed outright (`kill -9`) leaves
-//! namespaces named after a dead process id: [`cleanup_stale`] (called at every start, and by
-//! `cellshare-emu cleanup`) kills the processes still inside those namespaces, found by the
-//! namespace's inode in `/proc/*/ns/net` (a process started by a command's shell has no
-//! name we know), and then deletes them. A namespace deleted while processes remain in it
-//! lives on unnamed, where nothing can find it again, so the processes go first. TUN devices
-//! disappear with their namespace and with the emulator's file descriptors. Only namespaces
-//! whose owner is gone are touched: the pid in the name must not be a running
-//! `cellshare-emu`.
+//! namespaces named after a dead process id. Whoever started it removes them at once:
+//! `cellshare emulate` waits for its emulator's end without reaping it, and while the dead
+//! process is a zombie (its pid cannot be reused) runs `cellshare-emu cleanup --pid P`
+//! ([`cleanup_run`]). Anything else — a `cellshare-emu run` started by hand — is reclaimed by
+//! [`cleanup_stale`] (called at every start, and by `cellshare-emu cleanup`). Both kill the
+//! processes still inside those namespaces, found by the namespace's inode in
+//! `/proc/*/ns/net` (a process started by a command's shell has no name we know), and then
+//! delete them. A namespace deleted while processes remain in it lives on unnamed, where
+//! nothing can find it again, so the processes go first. TUN devices disappear with their
+//! namespace and with the emulator's file descriptors. Only namespaces whose owner is gone
+//! are touched: the pid in the name must not be a running `cellshare-emu`, and
+//! [`cleanup_stale`] also leaves a dead one's alone while it is a zombie (its parent, the
+//! front end, is about to clean them up and say so).
+//!
+//! Why named namespaces (`ip netns add`, bind-mounted under `/run/netns`) rather than ones
+//! tied to the process's life (`unshare`d and never mounted, gone with their last process):
+//! users run their own programs in a running emulation by name (`ip netns exec
+//! csemu-P-ue0 ...`, docs/emulator.md), and an unnamed namespace would not die with the
+//! emulator anyway — any process left inside (a command's shell's child) keeps it alive,
+//! and then nothing can find it. So the names stay, and a supervisor removes them.
 
 use std::fs::File;
 use std::net::Ipv4Addr;
@@ -66,10 +78,33 @@ pub fn list_netns() -> Vec<String> {
     }
 }
 
-/// Whether `pid` is a running `cellshare-emu` (the owner of namespaces named after it). A
-/// pid reused by another program is not.
-fn owner_alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == "cellshare-emu")
+/// What became of the `cellshare-emu` whose pid names a namespace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// A running `cellshare-emu`: the namespaces are in use.
+    Running,
+    /// A `cellshare-emu` that ended and whose parent has not reaped it yet: dead, and its pid
+    /// cannot be reused until it is reaped.
+    Zombie,
+    /// No such process, or the pid now runs another program.
+    Gone,
+}
+
+/// What process `pid` is, as the owner of namespaces named after it.
+pub fn owner(pid: i32) -> Owner {
+    let is_emu = std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim_end() == "cellshare-emu");
+    if !is_emu {
+        return Owner::Gone;
+    }
+    // /proc/PID/stat: "PID (COMM) STATE ..."; COMM may hold spaces and parentheses.
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rfind(')').and_then(|i| s[i + 1..].split_whitespace().next().map(String::from)));
+    match state.as_deref() {
+        None => Owner::Gone,
+        Some("Z") | Some("X") => Owner::Zombie,
+        Some(_) => Owner::Running,
+    }
 }
 
 /// (device, inode) identifying the network namespace at `path` (a `/run/netns` entry or a
@@ -118,22 +153,46 @@ pub struct Cleanup {
     pub processes: usize,
 }
 
+/// The pid in an emulator namespace's name (`csemu-PID-...`).
+fn owner_pid(name: &str) -> Option<i32> {
+    name.strip_prefix(NS_PREFIX)?.split('-').next()?.parse::<i32>().ok()
+}
+
+/// Kills the processes inside namespace `name`, then deletes it; adds what it did to `out`.
+fn remove(name: String, out: &mut Cleanup) {
+    out.processes += kill_processes_in(&name);
+    if ip(&["netns", "del", &name]).is_ok() {
+        out.namespaces.push(name);
+    }
+}
+
 /// Deletes the namespaces of emulator runs whose process no longer runs (a crash, a
-/// `kill -9`), killing the processes still inside them first.
+/// `kill -9`), killing the processes still inside them first. Those of a dead emulator not
+/// yet reaped (a zombie) are left to its parent ([`cleanup_run`]).
 pub fn cleanup_stale() -> Cleanup {
     let mut out = Cleanup::default();
     for name in list_netns() {
-        let Some(rest) = name.strip_prefix(NS_PREFIX) else { continue };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<i32>().ok()) else { continue };
-        if owner_alive(pid) {
-            continue;
-        }
-        out.processes += kill_processes_in(&name);
-        if ip(&["netns", "del", &name]).is_ok() {
-            out.namespaces.push(name);
+        if owner_pid(&name).is_some_and(|pid| owner(pid) == Owner::Gone) {
+            remove(name, &mut out);
         }
     }
     out
+}
+
+/// Deletes the namespaces of the run of emulator process `pid`, which must have ended (gone,
+/// or a zombie its caller has not reaped yet), killing the processes still inside them
+/// first. The error says when `pid` is a running `cellshare-emu`.
+pub fn cleanup_run(pid: i32) -> Result<Cleanup, String> {
+    if owner(pid) == Owner::Running {
+        return Err(format!("pid {pid} is a running cellshare-emu: its namespaces are in use"));
+    }
+    let mut out = Cleanup::default();
+    for name in list_netns() {
+        if owner_pid(&name) == Some(pid) {
+            remove(name, &mut out);
+        }
+    }
+    Ok(out)
 }
 
 /// Whether this process may create namespaces (root or CAP_NET_ADMIN + CAP_SYS_ADMIN); the
@@ -286,7 +345,7 @@ impl Drop for Topology {
             // Whatever the run's commands left running (a shell's children) goes with it.
             kill_processes_in(&n);
             if let Err(e) = ip(&["netns", "del", &n]) {
-                eprintln!("cellshare-emu: cleaning up: {e}");
+                crate::eprint_line(&format!("cellshare-emu: cleaning up: {e}"));
             }
         }
     }

@@ -287,12 +287,12 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
     }
     let removed = netns::cleanup_stale();
     if !removed.namespaces.is_empty() {
-        eprintln!(
+        crate::eprint_line(&format!(
             "cellshare-emu: removed {} namespace(s) left by an earlier run that was killed ({}), and {} process(es) in them",
             removed.namespaces.len(),
             removed.namespaces.join(", "),
             removed.processes
-        );
+        ));
     }
     let s = &sc.scenario;
     let flows: Vec<EmuFlow> = if sc.emulator.run_flows { sc.flows() } else { Vec::new() };
