@@ -227,3 +227,13 @@ def test_version_and_validate_recognises_a_sweep(run_cli, tmp_path):
     p = run_cli("validate", bad)
     assert p.returncode == 2
     assert "bandwidth_mhz" in p.stderr and "unknown field `base`" not in p.stderr
+
+
+def test_the_public_api_is_listed_by_dir_and_validate_is_exported():
+    import cellshare
+
+    public = {n for n in dir(cellshare) if not n.startswith("_")}
+    assert {"run", "validate", "sweep", "Result", "SweepResult", "ScenarioInvalid", "load_scenario"} <= public
+    cellshare.validate(REPO / "scenarios" / "two-ues-pf.toml")
+    with pytest.raises(cellshare.ScenarioInvalid, match="bandwidth_mhz"):
+        cellshare.validate({"cell": {"bandwidth_mhz": 7}, "ues": [{}], "flows": []})

@@ -15,11 +15,11 @@ The Python API is imported lazily, so ``from cellshare import _core`` stays ligh
 from ._core import ScenarioInvalid, __version__
 
 __all__ = ["Result", "ScenarioInvalid", "SweepResult", "__version__", "default_scenario", "load_scenario", "run",
-           "sweep"]
+           "sweep", "validate"]
 
 
 def __getattr__(name: str):
-    if name in ("Result", "default_scenario", "load_scenario", "run"):
+    if name in ("Result", "default_scenario", "load_scenario", "run", "validate"):
         from . import api
 
         return getattr(api, name)
@@ -28,3 +28,8 @@ def __getattr__(name: str):
 
         return getattr(sweeps, name)
     raise AttributeError(f"module 'cellshare' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API too (it loads lazily), so that tab completion and ``dir()`` offer it."""
+    return sorted(set(globals()) | set(__all__))

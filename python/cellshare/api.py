@@ -8,7 +8,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Union
 
 import pyarrow as pa
 
@@ -16,7 +16,10 @@ from . import _core
 # Reading scenarios needs no pyarrow: those helpers live in `scenario_files` (the CLI's checks
 # import them alone) and are part of this API.
 from .scenario_files import (MAX_SCENARIO_BYTES, ScenarioSource, default_scenario, embedded,  # noqa: F401
-                             load_scenario, read_scenario_file, toml_loads)
+                             load_scenario, read_scenario_file, scenario_text, toml_loads, without_line)
+
+if TYPE_CHECKING:
+    from .lln import LlnResult
 
 #: Keys of summary.json that depend on the wall clock (excluded from determinism checks).
 WALL_CLOCK_KEYS = ("sim_speed", "wall_s")
@@ -481,20 +484,101 @@ def _interactive() -> bool:
     return sys.stderr.isatty() and os.environ.get("CI") is None
 
 
-def run(scenario: ScenarioSource | None = None, *, base_dir: str | None = None, progress: bool = False,
-        label: str = "simulating", limits: Optional[Mapping[str, int]] = None) -> Result:
+def run(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathLike | None = None, progress: bool = False,
+        label: str = "simulating", limits: Optional[Mapping[str, int]] = None) -> Union[Result, "LlnResult"]:
     """Runs a scenario (a TOML path, a mapping, or ``None`` for the embedded default) and
-    returns its :class:`Result`. With ``progress=True`` a progress bar appears on an
-    interactive terminal once the run has taken more than a second. `limits` raises the
-    scenario limits (``max_ues``, ``max_flows``, ``max_memory_mb``; docs/limits.md)."""
+    returns its :class:`Result` — or, for an LLN scenario (one with an ``[lln]`` table, as
+    ``cellshare run`` runs it), a :class:`cellshare.lln.LlnResult`. With ``progress=True`` a
+    progress bar appears on an interactive terminal once the run has taken more than a
+    second. `limits` raises the scenario limits (``max_ues``, ``max_flows``,
+    ``max_memory_mb``; docs/limits.md).
+
+    A mapping is written as TOML: a key set to ``None`` is left out, so it takes its default
+    (the ``null`` defaults of ``cellshare scenario-reference`` can be copied in). Any bad
+    scenario, whatever its Python types, raises :class:`cellshare.ScenarioInvalid` naming
+    the key path, the value and what was expected; bad `limits` raise ``ValueError`` naming
+    the limit."""
+    lim = check_limits(limits)
+    text, base = _load(scenario, base_dir)
+    from .lln import is_lln, run_lln_text
+
+    with _mapping_errors(scenario):
+        if is_lln(text):  # the dispatch of `cellshare run`
+            return run_lln_text(text)
+        return run_text(text, base, progress=progress, label=label, limits=lim)
+
+
+def validate(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathLike | None = None,
+             limits: Optional[Mapping[str, int]] = None) -> None:
+    """Checks a scenario as ``cellshare validate`` does (keys, types, ranges, trace files,
+    limits) without running it; raises :class:`cellshare.ScenarioInvalid` as :func:`run`
+    does."""
+    lim = check_limits(limits)
+    text, base = _load(scenario, base_dir)
+    from .lln import is_lln
+
+    with _mapping_errors(scenario):
+        if is_lln(text):
+            _core.lln_validate(text)
+        else:
+            _core.validate(text, base, **lim)
+
+
+#: The limits `run` and `validate` take (docs/limits.md), all integers ≥ 1.
+LIMIT_KEYS = ("max_ues", "max_flows", "max_memory_mb")
+_U64_MAX = 2 ** 64 - 1
+
+
+def check_limits(limits: Optional[Mapping[str, Any]]) -> dict[str, int]:
+    """`limits` as keyword arguments of the extension; a ``ValueError`` naming the limit for
+    an unknown one or a value that is not an integer ≥ 1 (None: the default)."""
+    import numbers
+
+    if limits is None:
+        return {}
+    if not isinstance(limits, Mapping):
+        raise ValueError(f"limits: got {type(limits).__name__} {limits!r:.60}, expected a mapping of "
+                         f"{', '.join(LIMIT_KEYS)} to integers >= 1")
+    out = {}
+    for k, v in limits.items():
+        if k not in LIMIT_KEYS:
+            raise ValueError(f"limits: unknown limit {k!r:.60}; expected one of: {', '.join(LIMIT_KEYS)}")
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= int(v) <= _U64_MAX:
+            raise ValueError(f"limits.{k}: got {v!r:.60}, expected an integer in 1..={_U64_MAX} (docs/limits.md)")
+        out[k] = int(v)
+    return out
+
+
+def _load(scenario: Any, base_dir: Any) -> tuple[str, str]:
+    """(TOML text, base folder) of a scenario argument (:func:`load_scenario`)."""
     text, found_dir = load_scenario(scenario)
-    return run_text(text, base_dir or found_dir, progress=progress, label=label, limits=limits)
+    return text, os.fspath(base_dir) if base_dir is not None else found_dir
+
+
+class _mapping_errors:
+    """Re-raises a ScenarioInvalid about a scenario given as a mapping without the "(line N)"
+    of the TOML text it became (the user never saw that text)."""
+
+    def __init__(self, scenario: Any) -> None:
+        self.mapping = isinstance(scenario, Mapping)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, typ, exc, tb) -> bool:
+        if self.mapping and isinstance(exc, _core.ScenarioInvalid):
+            new = without_line(exc)
+            if new is not exc:
+                raise new from None
+        return False
 
 
 def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "simulating",
              limits: Optional[Mapping[str, int]] = None) -> Result:
     """Runs a scenario given as TOML text; relative trace paths resolve against `base_dir`."""
-    sim = _core.Sim(text, base_dir, **dict(limits or {}))
+    sim = _core.Sim(text, base_dir, **check_limits(limits))
     t0 = time.perf_counter()
     end = sim.end_s
     if not (progress and _interactive()):

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-import tomli_w
-
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -62,10 +60,17 @@ def run_lln_text(text: str) -> LlnResult:
 
 
 def run_lln(scenario: Mapping[str, Any] | str | Path) -> LlnResult:
-    """Runs an LLN scenario given as a mapping or a TOML file path."""
-    if isinstance(scenario, Mapping):
-        return run_lln_text(tomli_w.dumps(dict(scenario)))
-    return run_lln_text(Path(scenario).read_text())
+    """Runs an LLN scenario given as a mapping or a TOML file path (read and converted as
+    :func:`cellshare.run` does; a bad one raises :class:`_core.ScenarioInvalid`)."""
+    from .scenario_files import load_scenario, without_line
+
+    text, _ = load_scenario(scenario)
+    try:
+        return run_lln_text(text)
+    except _core.ScenarioInvalid as e:
+        if isinstance(scenario, Mapping):
+            raise without_line(e) from None
+        raise
 
 
 def write_lln_result(result: LlnResult, folder: Path, scenario_text: str | None = None) -> None:

@@ -4,16 +4,18 @@
 The policy (docs/outputs.md):
 
 - A run writes into a temporary folder beside `--out`, named
-  ``.cellshare-tmp-<hash of the name>-<pid>-<process start>``, and renames it into place when
-  it is complete, so `--out` holds a whole output or nothing.
+  ``.cellshare-tmp-<hash of the name>-<pid>-<process start>-<random>``, and swaps it into
+  place when it is complete, so `--out` holds a whole output or nothing.
 - `--out` may be absent, an empty folder, or a previous cellshare output (it holds the marker
-  file :data:`MARKER`, written by every run): the last is replaced only with ``--force``.
+  file :data:`MARKER`, written by every run, listing what the run wrote): the last is
+  replaced only with ``--force``, and only when it holds nothing but what cellshare wrote.
   Anything else (a non-empty folder that is not a cellshare output, a file, a symbolic link,
-  ``.``/``..``, a path under a file, a place that cannot hold a folder, a name too long) is
-  an :class:`OutputError`: one line naming the path, exit 2, and nothing is written.
+  ``.``/``..``, a path under a file, a place that cannot hold a folder or is read-only, a
+  mount point, a name too long) is an :class:`OutputError`: one line naming the path, exit 2,
+  and nothing is written.
 - Only the temporary folder, the folders created for `--out`'s parents and the replaced
-  output are touched: siblings are never. Temporary folders of killed runs to the same
-  `--out` (their process is gone) are removed by the next run there.
+  output are touched: siblings are never, except the temporary folders of killed cellshare
+  commands (their process is gone), which the next command writing beside them removes.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence, Union
 
 if TYPE_CHECKING:  # pyarrow and the API load when results are written, not for the CLI's checks
     from .api import Result
@@ -66,11 +69,13 @@ def _tmp_name(name: str) -> str:
     return f"{TMP_PREFIX}{_name_key(name)}-{pid}-{_proc_start(pid) or 0}-{os.urandom(3).hex()}"
 
 
-def _stale(entry: str, key: str) -> bool:
-    """Whether `entry` is a temporary folder for a target with name hash `key` whose process
-    is gone."""
+def _stale(entry: str) -> bool:
+    """Whether `entry` is a temporary folder (of any target) whose process is gone: the pid
+    in its name runs no process, or one started at another time (pid reuse)."""
+    if not entry.startswith(TMP_PREFIX):
+        return False
     parts = entry[len(TMP_PREFIX):].split("-")
-    if not entry.startswith(TMP_PREFIX) or len(parts) != 4 or parts[0] != key:
+    if len(parts) != 4:
         return False
     try:
         pid = int(parts[1])
@@ -79,24 +84,30 @@ def _stale(entry: str, key: str) -> bool:
     return _proc_start(pid) != parts[2]
 
 
-def remove_stale_temps(out: Path) -> list[Path]:
-    """Removes the temporary folders of killed runs to `out` (same target name, process
-    gone) beside it; returns them."""
-    parent = out.parent
-    key = _name_key(out.name)
-    gone = []
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Removes the temporary folders in `folder` left by killed cellshare commands, whatever
+    their target (a kill -9 during the final write leaves a whole result there, and nothing
+    else would ever remove it); returns them. Those of live processes are left alone."""
+    gone: list[Path] = []
+    # Without /proc no owner can be told alive: remove nothing rather than a live run's folder.
+    if _proc_start(os.getpid()) is None:
+        return gone
     try:
-        entries = os.listdir(parent)
+        entries = os.listdir(folder)
     except OSError:
         return gone
     for e in entries:
-        if _stale(e, key):
-            p = parent / e
+        if _stale(e):
+            p = folder / e
             if p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p, ignore_errors=True)
                 gone.append(p)
     return gone
 
+
+#: What a sweep writes at the top of its folder. A sweep writes into its folder in place, so
+#: its marker lists these from the start (``report/`` is a report's own output, below).
+SWEEP_ENTRIES = ("sweep.toml", "sweep.json", "runs", "runs.parquet", "flows.parquet")
 
 #: What outputs written before the marker existed hold, by kind: a folder whose every entry
 #: is one of these (and that has the first) is recognised as that kind of output.
@@ -106,6 +117,23 @@ _LEGACY = {
             "cell_series.parquet", "queue_delay_cdf.parquet", "flow_trace.parquet", "mode_changes.parquet",
             "ue_trace.parquet", "classes.parquet", "requests.parquet", "nodes.parquet", "report"),
 }
+_REPORT_FIGURES = ("throughput", "fct_short", "throughput_categories", "queue_delay_cdf", "jain", "video_calls",
+                   "streams", "page_loads")
+#: What each kind of output wrote at its top level before markers listed it (markers without
+#: ``entries``): only these count as cellshare's when such an output is replaced. Crosscheck
+#: and reproduce outputs have no fixed names, so everything in an old one counts as the
+#: user's and the folder is never replaced (the safe side: a refusal names what is there).
+_KNOWN = {
+    "sweep": _LEGACY["sweep"],
+    "run": (*_LEGACY["run"], "handovers.parquet", "video_frames.parquet", "stream_chunks.parquet",
+            "page_loads.parquet"),
+    "report": ("index.html", *(f"{f}.{ext}" for f in _REPORT_FIGURES for ext in ("png", "pdf"))),
+    "emulate": ("summary.json", "scenario.toml", "flows", "commands", "emu.pcap", "report"),
+}
+#: The temporary files of a sweep's dataset (sweeps._atomic_file: ``.runs.parquet.<pid>.tmp``).
+_DATASET_TMP = re.compile(r"^\.(runs|flows)\.parquet\.\d+\.tmp$")
+#: Largest marker read (a listing of thousands of top-level entries fits).
+_MARKER_MAX = 1 << 20
 
 
 def read_marker(folder: Path) -> Optional[dict]:
@@ -113,7 +141,7 @@ def read_marker(folder: Path) -> Optional[dict]:
     run folder written before markers existed is recognised by its files (``legacy``)."""
     try:
         with open(folder / MARKER, "rb") as f:
-            data = json.loads(f.read(65536))
+            data = json.loads(f.read(_MARKER_MAX))
         if isinstance(data, dict) and data.get("kind") in KINDS:
             return data
     except (OSError, ValueError):
@@ -128,11 +156,64 @@ def read_marker(folder: Path) -> Optional[dict]:
     return None
 
 
-def write_marker(folder: Path, kind: str) -> None:
-    """Marks `folder` as a cellshare output of `kind`."""
+def write_marker(folder: Path, kind: str, entries: Optional[Sequence[str]] = None) -> None:
+    """Marks `folder` as a cellshare output of `kind` that wrote `entries` (its top-level
+    files and folders; cellshare owns each whole, so they are all it lists)."""
     from . import __version__
 
-    (folder / MARKER).write_text(json.dumps({"kind": kind, "cellshare": __version__}) + "\n")
+    doc: dict = {"kind": kind, "cellshare": __version__}
+    if entries is not None:
+        doc["entries"] = sorted(e for e in entries if e != MARKER)
+    (folder / MARKER).write_text(json.dumps(doc) + "\n")
+
+
+def foreign_entries(folder: Path, marker: dict) -> list[str]:
+    """The entries of cellshare output `folder` (with `marker`) that cellshare did not write,
+    sorted: what replacing it would delete of the user's. Cellshare's are the entries its
+    marker lists (or, for a marker from before the list, the known names of its kind), its
+    temporary folders and files, and a ``report`` folder that is a report output holding
+    nothing else (`cellshare report FOLDER` writes one there)."""
+    listed = marker.get("entries")
+    if isinstance(listed, list) and all(isinstance(e, str) for e in listed):
+        mine = set(listed)
+    else:
+        mine = set(_KNOWN.get(marker.get("kind", ""), ()))
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    out = []
+    for e in entries:
+        if e == MARKER or e in mine or e.startswith(TMP_PREFIX) or _DATASET_TMP.match(e):
+            continue
+        if e == "report" and marker.get("kind") != "report":
+            sub = folder / e
+            sub_marker = read_marker(sub) if sub.is_dir() and not sub.is_symlink() else None
+            if sub_marker is not None and sub_marker["kind"] == "report" and not foreign_entries(sub, sub_marker):
+                continue
+        out.append(e)
+    return out
+
+
+def _foreign_error(out: Path, foreign: list[str], marker: Optional[dict]) -> OutputError:
+    more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+    why = "that cellshare did not write"
+    if marker is not None and not isinstance(marker.get("entries"), list):
+        why += " (as far as it can tell: an output of an earlier cellshare, which did not list what it wrote)"
+    return OutputError(f"{_where(out)} holds {foreign[0]!r}{more} {why}; move them away or choose another --out")
+
+
+def _mount_point_error(out: Path) -> OutputError:
+    return OutputError(f"{_where(out)} is a mount point, which cannot be replaced by a finished output; expected a "
+                       "folder inside it")
+
+
+def _read_only(path: Path) -> bool:
+    """Whether `path` is on a file system mounted read-only."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # AttributeError: no statvfs (not POSIX)
+        return False
 
 
 def _where(out: Path) -> str:
@@ -190,10 +271,21 @@ def check_out(out: PathLike, *, kind: str, force: bool = False, resume: bool = F
         p = Path(os.path.abspath(raw)).parent
         culprit = next((q for q in reversed([p, *p.parents]) if q.exists() and not q.is_dir()), ancestor)
         raise OutputError(f"{_where(out)}: {culprit} is a file, not a folder")
+    # Read-only places are named as such before anything runs (a rename onto a read-only
+    # mount point fails only at the end, with EBUSY or EROFS).
+    if st is not None and _read_only(out):
+        raise OutputError(f"{_where(out)}: read-only file system; expected a place where a folder can be written")
+    if _read_only(ancestor):
+        raise OutputError(f"{_where(out)}: {ancestor} is on a read-only file system; expected a place where a "
+                          "folder can be written")
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutputError(f"{_where(out)}: {ancestor} is not writable")
     if st is None:
         return None
+    if not resume and os.path.ismount(out):
+        # The finished output is renamed onto `out`, which a mount point refuses (EBUSY). A
+        # sweep (`resume`) writes into its folder in place, so a mount point suits it.
+        raise _mount_point_error(out)
     try:
         entries = os.listdir(out)
     except OSError as e:
@@ -209,6 +301,9 @@ def check_out(out: PathLike, *, kind: str, force: bool = False, resume: bool = F
     if not force:
         raise OutputError(f"{_where(out)} holds a previous cellshare {marker['kind']} output; use --force to "
                           "replace it, or choose another --out")
+    foreign = foreign_entries(out, marker)
+    if foreign:  # --force replaces what cellshare wrote, never what the user put beside it
+        raise _foreign_error(out, foreign, marker)
     return marker
 
 
@@ -246,12 +341,20 @@ def atomic_dir(out: PathLike, *, kind: str = "run", force: bool = False, owned: 
     becomes `out`, on an error it is removed (with the parent folders it created), so a failed
     run leaves nothing. `out` is checked first (:func:`check_out`, `force` to replace a
     previous cellshare output); `owned` is for a location the caller owns outright (a sweep's
-    ``runs/<id>``), whose previous content is replaced whatever it is."""
+    ``runs/<id>``), whose previous content is replaced whatever it is, and whose parent must
+    exist."""
     out = Path(out)
-    if not owned:
+    if owned:
+        # A sweep's run folder: OUT/runs is created by the sweep and never here, so a worker
+        # outliving a sweep whose folder was then deleted cannot bring the folder back (a new
+        # sweep there would find an unmarked folder and refuse it).
+        if not out.parent.is_dir():
+            raise OutputError(f"{_where(out)}: {out.parent} is gone (the sweep's folder was removed)")
+        made: list[Path] = []
+    else:
         check_out(out, kind=kind, force=force)
-    made = _make_parents(out.parent, out)
-    remove_stale_temps(out)
+        made = _make_parents(out.parent, out)
+        remove_stale_temps(out.parent)
     tmp = out.parent / _tmp_name(out.name)
     try:
         os.mkdir(tmp)
@@ -261,47 +364,117 @@ def atomic_dir(out: PathLike, *, kind: str = "run", force: bool = False, owned: 
     try:
         write_marker(tmp, kind)
         yield tmp
-        # Checked again: something may have appeared at `out` while the run went.
+        # The marker lists what was written (the temporary folder is this process's alone), so
+        # a later --force replaces exactly that.
+        write_marker(tmp, kind, os.listdir(tmp))
         if not owned:
+            # Checked again: something may have appeared at `out` while the run went.
             check_out(out, kind=kind, force=force)
-        _replace(tmp, out)
+        _replace(tmp, out, check=not owned)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_made(made)
         raise
 
 
-def _replace(tmp: Path, out: Path) -> None:
-    """Renames `tmp` onto `out`; a previous `out` (an empty folder, or an output the caller
-    may replace) is first moved aside under a temporary name of this process, then removed."""
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_renameat2 = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swaps folders `a` and `b` in one step (Linux ``renameat2(RENAME_EXCHANGE)``): True when
+    done, False when this system or file system cannot (the caller then renames twice)."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            import ctypes
+
+            fn = ctypes.CDLL(None, use_errno=True).renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            _renameat2 = fn
+        except (OSError, AttributeError):  # no glibc 2.28+, not Linux
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OutputError(f"{_where(b)}: cannot move the results into place: {os.strerror(err)}")
+
+
+def _replace(tmp: Path, out: Path, *, check: bool = True) -> None:
+    """Puts `tmp` in place of `out`. A previous `out` (an empty folder, or an output the caller
+    may replace) is swapped with `tmp` in one step where the system can (so `out` is never
+    missing and the finished output waits in no temporary folder), else moved aside first;
+    then, with `check`, it is checked again for entries cellshare did not write (they may have
+    appeared since :func:`check_out`: the swap is undone and the error raised), and removed."""
     try:
         os.rename(tmp, out)
         return
     except OSError as e:
         if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise OutputError(f"{_where(out)}: cannot rename the results into place: {e.strerror or e}") from None
-    aside = out.parent / _tmp_name(out.name)
-    os.rename(out, aside)
-    os.rename(tmp, out)
-    shutil.rmtree(aside, ignore_errors=True)
+    if _exchange(tmp, out):
+        old = tmp
+
+        def undo() -> None:
+            _exchange(tmp, out)
+    else:
+        old = out.parent / _tmp_name(out.name)
+        try:
+            os.rename(out, old)
+            os.rename(tmp, out)
+        except OSError as e:
+            if not out.exists() and old.exists():
+                os.rename(old, out)
+            raise OutputError(f"{_where(out)}: cannot rename the results into place: {e.strerror or e}") from None
+
+        def undo() -> None:
+            os.rename(out, tmp)
+            os.rename(old, out)
+    if check:
+        marker = read_marker(old)
+        foreign = foreign_entries(old, marker) if marker is not None else sorted(os.listdir(old))
+        if foreign:
+            undo()
+            raise _foreign_error(out, foreign, marker)
+    shutil.rmtree(old, ignore_errors=True)
 
 
-def replace_in_place(out: PathLike, *, kind: str) -> None:
-    """For a command that writes into `out` directly (a new sweep): removes a previous
-    cellshare output there (the caller checked it with `force`), creates `out` with its
-    parents, and marks it."""
+def replace_in_place(out: PathLike, *, kind: str, entries: Optional[Sequence[str]] = None) -> None:
+    """For a command that writes into `out` directly (a new sweep, writing `entries`): removes
+    a previous cellshare output there (the caller checked it with `force`) if it holds nothing
+    cellshare did not write, creates `out` with its parents, and marks it."""
     out = Path(out)
-    if out.is_dir() and read_marker(out) is not None:
+    marker = read_marker(out) if out.is_dir() else None
+    if marker is not None:
+        foreign = foreign_entries(out, marker)
+        if foreign:
+            raise _foreign_error(out, foreign, marker)
+        if os.path.ismount(out):
+            raise _mount_point_error(out)
         aside = out.parent / _tmp_name(out.name)
-        os.rename(out, aside)
+        try:
+            os.rename(out, aside)
+        except OSError as e:
+            raise OutputError(f"{_where(out)}: cannot replace it: {e.strerror or e}") from None
+        foreign = foreign_entries(aside, marker)  # anything put there since the check above
+        if foreign:
+            os.rename(aside, out)
+            raise _foreign_error(out, foreign, marker)
         shutil.rmtree(aside, ignore_errors=True)
     _make_parents(out.parent, out)
-    remove_stale_temps(out)
+    remove_stale_temps(out.parent)
     try:
         out.mkdir(exist_ok=True)
     except OSError as e:
         raise OutputError(f"{_where(out)}: cannot create it: {e.strerror or e}") from None
-    write_marker(out, kind)
+    write_marker(out, kind, entries)
 
 
 def _write_batches(result: Result, name: str, folder: Path) -> None:

@@ -6,15 +6,20 @@ rest are not even submitted yet), a local worker process is replaced after
 ``tasks_per_worker`` runs (so nothing a run leaves behind accumulates), and results are
 handed to the caller as they complete, so the caller can write them out and drop them.
 Workers are started with ``spawn``: no state of the parent (an open Ray session, a loaded
-simulator) is inherited.
+simulator) is inherited. Local workers die with the process that started them (killed with
+``kill -9`` too): they would otherwise finish their runs, write into an output folder nobody
+owns any more, and wait for work forever.
 """
 
 from __future__ import annotations
 
 import importlib
 import multiprocessing
+import multiprocessing.connection
 import os
+import signal
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Iterator, Optional, Sequence
@@ -76,11 +81,56 @@ def run_parallel(
 READY_TIMEOUT_S = 10.0
 
 
-def _worker_ready(module: str, ready, workers: int, timeout_s: float) -> None:
-    """Initializer of a local worker: imports the run function's module, then waits (at most
-    `timeout_s`) until every first-generation worker has done the same, so that a worker
-    still importing does not find every run already taken by the first one ready (short runs
-    would otherwise all go to one process). Replacement workers find the count reached."""
+#: In a local worker: the pid of the process that started it (None in any other process).
+_PARENT_PID: Optional[int] = None
+_PR_SET_PDEATHSIG = 1
+
+
+def parent_gone() -> bool:
+    """Whether this is a local worker whose parent is gone (then it must not write anything:
+    the output is nobody's any more). False in any other process."""
+    return _PARENT_PID is not None and os.getppid() != _PARENT_PID
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Makes this worker end when `parent_pid`, the process that started it, ends."""
+    global _PARENT_PID
+    _PARENT_PID = parent_pid
+    # The kernel kills this process when its parent dies, even while a run holds the GIL in the
+    # simulator. (The signal follows the parent's thread that started this worker; the pool
+    # starts workers from threads that live as long as the pool.)
+    try:
+        import ctypes
+
+        arg = ctypes.c_ulong  # prctl is variadic and reads unsigned longs
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, arg(signal.SIGKILL), arg(0), arg(0), arg(0))
+    except (OSError, AttributeError):  # not Linux: the watch below only
+        pass
+    # The parent may have died before the line above took effect: then nothing will signal.
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    # And a watch of the pipe the parent holds open while it lives (what multiprocessing gives
+    # a spawned child), for systems without the signal.
+    try:
+        sentinel = multiprocessing.parent_process().sentinel  # type: ignore[union-attr]
+    except (AttributeError, ValueError):  # not a spawned child
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="cellshare-parent-watch", daemon=True).start()
+
+
+def _worker_ready(module: str, ready, workers: int, timeout_s: float, parent_pid: Optional[int] = None) -> None:
+    """Initializer of a local worker: ties its life to `parent_pid` (the pool's process),
+    imports the run function's module, then waits (at most `timeout_s`) until every
+    first-generation worker has done the same, so that a worker still importing does not find
+    every run already taken by the first one ready (short runs would otherwise all go to one
+    process). Replacement workers find the count reached."""
+    if parent_pid is not None:
+        _die_with_parent(parent_pid)
     importlib.import_module(module)
     with ready.get_lock():
         ready.value += 1
@@ -93,7 +143,7 @@ def _run_pool(fn, items, workers: int, tasks_per_worker: int, bar: "_Bar") -> It
     ctx = multiprocessing.get_context("spawn")
     n = min(workers, len(items))
     kwargs: dict[str, Any] = {"max_workers": n, "mp_context": ctx, "initializer": _worker_ready,
-                              "initargs": (fn.__module__, ctx.Value("i", 0), n, READY_TIMEOUT_S)}
+                              "initargs": (fn.__module__, ctx.Value("i", 0), n, READY_TIMEOUT_S, os.getpid())}
     if sys.version_info >= (3, 11):
         kwargs["max_tasks_per_child"] = max(1, tasks_per_worker)
     pending: dict[Future, int] = {}

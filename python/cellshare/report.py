@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -68,7 +71,8 @@ class _Data:
 
 
 def _damaged(path: Path, e: BaseException) -> ReportError:
-    return ReportError(f"{path}: cannot be read ({type(e).__name__}: {str(e)[:200]}); expected the file as "
+    why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:200]
+    return ReportError(f"{path}: cannot be read ({type(e).__name__}: {why}); expected the file as "
                        f"cellshare wrote it (rerun the command that made the folder)")
 
 
@@ -77,7 +81,8 @@ def _read(path: Path, read):
     naming it."""
     try:
         return read(path)
-    except (OSError, pa.ArrowException, ValueError) as e:  # also JSON, TOML and UTF-8 errors
+    # also JSON, TOML and UTF-8 errors, and JSON or TOML nested deeper than Python's parsers go
+    except (OSError, pa.ArrowException, ValueError, RecursionError) as e:
         raise _damaged(path, e) from None
 
 
@@ -94,43 +99,180 @@ def _table_of_text(path: Path, parse) -> dict:
     return doc
 
 
+def _unexpected(path: Path, what: str) -> ReportError:
+    """A ReportError: the file at `path` is not as cellshare writes it (`what` says how)."""
+    expected = "" if "expected" in what else "; expected the file as cellshare wrote it"
+    return ReportError(f"{path}: {what}{expected} (rerun the command that made the folder)")
+
+
+def _text_field(path: Path, doc: dict, key: str) -> Optional[str]:
+    """`doc[key]` of the file at `path`: text or absent."""
+    v = doc.get(key)
+    if v is not None and not isinstance(v, str):
+        raise _unexpected(path, f"`{key}` is a {type(v).__name__}, not text")
+    return v
+
+
+#: What a column of a runs or flows table must hold: pyarrow type tests by kind.
+_KINDS = {
+    "text": (pa.types.is_string, pa.types.is_large_string, pa.types.is_null),
+    "number": (pa.types.is_integer, pa.types.is_floating, pa.types.is_null),
+    "integer": (pa.types.is_integer, pa.types.is_null),
+    "boolean": (pa.types.is_boolean, pa.types.is_null),
+    "scalar": (pa.types.is_string, pa.types.is_large_string, pa.types.is_integer, pa.types.is_floating,
+               pa.types.is_boolean, pa.types.is_null),
+}
+#: The type a column of each kind is read as.
+_ARROW = {"text": pa.string(), "number": pa.float64(), "integer": pa.int64(), "boolean": pa.bool_()}
+
+
+def _check_columns(path: Path, schema: pa.Schema, required: dict, optional: Optional[dict] = None) -> None:
+    """Every column of `required` (name -> kind) is in `schema`, and it and every column of
+    `optional` present holds its kind (a dictionary-encoded column counts as its values);
+    else a ReportError naming the file and the column."""
+    for name, kind in (*required.items(), *(optional or {}).items()):
+        if name not in schema.names:
+            if name in required:
+                raise _unexpected(path, f"no column {name!r}")
+            continue
+        typ = schema.field(name).type
+        if pa.types.is_dictionary(typ):
+            typ = typ.value_type
+        if not any(test(typ) for test in _KINDS[kind]):
+            raise _unexpected(path, f"column {name!r} holds {typ}, not {kind} values")
+
+
+#: Columns of runs.parquet the report reads (besides run_id and the parameters).
+_RUN_NUMBERS = ("jain_index", "queue_delay_p50_ms", "queue_delay_p99_ms", "queue_delay_max_ms")
+_RUN_OPTIONAL = ("prb_utilization", "delivered_mbps", "foreground_mbps", "background_mbps")
+#: Columns of a flows table the report reads (size_bytes, category: derived when missing).
+_FLOW_REQUIRED = {"run_id": "text", "name": "text", "class": "text", "fct_s": "number", "completed": "boolean",
+                  "throughput_mbps": "number"}
+_FLOW_OPTIONAL = {"category": "text", "size_bytes": "integer", "bytes_delivered": "integer"}
+#: A run id as `cellshare sweep` names a run's folder (a hash; never a path).
+_RUN_ID = re.compile(r"^[0-9A-Za-z_-][0-9A-Za-z_.-]*$")
+
+
+def _flows_table(path: Path, table: pa.Table, run_folder: bool = False) -> pa.Table:
+    """The flows table at `path` with the columns the report reads, of one type each (a table
+    without rows: those columns, empty; the table of a run without flows has none)."""
+    required = {k: v for k, v in _FLOW_REQUIRED.items() if not (run_folder and k == "run_id")}
+    if table.num_rows == 0:
+        return pa.table({k: pa.array([], _ARROW[v]) for k, v in {**required, **_FLOW_OPTIONAL}.items()})
+    _check_columns(path, table.schema, required, _FLOW_OPTIONAL)
+    if not {"size_bytes", "bytes_delivered"} & set(table.column_names):
+        raise _unexpected(path, "no column 'size_bytes' or 'bytes_delivered' (a flow's size)")
+    for k, kind in {**_FLOW_REQUIRED, **_FLOW_OPTIONAL}.items():
+        table = _cast(path, table, k, _ARROW[kind])
+    return table
+
+
+#: Largest magnitude of a number the report draws (ms, s, Mbit/s, kbit/s, a fraction): far
+#: beyond any run's (at most 86,400 s simulated, rates of Tbit/s). Matplotlib cannot lay out
+#: an axis reaching a float's limit (1.8e308), so a larger number is a damaged file.
+MAX_DRAWN = 1e12
+
+
+def _cast(path: Path, table: pa.Table, name: str, typ: pa.DataType, bounded: Optional[bool] = None) -> pa.Table:
+    """`table` with column `name` (when present) cast to `typ`: integers to floats as near as
+    floats go, an integer too large for 64 bits a ReportError naming the file and column.
+    A `bounded` column (by default a float one) may not hold a finite number beyond
+    :data:`MAX_DRAWN` (NaN and infinities are missing values)."""
+    import numpy as np
+
+    if name not in table.column_names:
+        return table
+    try:
+        col = table.column(name).cast(typ, safe=not pa.types.is_floating(typ))
+    except pa.ArrowException as e:
+        raise _unexpected(path, f"column {name!r}: {' '.join(str(e).split())[:120]}") from None
+    if bounded or (bounded is None and pa.types.is_floating(typ)):
+        v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=float)
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(np.isfinite(v) & (np.abs(v) > MAX_DRAWN))
+        if bad.size:
+            raise _unexpected(path, f"column {name!r} holds {v[bad[0]]:g} (row {bad[0]}), beyond ±{MAX_DRAWN:g}")
+    return table.set_column(table.column_names.index(name), name, col)
+
+
+def _bounded(path: Path, key: str, v: Optional[float]) -> Optional[float]:
+    """A number of a summary: finite and within :data:`MAX_DRAWN`, else missing (None) for NaN
+    and infinities, a ReportError naming the key for a larger finite one."""
+    if v is None or not math.isfinite(v):
+        return None
+    if abs(v) > MAX_DRAWN:
+        raise _unexpected(path, f"`{key}` is {v:g}, beyond ±{MAX_DRAWN:g}")
+    return v
+
+
+
+def _number(v: Any) -> Optional[float]:
+    """A finite float, or None (missing, NaN or infinite)."""
+    return v if isinstance(v, float) and math.isfinite(v) else None
+
+
 def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
-    table = _parquet(folder / "runs.parquet")
+    runs_path = folder / "runs.parquet"
+    table = _parquet(runs_path)
     names = table.column_names
     if "run_id" not in names:
         raise ReportError(f"{folder / 'runs.parquet'}: no run_id column; expected the runs table of `cellshare sweep`")
-    runs = table.to_pylist()
     meta_path = folder / "sweep.json"
     if meta_path.is_file():
-        params = list(_table_of_text(meta_path, json.loads).get("parameters", []))
+        params = _table_of_text(meta_path, json.loads).get("parameters", [])
+        if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
+            raise _unexpected(meta_path, "`parameters` is not a list of parameter names")
+        params = list(dict.fromkeys(params))
     else:
         params = names[1:names.index("seed")] if "seed" in names else []
-    flow_names = _read(folder / "flows.parquet", pq.read_schema).names
-    cols = [c for c in (*_FLOW_COLUMNS, *params) if c in flow_names]
-    flows = _parquet(folder / "flows.parquet", columns=cols)
+    _check_columns(runs_path, table.schema, {"run_id": "text", **{p: "scalar" for p in params},
+                                             **{k: "number" for k in _RUN_NUMBERS}},
+                   {k: "number" for k in _RUN_OPTIONAL})
+    # numbers as floats (an integer column too), NaN and infinities as None
+    for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
+        table = _cast(runs_path, table, k, pa.float64())
+    runs = table.to_pylist()
+    for i, r in enumerate(runs):
+        rid = r["run_id"]
+        if rid is None or not _RUN_ID.match(rid):
+            raise _unexpected(runs_path, f"row {i}: run_id is {'null' if rid is None else 'not a run id'} "
+                                         f"(a run folder's name under runs/)")
+        for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
+            if k in r:
+                r[k] = _number(r[k])
+        for p in params:
+            if isinstance(r[p], float) and r[p] != r[p]:
+                r[p] = None  # NaN: one value, like null
+    flows_path = folder / "flows.parquet"
+    flow_names = _read(flows_path, pq.read_schema).names
+    cols = [c for c in (*_FLOW_COLUMNS, "bytes_delivered", *params) if c in flow_names]
+    flows = _flows_table(flows_path, _parquet(flows_path, columns=cols))
     dirs = {r["run_id"]: folder / "runs" / r["run_id"] for r in runs}
     title = folder.name
     src = folder / "sweep.toml"
     if src.is_file():
-        name = _table_of_text(src, tomllib.loads).get("name")
-        title = name or title
+        title = _text_field(src, _table_of_text(src, tomllib.loads), "name") or title
     return runs, flows, dirs, params, title
 
 
 def _load_run(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
     from .sweeps import summary_scalars
 
-    summary = _table_of_text(folder / "summary.json", json.loads)
+    summary_path = folder / "summary.json"
+    summary = _table_of_text(summary_path, json.loads)
     scenario = None
     if (folder / "scenario.toml").is_file():
         scenario = _table_of_text(folder / "scenario.toml", tomllib.loads)
-    label = summary.get("scenario") or folder.name
+    label = _text_field(summary_path, summary, "scenario") or folder.name
     rid = folder.name
     try:
         row = {"run_id": rid, "run": label, "seed": summary.get("seed"), **summary_scalars(summary)}
-    except (KeyError, TypeError, AttributeError, ValueError) as e:
-        raise _damaged(folder / "summary.json", e) from None
-    flows = with_categories(_parquet(folder / "flows.parquet"), scenario)
+    except ValueError as e:
+        raise _unexpected(summary_path, str(e)) from None
+    for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
+        row[k] = _bounded(summary_path, k, row[k])
+    flows_path = folder / "flows.parquet"
+    flows = with_categories(_flows_table(flows_path, _parquet(flows_path), run_folder=True), scenario)
     n = flows.num_rows
     flows = flows.append_column("run_id", pa.array([rid] * n, pa.string()))
     flows = flows.append_column("run", pa.array([label] * n, pa.string()))
@@ -319,18 +461,19 @@ class _Report:
             xs, ys, es = [], [], []
             for i, l in enumerate(self.loads):
                 v = values.get((s, l))
-                if v is None or v != v:
+                if v is None or not math.isfinite(v):
                     continue
                 xs.append(i - 0.4 + width * (j + 0.5))
                 ys.append(v)
-                es.append((errs or {}).get((s, l)) or 0.0)
+                e = (errs or {}).get((s, l))
+                es.append(e if e is not None and math.isfinite(e) else 0.0)
             ax.bar(xs, ys, width * 0.92, color=self.colors[s], label=str(s),
                    yerr=es if errs and any(es) else None, capsize=2, error_kw={"linewidth": 0.8})
         if self.baseline is not None:
             first = True
             for i, l in enumerate(self.loads):
                 v = values.get((self.baseline, l))
-                if v is None or v != v:
+                if v is None or not math.isfinite(v):
                     continue
                 ax.hlines(v, i - 0.45, i + 0.45, colors="black", linestyles="--", linewidth=1.4,
                           label=f"{self.baseline} (baseline)" if first else None, zorder=5)
@@ -373,7 +516,7 @@ class _Report:
 
     def throughput_over_time(self, names: Optional[Sequence[str]]) -> None:
         """Per-second goodput of chosen flows, one panel per scheme (first load, first seed)."""
-        load0 = self.loads[-1]
+        load0 = self.loads[-1] if self.loads else None
         picks = []
         for s in self.schemes:
             rs = self.runs_of(s, load0)
@@ -383,6 +526,7 @@ class _Report:
 
         shown = np.isin(self.f_run, [self.d.runs.index(r) for _, r in picks])
         shown_names = [self.name_names[k] for k in dict.fromkeys(self.f_name[shown].tolist()) if k >= 0]
+        chosen = names is not None
         if names is None:
             # background flows first, then long ones, from every run shown (a scheme without
             # background traffic has none), up to 4
@@ -395,6 +539,17 @@ class _Report:
             if not names:
                 names = list(shown_names)
             names = names[:4]
+        series = {r["run_id"]: _flow_series(self.d.run_dirs[r["run_id"]] / "flow_series.parquet") for _, r in picks}
+        found = {nm for ser in series.values() for nm in names if nm in ser}
+        missing = [nm for nm in names if nm not in found]
+        if missing and chosen:
+            raise ReportError(f"--flows: no flow called {', '.join(map(repr, missing))} in the runs shown; expected "
+                              f"names from the flows table, e.g. "
+                              f"{', '.join(sorted(shown_names)[:8]) or '(none: the runs shown have no flows)'}")
+        names = [nm for nm in names if nm in found]
+        if not names:
+            self._section("Throughput over time", None, "No per-second flow series in these runs.", "")
+            return
         plt = self.plt
         n = len(picks)
         ncol = min(n, 3)
@@ -402,20 +557,17 @@ class _Report:
         fig, axes = plt.subplots(nrow, ncol, figsize=(7.0, 2.3 * nrow + 0.4), squeeze=False, sharey=True)
         flow_colors = {name: PALETTE[(k + 1) % len(PALETTE)] for k, name in enumerate(names)}
         rows = []
-        found = set()
         for k, (s, r) in enumerate(picks):
             ax = axes[k // ncol][k % ncol]
-            series = _parquet(self.d.run_dirs[r["run_id"]] / "flow_series.parquet").to_pydict()
             for name in names:
-                idx = [i for i, x in enumerate(series["name"]) if x == name]
-                if not idx:
+                if name not in series[r["run_id"]]:
                     continue
-                found.add(name)
-                xs = [series["second"][i] for i in idx]
-                ys = [series["mbps"][i] for i in idx]
+                xs, ys = series[r["run_id"]][name]
                 ax.stairs(ys, [*xs, xs[-1] + 1], baseline=None, color=flow_colors[name], label=name,
                           linewidth=1.5)
-                rows.append((str(s), name, r["run_id"], sum(ys) / len(ys) if ys else None, max(ys) if ys else None))
+                ok = ys[np.isfinite(ys)]
+                rows.append((str(s), name, r["run_id"], float(ok.mean()) if ok.size else None,
+                             float(ok.max()) if ok.size else None))
             ax.set_title(f"{s}" + (" (baseline)" if s == self.baseline else ""))
             ax.set_xlabel("time (s)")
             ax.set_ylim(bottom=0)
@@ -423,12 +575,6 @@ class _Report:
                 ax.set_ylabel("throughput (Mbit/s)")
         for k in range(n, nrow * ncol):
             axes[k // ncol][k % ncol].set_visible(False)
-        missing = [nm for nm in names if nm not in found]
-        if missing:
-            plt.close(fig)
-            raise ReportError(f"--flows: no flow called {', '.join(map(repr, missing))} in the runs shown; expected "
-                              f"names from the flows table, e.g. "
-                              f"{', '.join(sorted(shown_names)[:8])}")
         fig.tight_layout()
         self._legend(fig, axes.ravel())
         img = _save(fig, self.out, "throughput")
@@ -448,7 +594,7 @@ class _Report:
             for l in self.loads:
                 m = self._mask(s, l, "short")
                 n_short = int(m.sum())
-                done = self.f_fct[m & self.f_done & ~np.isnan(self.f_fct)] * 1000
+                done = self.f_fct[m & self.f_done & np.isfinite(self.f_fct)] * 1000
                 if n_short:
                     any_short = True
                 ps = [float(np.percentile(done, q)) if len(done) else None for q, _ in FCT_PERCENTILES]
@@ -528,6 +674,9 @@ class _Report:
 
         plt = self.plt
         n = len(self.loads)
+        if n == 0:
+            self._section("Queue delay", None, "No runs in this folder.", "")
+            return
         ncol = min(n, 3)
         nrow = (n + ncol - 1) // ncol
         fig, axes = plt.subplots(nrow, ncol, figsize=(7.0 if ncol > 1 else 3.6, 2.4 * nrow + 0.4), squeeze=False,
@@ -541,9 +690,9 @@ class _Report:
                 rs = self.runs_of(s, l)
                 curves = []
                 for r in rs:
-                    t = _parquet(self.d.run_dirs[r["run_id"]] / "queue_delay_cdf.parquet").to_pydict()
-                    if t["delay_ms"]:
-                        curves.append((np.asarray(t["delay_ms"], float), np.asarray(t["fraction"], float)))
+                    x, y = _cdf(self.d.run_dirs[r["run_id"]] / "queue_delay_cdf.parquet")
+                    if x.size:
+                        curves.append((x, y))
                 if not curves:
                     continue
                 lo = max(min(float(c[0][c[0] > 0].min()) if (c[0] > 0).any() else 0.01 for c in curves), 0.01)
@@ -558,9 +707,8 @@ class _Report:
                 # straggler far to the right, is in the table).
                 x_lo = min(x_lo, float(grid[min(np.searchsorted(ys, CDF_AXIS_TAIL), len(grid) - 1)]))
                 x_hi = max(x_hi, float(grid[min(np.searchsorted(ys, 1.0 - CDF_AXIS_TAIL), len(grid) - 1)]))
-                p50 = float(np.mean([r["queue_delay_p50_ms"] for r in rs]))
-                p99 = float(np.mean([r["queue_delay_p99_ms"] for r in rs]))
-                mx = float(np.mean([r["queue_delay_max_ms"] for r in rs]))
+                p50, p99, mx = (_mean(r[k] for r in rs) for k in ("queue_delay_p50_ms", "queue_delay_p99_ms",
+                                                                   "queue_delay_max_ms"))
                 rows.append([str(s), str(l), len(rs), p50, p99, mx])
             ax.set_xscale("log")
             ax.set_xlabel("queue delay (ms)")
@@ -600,10 +748,15 @@ class _Report:
                 rs = self.runs_of(s, l)
                 if not rs:
                     continue
-                xs = [r["jain_index"] for r in rs]
+                xs = _finite(r["jain_index"] for r in rs)
+                if not xs:
+                    continue
                 vals[(s, l)] = float(np.mean(xs))
                 errs[(s, l)] = float(np.std(xs)) if len(xs) > 1 else 0.0
                 rows.append([str(s), str(l), len(rs), vals[(s, l)], errs[(s, l)], self._ratio(vals, s, l)])
+        if not rows:
+            self._section("Fairness", None, "No Jain's index in these runs.", "")
+            return
         fig, ax = self.plt.subplots(1, 1, figsize=(3.6, 2.6))
         self._grouped_bars(ax, vals, errs)
         ax.set_ylim(0, 1.05)
@@ -624,12 +777,8 @@ class _Report:
                 if not rs:
                     continue
 
-                def mean(k):
-                    xs = [r[k] for r in rs if r.get(k) is not None]
-                    return sum(xs) / len(xs) if xs else None
-
-                rows.append([str(s), str(l), len(rs), mean("prb_utilization"), mean("delivered_mbps"),
-                             mean("foreground_mbps"), mean("background_mbps")])
+                rows.append([str(s), str(l), len(rs), *(_mean(r.get(k) for r in rs) for k in (
+                    "prb_utilization", "delivered_mbps", "foreground_mbps", "background_mbps"))])
         return _table_html(["scheme", self.d.load or "load", "runs", "PRB utilization", "cell Mbit/s",
                             "foreground Mbit/s", "background Mbit/s"], rows)
 
@@ -665,6 +814,58 @@ class _Report:
                 f"</title><style>{css}</style></head><body><h1>{html.escape(d.title)}</h1><p>{'; '.join(facts)}.</p>"
                 f"<section id=\"overview\"><h2>Overview</h2>{self.overview()}</section>"
                 + "".join(self.sections) + "</body></html>\n")
+
+
+def _flow_series(path: Path) -> dict[str, tuple[list, Any]]:
+    """A run's ``flow_series.parquet``: flow name -> (seconds, Mbit/s as a float array with
+    NaN for null), in time order; rows without a name or second are left out."""
+    import numpy as np
+
+    t = _parquet(path)
+    if t.num_rows == 0:
+        return {}
+    _check_columns(path, t.schema, {"name": "text", "second": "integer", "mbps": "number"})
+    t = _cast(path, _cast(path, _cast(path, t, "name", pa.string()), "second", pa.int64(), True), "mbps", pa.float64())
+    out: dict[str, tuple[list, list]] = {}
+    for nm, sec, v in zip(t.column("name").to_pylist(), t.column("second").to_pylist(), t.column("mbps").to_pylist()):
+        if nm is not None and sec is not None:
+            xs, ys = out.setdefault(nm, ([], []))
+            xs.append(sec)
+            ys.append(float("nan") if v is None else v)
+    res = {}
+    for nm, (xs, ys) in out.items():
+        order = sorted(range(len(xs)), key=xs.__getitem__)
+        res[nm] = ([xs[i] for i in order], np.array([ys[i] for i in order], dtype=float))
+    return res
+
+
+def _finite(xs) -> list[float]:
+    """The finite numbers of `xs` (None, NaN and infinities left out)."""
+    return [float(x) for x in xs if x is not None and math.isfinite(x)]
+
+
+def _mean(xs) -> Optional[float]:
+    """The mean of the finite numbers of `xs`; None without one."""
+    import numpy as np
+
+    v = _finite(xs)
+    return float(np.mean(v)) if v else None
+
+
+def _cdf(path: Path):
+    """A run's ``queue_delay_cdf.parquet`` as (delay_ms, fraction) float arrays, the points
+    with a finite delay and fraction only, in delay order."""
+    import numpy as np
+
+    t = _parquet(path)
+    if t.num_rows == 0:
+        return np.zeros(0), np.zeros(0)
+    _check_columns(path, t.schema, {"delay_ms": "number", "fraction": "number"})
+    x = np.asarray(_cast(path, t, "delay_ms", pa.float64()).column("delay_ms").to_numpy(zero_copy_only=False), float)
+    y = np.asarray(_cast(path, t, "fraction", pa.float64()).column("fraction").to_numpy(zero_copy_only=False), float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    order = np.argsort(x[ok], kind="stable")
+    return x[ok][order], y[ok][order]
 
 
 def _plain_log(axis, locator=None) -> None:
@@ -706,6 +907,12 @@ def _orig(values: Sequence, text: str):
     return values[0]
 
 
+def _quiet_numpy():
+    import numpy as np
+
+    return np.errstate(all="ignore")
+
+
 def write_report(folder: Union[str, os.PathLike], *, out: Optional[Union[str, os.PathLike]] = None,
                  scheme: Optional[str] = None, load: Optional[str] = None, baseline: Optional[str] = None,
                  flows: Optional[Sequence[str]] = None, force: bool = False) -> Path:
@@ -718,7 +925,10 @@ def write_report(folder: Union[str, os.PathLike], *, out: Optional[Union[str, os
     target = Path(out) if out is not None else folder / "report"
     data = load_folder(folder, scheme, load)
     check_out(target, kind="report", force=force)
-    with atomic_dir(target, kind="report", force=force) as tmp:
+    with atomic_dir(target, kind="report", force=force) as tmp, warnings.catch_warnings(), _quiet_numpy():
+        # numbers at the edge of a float's range (a damaged table) overflow while drawn: the
+        # page shows them, numpy's and matplotlib's warnings would only add noise
+        warnings.simplefilter("ignore")
         rep = _Report(data, tmp, baseline)
         rep.throughput_over_time(list(flows) if flows else None)
         rep.fct_short()

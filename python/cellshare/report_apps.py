@@ -6,22 +6,41 @@ a report of runs without apps has none of these sections."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any, Optional
 
-from .report import _parquet, _table_of_text
+from .report import _ARROW, _bounded, _cast, _check_columns, _mean, _parquet, _table_of_text, _unexpected
 
 if TYPE_CHECKING:
     from .report import _Report
 
 
-def _tables(rep: "_Report", name: str) -> list[tuple[dict, dict]]:
-    """(run, table as a dict of columns) of every run that wrote table `name`."""
+def _tables(rep: "_Report", name: str, columns: dict[str, str]) -> list[tuple[dict, dict]]:
+    """(run, table as a dict of columns) of every run that wrote table `name`; `columns`
+    (name -> kind, as :func:`cellshare.report._check_columns`) must be there, each read as
+    one type (nulls as None). A table without rows gives empty columns."""
     out = []
     for r in rep.d.runs:
         p = rep.d.run_dirs[r["run_id"]] / f"{name}.parquet"
         if p.is_file():
-            out.append((r, _parquet(p).to_pydict()))
+            t = _parquet(p)
+            if t.num_rows == 0:
+                out.append((r, {c: [] for c in columns}))
+                continue
+            _check_columns(p, t.schema, columns)
+            for c, kind in columns.items():
+                t = _cast(p, t, c, _ARROW[kind])
+            out.append((r, {c: t.column(c).to_pylist() for c in columns}))
     return out
+
+
+def _first(names: list) -> Optional[str]:
+    """The first name of a table's rows (its first session), None without one."""
+    return next((n for n in names if n is not None), None)
+
+
+def _num(v: Any) -> float:
+    return v if isinstance(v, float) and math.isfinite(v) else float("nan")
 
 
 def _label(rep: "_Report", r: dict) -> str:
@@ -38,8 +57,12 @@ def video_calls(rep: "_Report") -> None:
 
     from .report import _plain_log, _save, _table_html
 
-    runs = _tables(rep, "video_frames")
+    runs = _tables(rep, "video_frames", {"name": "text", "t_s": "number", "target_kbps": "number",
+                                          "status": "text", "delay_ms": "number"})
     if not runs:
+        return
+    if not any(t["name"] for _, t in runs):
+        rep._section("Video calls", None, "No video frames in these runs.", "")
         return
     plt = rep.plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.0, 2.6))
@@ -49,18 +72,19 @@ def video_calls(rep: "_Report") -> None:
         rs = [(r, t) for r, t in runs if rep._s(r) == s]
         if not rs:
             continue
-        d = np.array([x for _, t in rs for x, st in zip(t["delay_ms"], t["status"]) if st == "rendered"], float)
+        d = np.array([x for _, t in rs for x, st in zip(t["delay_ms"], t["status"])
+                      if st == "rendered" and x is not None and math.isfinite(x)], float)
         n_all = sum(len(t["status"]) for _, t in rs)
         color = rep.colors[s]
         if d.size:
             xs = np.sort(d)
             a1.plot(xs, np.arange(1, xs.size + 1) / n_all, color=color, label=str(s))
         r0, t0 = rs[0]
-        first = t0["name"][0] if t0["name"] else None
+        first = _first(t0["name"])
         if first is not None and s not in seen:
             seen.add(s)
             sel = [i for i, nm in enumerate(t0["name"]) if nm == first]
-            a2.plot([t0["t_s"][i] for i in sel], [t0["target_kbps"][i] / 1000 for i in sel], color=color,
+            a2.plot([_num(t0["t_s"][i]) for i in sel], [_num(t0["target_kbps"][i]) / 1000 for i in sel], color=color,
                     label=_label(rep, r0))
         p = (lambda q: float(np.percentile(d, q)) if d.size else None)
         rows.append([str(s), len(rs), n_all, int(d.size), p(50), p(95), p(99)])
@@ -84,38 +108,39 @@ def video_calls(rep: "_Report") -> None:
 def streams(rep: "_Report") -> None:
     """QoE (MPC paper, Eq. 5) and its parts per scheme, and each scheme's first stream's chunk
     bitrate over time."""
-    import json
-
-    import numpy as np
-
     from .report import _save, _table_html
 
-    runs = _tables(rep, "stream_chunks")
+    runs = _tables(rep, "stream_chunks", {"name": "text", "request_t_s": "number", "bitrate_kbps": "number"})
     if not runs:
+        return
+    if not any(t["name"] for _, t in runs):
+        rep._section("Adaptive streams", None, "No stream chunks in these runs.", "")
         return
     plt = rep.plt
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(7.0, 2.6))
     rows = []
     names = []
-    for k, s in enumerate(rep.schemes):
+    for s in rep.schemes:
         rs = [(r, t) for r, t in runs if rep._s(r) == s]
         if not rs:
             continue
         sessions = []
         for r, _ in rs:
-            summary = _table_of_text(rep.d.run_dirs[r["run_id"]] / "summary.json", json.loads)
-            sessions.extend(summary.get("streams", []))
-        parts = {key: float(np.mean([x[key] for x in sessions])) for key in
-                 ("qoe", "bitrate_utility", "rebuffer_penalty", "smoothness_penalty", "startup_delay_s")}
+            sessions.extend(_sessions(rep.d.run_dirs[r["run_id"]] / "summary.json"))
+        parts = {key: _mean(x[key] for x in sessions) for key in _QOE_KEYS}
         names.append(str(s))
-        a1.bar(k - 0.2, parts["qoe"], width=0.4, color=rep.colors[s])
-        a1.bar(k + 0.2, -parts["rebuffer_penalty"] - parts["smoothness_penalty"], width=0.4, color=rep.colors[s],
-               alpha=0.4)
-        r0, t0 = rs[0]
-        first = t0["name"][0]
-        sel = [i for i, nm in enumerate(t0["name"]) if nm == first]
-        a2.step([t0["request_t_s"][i] for i in sel], [t0["bitrate_kbps"][i] / 1000 for i in sel], where="post",
-                color=rep.colors[s], label=_label(rep, r0))
+        pen = [parts[k] for k in ("rebuffer_penalty", "smoothness_penalty")]
+        pos = len(names) - 1
+        if parts["qoe"] is not None:
+            a1.bar(pos - 0.2, parts["qoe"], width=0.4, color=rep.colors[s])
+        if None not in pen and math.isfinite(-pen[0] - pen[1]):
+            a1.bar(pos + 0.2, -pen[0] - pen[1], width=0.4, color=rep.colors[s], alpha=0.4)
+        r0, t0 = next(((r, t) for r, t in rs if t["name"]), rs[0])
+        first = _first(t0["name"])
+        sel = [i for i, nm in enumerate(t0["name"]) if nm == first and nm is not None]
+        if sel:
+            a2.step([_num(t0["request_t_s"][i]) for i in sel], [_num(t0["bitrate_kbps"][i]) / 1000 for i in sel],
+                    where="post", color=rep.colors[s], label=_label(rep, r0))
         rows.append([str(s), len(sessions), parts["qoe"], parts["bitrate_utility"], parts["rebuffer_penalty"],
                      parts["smoothness_penalty"], parts["startup_delay_s"]])
     a1.set_xticks(range(len(names)), names, rotation=30, ha="right")
@@ -140,8 +165,11 @@ def web(rep: "_Report") -> None:
 
     from .report import _save, _table_html
 
-    runs = _tables(rep, "page_loads")
+    runs = _tables(rep, "page_loads", {"load_time_s": "number"})
     if not runs:
+        return
+    if not any(t["load_time_s"] for _, t in runs):
+        rep._section("Web page loads", None, "No page loads in these runs.", "")
         return
     plt = rep.plt
     fig, ax = plt.subplots(figsize=(3.6, 2.6))
@@ -151,7 +179,7 @@ def web(rep: "_Report") -> None:
         rs = [t for r, t in runs if rep._s(r) == s]
         if not rs:
             continue
-        v = np.array([x for t in rs for x in t["load_time_s"] if x is not None], float)
+        v = np.array([x for t in rs for x in t["load_time_s"] if x is not None and math.isfinite(x)], float)
         n = sum(len(t["load_time_s"]) for t in rs)
         names.append(str(s))
         if v.size:
@@ -167,6 +195,35 @@ def web(rep: "_Report") -> None:
                  "Page load time (main object requested to the last object received), every load of every run; "
                  "box: quartiles, whiskers: 1.5 IQR.",
                  _table_html(["scheme", "pages started", "loaded", "median s", "mean s", "max s"], rows))
+
+
+#: The QoE parts of a stream session (summary.json ``streams``) the report shows.
+_QOE_KEYS = ("qoe", "bitrate_utility", "rebuffer_penalty", "smoothness_penalty", "startup_delay_s")
+
+
+def _sessions(path) -> list[dict]:
+    """The stream sessions of a run's summary.json, each with the QoE parts as numbers (a
+    part that is null stays None); anything else is a ReportError naming the key."""
+    import json
+
+    streams = _table_of_text(path, json.loads).get("streams", [])
+    if not isinstance(streams, list):
+        raise _unexpected(path, f"`streams` is a {type(streams).__name__}, not a list")
+    out = []
+    for i, x in enumerate(streams):
+        if not isinstance(x, dict):
+            raise _unexpected(path, f"`streams[{i}]` is a {type(x).__name__}, not a table")
+        row = {}
+        for k in _QOE_KEYS:
+            v = x.get(k)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                raise _unexpected(path, f"`streams[{i}].{k}` is a {type(v).__name__}, not a number")
+            try:
+                row[k] = None if v is None else _bounded(path, f"streams[{i}].{k}", float(v))
+            except OverflowError:
+                raise _unexpected(path, f"`streams[{i}].{k}` is an integer beyond a float's range") from None
+        out.append(row)
+    return out
 
 
 def app_sections(rep: "_Report") -> None:

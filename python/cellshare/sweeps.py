@@ -489,32 +489,100 @@ def _peak_rss_mb() -> float:
 
 
 def summary_scalars(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The scalar columns of ``runs.parquet`` from a run's summary."""
-    q = summary["queue_delay_ms"]
-    classes = {c["class"]: c for c in summary["classes"]}
+    """The scalar columns of ``runs.parquet`` from a run's summary. A summary that does not
+    hold them as cellshare writes them (a key missing, a value of another type, a count
+    beyond a 64-bit integer) raises ``ValueError`` naming the key, e.g. "`drops.wired`: got
+    1e+308, expected a whole number of packets"."""
+    q = _field(summary, "queue_delay_ms", "")
+    classes = {}
+    for i, c in enumerate(_list(summary, "classes")):
+        classes[_field(c, "class", f"classes[{i}].")] = (c, f"classes[{i}].")
+    drops = _field(summary, "drops", "")
+    if not isinstance(drops, Mapping):
+        raise ValueError(f"`drops`: got {_shown(drops)}, expected a table of packet counts")
+    n_drops = sum(_count(v, f"drops.{k}") for k, v in drops.items())
+    if n_drops > _I64_MAX:
+        raise ValueError(f"`drops`: {n_drops} packets in all, expected at most {_I64_MAX}")
+
+    def num(doc: Any, key: str, where: str = "", null: bool = False) -> Optional[float]:
+        return _number(_field(doc, key, where), f"{where}{key}", null)
+
+    def goodput(name: str) -> float:
+        c, where = classes.get(name, (None, ""))
+        return num(c, "goodput_mbps", where) if c is not None else 0.0
+
     return {
-        "duration_s": float(summary["duration_s"]),
-        "prb_utilization": float(summary["prb_utilization"]) if summary["prb_utilization"] is not None else None,
-        "prb_used_share_of_all": (float(summary["prb_used_share_of_all"])
-                                  if summary.get("prb_used_share_of_all") is not None else None),
-        "delivered_mbps": float(summary["delivered_mbps"]),
-        "jain_index": float(summary["jain_index"]),
-        "queue_delay_p50_ms": float(q["p50"]),
-        "queue_delay_p99_ms": float(q["p99"]),
-        "queue_delay_max_ms": float(q["max"]),
-        "foreground_mbps": float(classes["foreground"]["goodput_mbps"]) if "foreground" in classes else 0.0,
-        "background_mbps": float(classes["background"]["goodput_mbps"]) if "background" in classes else 0.0,
-        "drops": int(sum(summary["drops"].values())),
-        "flows": len(summary["flows"]),
-        "wall_s": float(summary["wall_s"]),
-        "sim_speed": float(summary["sim_speed"]),
+        "duration_s": num(summary, "duration_s"),
+        "prb_utilization": num(summary, "prb_utilization", null=True),
+        "prb_used_share_of_all": (num(summary, "prb_used_share_of_all", null=True)
+                                  if "prb_used_share_of_all" in summary else None),
+        "delivered_mbps": num(summary, "delivered_mbps"),
+        "jain_index": num(summary, "jain_index"),
+        "queue_delay_p50_ms": num(q, "p50", "queue_delay_ms."),
+        "queue_delay_p99_ms": num(q, "p99", "queue_delay_ms."),
+        "queue_delay_max_ms": num(q, "max", "queue_delay_ms."),
+        "foreground_mbps": goodput("foreground"),
+        "background_mbps": goodput("background"),
+        "drops": n_drops,
+        "flows": len(_list(summary, "flows")),
+        "wall_s": num(summary, "wall_s"),
+        "sim_speed": num(summary, "sim_speed"),
     }
+
+
+_I64_MAX = 2 ** 63 - 1
+
+
+def _shown(v: Any) -> str:
+    """A value of a summary as an error shows it: numbers and booleans in full, anything else
+    by its type (a file's text is not echoed)."""
+    if isinstance(v, (bool, int, float)) and len(repr(v)) <= 40:
+        return repr(v)
+    if isinstance(v, int):
+        return f"an integer of {len(str(v))} digits"
+    return "null" if v is None else f"a {type(v).__name__}"
+
+
+def _field(doc: Any, key: str, where: str) -> Any:
+    """`doc[key]`; a ValueError naming `where + key` when `doc` is not a table or has no `key`."""
+    if not isinstance(doc, Mapping):
+        raise ValueError(f"`{where.rstrip('.') or '(top level)'}`: got {_shown(doc)}, expected a table")
+    if key not in doc:
+        raise ValueError(f"`{where}{key}`: missing, expected the key as cellshare writes it")
+    return doc[key]
+
+
+def _list(doc: Any, key: str) -> list:
+    v = _field(doc, key, "")
+    if not isinstance(v, list):
+        raise ValueError(f"`{key}`: got {_shown(v)}, expected a list")
+    return v
+
+
+def _number(v: Any, where: str, null: bool = False) -> Optional[float]:
+    """`v` as a float (JSON numbers, Infinity and NaN included); a ValueError naming `where`
+    for another type, or an integer beyond a float's range."""
+    if v is None and null:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"`{where}`: got {_shown(v)}, expected a number")
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"`{where}`: got {_shown(v)}, expected a number within a float's range") from None
+
+
+def _count(v: Any, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= _I64_MAX:
+        raise ValueError(f"`{where}`: got {_shown(v)}, expected a whole number of packets (0..={_I64_MAX})")
+    return v
 
 
 def _run_job(job: tuple) -> dict:
     """Runs one sweep run in a worker and writes ``runs/<id>/``; returns a small dict."""
     from .api import run_text
     from .output import atomic_dir, write_result
+    from .parallel import parent_gone
 
     rid, params, seed, text, base_dir, runs_dir = job
     started = time.time()
@@ -527,11 +595,24 @@ def _run_job(job: tuple) -> dict:
     info = {"run_id": rid, "params": params, "seed": seed, "scalars": row, "worker_pid": os.getpid(),
             "worker_peak_rss_mb": round(_peak_rss_mb(), 1), "started_unix_s": started,
             "simulated_until_unix_s": time.time()}
-    with atomic_dir(Path(runs_dir) / rid, kind="run", owned=True) as tmp:
-        write_result(result, tmp, scenario_text=text)
-        (tmp / "run.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+    # A worker whose sweep is gone writes nothing: the folder is nobody's any more (the
+    # kernel kills such a worker on Linux; this covers the moments before that).
+    if parent_gone():
+        os._exit(1)
+    try:
+        with atomic_dir(Path(runs_dir) / rid, kind="run", owned=True) as tmp:
+            write_result(result, tmp, scenario_text=text)
+            (tmp / "run.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+            if parent_gone():
+                raise _Orphaned  # the temporary folder is removed, nothing is renamed into place
+    except _Orphaned:
+        os._exit(1)
     del result
     return info
+
+
+class _Orphaned(BaseException):
+    """Raised in a sweep worker whose sweep process is gone, to drop what it wrote."""
 
 
 # -- the sweep ------------------------------------------------------------------------------
@@ -552,12 +633,27 @@ class SweepOutcome:
     worker_peak_rss_mb: float
 
 
-def _clean_stale(runs_dir: Path) -> None:
-    """Removes temporary folders left by runs that were killed mid-write."""
+#: Temporary run folders of cellshare versions before output.py (``.<run id>.<random>``,
+#: ``.<run id>.old``): no process owns them any more.
+_OLD_RUN_TMP = re.compile(r"^\.[0-9a-f]{12}\.")
+
+
+def _clean_stale(out: Path) -> None:
+    """Removes what killed sweeps left in sweep folder `out`: the temporary folders of runs
+    killed mid-write whose process is gone (not those of live runs), and the temporary files
+    of a dataset being written (``.runs.parquet.<pid>.tmp``) whose process is gone."""
+    from .output import remove_stale_temps
+
+    runs_dir = out / "runs"
     if runs_dir.is_dir():
+        remove_stale_temps(runs_dir)
         for p in runs_dir.iterdir():
-            if p.name.startswith(".") and p.is_dir():
+            if _OLD_RUN_TMP.match(p.name) and p.is_dir() and not p.is_symlink():
                 shutil.rmtree(p, ignore_errors=True)
+    for p in out.glob(".*.parquet.*.tmp"):
+        pid = p.name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}") and os.path.isdir("/proc/self"):
+            p.unlink(missing_ok=True)
 
 
 def plan(spec: SweepSpec, out: Path, force: bool,
@@ -609,7 +705,7 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     writes ``runs.parquet``, ``flows.parquet`` and ``sweep.json``. Everything is checked
     before the first run starts. A local worker process is replaced by a fresh one after
     `tasks_per_worker` runs."""
-    from .output import read_marker, replace_in_place, write_marker
+    from .output import SWEEP_ENTRIES, read_marker, replace_in_place, write_marker
     from .parallel import default_workers, run_parallel
 
     out = Path(out)
@@ -619,15 +715,18 @@ def run_sweep(spec: SweepSpec, out: Union[str, os.PathLike], *, workers: Optiona
     fresh = not out.exists()
     marker = read_marker(out) if out.is_dir() else None
     if marker is not None and marker["kind"] == "sweep":
-        if marker.get("legacy"):
-            write_marker(out, "sweep")  # a sweep folder from before the marker existed
+        if not isinstance(marker.get("entries"), list):
+            # a sweep folder from before the marker (or its list of entries) existed: the list
+            # names what a sweep writes, never what else is there
+            write_marker(out, "sweep", SWEEP_ENTRIES)
     else:
-        replace_in_place(out, kind="sweep")  # new, empty, or another output replaced (--force)
+        # new, empty, or another output replaced (--force)
+        replace_in_place(out, kind="sweep", entries=SWEEP_ENTRIES)
         if marker is not None:
             fresh = True
             todo, done = list(all_runs), []
     runs_dir.mkdir(parents=True, exist_ok=True)
-    _clean_stale(runs_dir)
+    _clean_stale(out)
     (out / "sweep.toml").write_text(tomli_w.dumps(_jsonable(spec.source)))
     # on Ray, no count means as many runs in flight as the cluster has CPUs
     n_workers = workers or spec.workers or (None if ray_address else default_workers())
@@ -679,18 +778,36 @@ def _jsonable(doc: Any) -> Any:
 
 # -- the dataset ----------------------------------------------------------------------------
 
-def flow_sizes(scenario: Mapping[str, Any]) -> list[Optional[int]]:
+def flow_sizes(scenario: Mapping[str, Any], rows: Optional[int] = None) -> Optional[list[Optional[int]]]:
     """The size (``bytes``, None for unlimited) of every flow the engine builds from
-    `scenario`'s ``[[flows]]``, in flow-id order (a ``ues`` entry gives one flow per UE)."""
-    n_ues = sum(int(g.get("count", 1)) for g in scenario.get("ues", []))
-    out: list[Optional[int]] = []
-    for f in scenario.get("flows", []):
+    `scenario`'s ``[[flows]]``, in flow-id order (a ``ues`` entry gives one flow per UE).
+    None when the scenario does not hold its UEs and flows as a valid one does, or (given
+    `rows`) they are not `rows` flows: the sizes are counted before any list is built."""
+    ues, flows = scenario.get("ues", []), scenario.get("flows", [])
+    if not isinstance(ues, list) or not isinstance(flows, list):
+        return None
+    n_ues = 0
+    for g in ues:
+        count = g.get("count", 1) if isinstance(g, Mapping) else None
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            return None
+        n_ues += count
+    counts = []
+    for f in flows:
+        if not isinstance(f, Mapping):
+            return None
         if "ue" in f:
-            n = 1
+            counts.append(1)
         elif f.get("ues") == "all":
-            n = n_ues
+            counts.append(n_ues)
+        elif isinstance(f.get("ues", []), list):
+            counts.append(len(f.get("ues", [])))
         else:
-            n = len(f.get("ues", []))
+            return None
+    if rows is not None and sum(counts) != rows:
+        return None
+    out: list[Optional[int]] = []
+    for f, n in zip(flows, counts):
         out.extend([f.get("bytes")] * n)
     return out
 
@@ -720,8 +837,8 @@ def with_categories(flows: pa.Table, scenario: Optional[Mapping[str, Any]]) -> p
     sizes: list[Optional[int]] = [None] * n
     known = False
     if scenario is not None and "size_bytes" not in flows.column_names:
-        s = flow_sizes(scenario)
-        if len(s) == n:
+        s = flow_sizes(scenario, n)
+        if s is not None and all(b is None or (type(b) is int and 0 <= b <= _I64_MAX) for b in s):
             sizes, known = s, True
     if "size_bytes" not in flows.column_names:
         if not known and "completed" in flows.column_names:
