@@ -56,11 +56,11 @@ def _trace_case(tmp_path, trace_text: str = None, trace_path: Path = None):
 
 
 @pytest.mark.parametrize("text,words", [
-    ("1\n1000000000000\n", ["line 2", "1000000000000", "at most 1000000000 ms"]),  # was a 2 TB allocation, SIGABRT
+    ("1\n1000000000000\n", ["line 2", "at most 1000000000 ms"]),  # was a 2 TB allocation, SIGABRT
     (f"1\n{2**64 - 1}\n", ["line 2", "at most 1000000000 ms"]),                   # was "capacity overflow" panic
     ("5\n" * 65536, ["line 65536", "at most 65535"]),                               # was silently capped
     ("3\n2\n", ["line 2", "goes back in time"]),
-    ("1\nabc\n", ["line 2", "abc"]),
+    ("1\nabc\n", ["line 2", "non-negative integer"]),
 ])
 def test_bad_trace_lines_are_named(tmp_path, text, words):
     s = _trace_case(tmp_path, text)

@@ -157,7 +157,7 @@ def _limits(max_ues: Optional[int], max_flows: Optional[int], max_memory_mb: Opt
 
 _MAX_UES = typer.Option(None, "--max-ues", min=1, help="Most UEs a scenario may have (default 100000; docs/limits.md).")
 _MAX_FLOWS = typer.Option(None, "--max-flows", min=1, help="Most flows a scenario may create (default 1000000).")
-_MAX_MEM = typer.Option(None, "--max-memory-mb", min=1, help="Most memory a run is estimated to need, MiB (default 3072).")
+_MAX_MEM = typer.Option(None, "--max-memory-mb", min=1, help="Most memory a run may take, MiB: refused if estimated above it, stopped before its resident memory would pass it (default 3072; docs/limits.md).")
 
 
 @app.command("run", cls=Command)

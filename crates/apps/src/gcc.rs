@@ -1,6 +1,7 @@
 //! Google Congestion Control (GCC), as draft-ietf-rmcat-gcc-02 (Holmer, Lundin, Carlucci,
-//! De Cicco, Mascolo, 2016) describes it and Carlucci et al. ("Analysis and Design of the
-//! Google Congestion Control for Web Real-time Communication", MMSys 2016) analyse it:
+//! De Cicco, Mascolo, 2016 \[gcc\]) describes it and Carlucci et al. ("Analysis and Design of
+//! the Google Congestion Control for Web Real-time Communication", MMSys 2016 \[gcc-mmsys\])
+//! analyse it:
 //!
 //! - at the **receiver**, the delay-based controller: packets are grouped (§5.2
 //!   pre-filtering, [`ArrivalGroups`]); each group's inter-group delay variation d(i) feeds

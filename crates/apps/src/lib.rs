@@ -5,10 +5,10 @@
 //! - [`video_call`]: a real-time video call over UDP (RTP-like media, RTCP-like feedback)
 //!   whose sending rate follows Google Congestion Control ([`gcc`]: the delay-based
 //!   controller of draft-ietf-rmcat-gcc-02 §5 at the receiver, the loss-based one of §6 at
-//!   the sender) — BoDe §VI-A's Skype and Hangouts calls;
+//!   the sender) — BoDe \[bode\] §VI-A's Skype and Hangouts calls;
 //! - [`stream`]: adaptive video streaming over TCP (chunked video, bitrate ladder, player
 //!   buffer) with the ABR algorithms of [`abr`] (BB, FESTIVE, BOLA, robustMPC) and the MPC
-//!   paper's QoE ([`qoe`]) — BoDe §VI-B, the thesis's YouTube start-up delay (§3.4.3);
+//!   paper's QoE ([`qoe`]) — BoDe §VI-B, the thesis's \[rsd-thesis\] YouTube start-up delay (§3.4.3);
 //! - [`web`]: web page loads, a page as objects fetched over a few persistent HTTP/1.1
 //!   connections ([`http`]) — the thesis's web page loading time (§3.4.3).
 //!

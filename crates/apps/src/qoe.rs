@@ -1,10 +1,10 @@
-//! QoE as the MPC paper defines it (Yin et al., SIGCOMM 2015, §3, Eq. (5)): for chunks
+//! QoE as the MPC paper defines it (Yin et al., SIGCOMM 2015 \[mpc\], §3, Eq. (5)): for chunks
 //! 1..K at bitrates R_k,
 //!
 //! QoE = Σ_k q(R_k) − λ·Σ_k |q(R_{k+1}) − q(R_k)| − μ·Σ_k T_k − μ_s·T_s,
 //!
 //! with T_k the rebuffering while chunk k downloads and T_s the start-up delay. We use the
-//! linear utility q(R) = R in Mbit/s, λ = 1 and μ = 4.3 — the BoDe paper's rebuffering
+//! linear utility q(R) = R in Mbit/s, λ = 1 and μ = 4.3 — the BoDe paper's \[bode\] rebuffering
 //! penalty (§VI-B, footnote 7; Pensieve's QoE_lin, whose dash.js BoDe used) — and μ_s = μ
 //! (the MPC paper weighs start-up like rebuffering).
 

@@ -1,6 +1,6 @@
 //! A real-time video call: a video sender whose target bitrate follows Google Congestion
 //! Control ([`crate::gcc`]), RTP-like media over UDP, RTCP-like feedback from the receiver.
-//! BoDe §VI-A measures Skype and Hangouts calls ("Skype/Hangout can tolerate 100ms delays");
+//! BoDe \[bode\] §VI-A measures Skype and Hangouts calls ("Skype/Hangout can tolerate 100ms delays");
 //! this is the rate-adaptive real-time sender they stand for.
 //!
 //! # Model
@@ -35,7 +35,7 @@
 //! - **Outputs** (per frame and summarized): capture time, size, target, key flag, status
 //!   (rendered / undecodable / lost), delay; frame delay p50/p95/p99, rendered frames per
 //!   second, received bitrate; **freezes**: a frame is frozen when it is not rendered or is
-//!   rendered more than `freeze_ms` after its capture (default 400 ms: ITU-T G.114's limit
+//!   rendered more than `freeze_ms` after its capture (default 400 ms: ITU-T G.114's \[g114\] limit
 //!   of one-way delay for interactive use), and a freeze is a run of frozen frames.
 //!
 //! [`min_kbps`]: VideoCallConfig::min_kbps

@@ -2,13 +2,13 @@
 //! requests once it has parsed the main object, over `connections` persistent HTTP/1.1
 //! connections to one server ([`crate::http`]: one request at a time per connection). The
 //! page load time is from the main object's request to the last embedded object's arrival.
-//! The thesis measures "web loading time" of www.amazon.com beside an upload (§3.4.3, Fig.
+//! The thesis \[rsd-thesis\] measures "web loading time" of www.amazon.com beside an upload (§3.4.3, Fig.
 //! 3.11(b)).
 //!
 //! # Model
 //!
 //! - **Page** (`page`): the NGMN / 3GPP HTTP traffic model (NGMN, "Radio Access Performance
-//!   Evaluation Methodology", 2008, Annex A; the parameters of ns-3's
+//!   Evaluation Methodology", 2008 \[ngmn\], Annex A; the parameters of ns-3's
 //!   `ThreeGppHttpVariables`, which implements it): main object size log-normal with mean
 //!   10710 B and standard deviation 25032 B, truncated to [100 B, 2 MB]; number of embedded
 //!   objects Pareto with shape 1.1 and scale 2, truncated at 55 (a larger draw counts as

@@ -1,4 +1,4 @@
-//! BoDe, the Bounded-Delay AQM (bode-bounded-delay-aqm.txt, Section V-C).
+//! BoDe, the Bounded-Delay AQM (\[bode\] Section V-C).
 //!
 //! 1. At ingress the packet's arrival time is stamped (the queue does this:
 //!    `Packet::enqueued_at`).

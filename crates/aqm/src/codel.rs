@@ -15,7 +15,7 @@
 //! the dropping state, the next packet's `ok_to_drop` decides whether the state continues
 //! and whether the next drop time advances by the control law.
 //!
-//! Defaults are RFC 8289's (target 5 ms, interval 100 ms); the BoDe paper's Table I uses
+//! Defaults are RFC 8289's (target 5 ms, interval 100 ms); the BoDe paper's \[bode\] Table I uses
 //! target = D/2 and interval = 5 × RTT. Arrivals beyond the hard limit are dropped.
 
 use cellshare_core::{time::from_millis_f64, Nanos, Packet};

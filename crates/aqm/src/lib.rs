@@ -13,10 +13,10 @@
 //! | discipline | file | decides at | paper / spec |
 //! |---|---|---|---|
 //! | tail drop, head drop | [`droptail`] | enqueue | BoDe's baselines |
-//! | RED (gentle, byte or packet mode) | [`red`] | enqueue | Floyd & Jacobson 1993; Floyd 2000 (gentle) |
+//! | RED (gentle, byte or packet mode) | [`red`] | enqueue | Floyd & Jacobson 1993 \[red\], gentle \[red-gentle\] |
 //! | CoDel | [`codel`] | dequeue | RFC 8289 |
 //! | PIE | [`pie`] | enqueue (probability updated every `t_update`) | RFC 8033 |
-//! | BoDe | [`bode`] | dequeue | bode-bounded-delay-aqm.txt §V-C |
+//! | BoDe | [`bode`] | dequeue | \[bode\] §V-C |
 //!
 //! Every discipline also enforces a hard byte or packet limit ([`QueueLimit`]) as a
 //! backstop: an arrival that does not fit is dropped.

@@ -1,5 +1,5 @@
-//! RED, Random Early Detection (Floyd & Jacobson, IEEE/ACM ToN 1993), with the "gentle"
-//! variant (Floyd 2000), deciding at enqueue.
+//! RED, Random Early Detection (Floyd & Jacobson, IEEE/ACM ToN 1993 \[red\]), with the "gentle"
+//! variant (Floyd 2000 \[red-gentle\]), deciding at enqueue.
 //!
 //! On every arrival the average queue size is updated: `avg ← (1 − w_q)·avg + w_q·q` when
 //! the queue is non-empty, and `avg ← (1 − w_q)^m·avg` when the arrival finds it empty, `m`
@@ -44,7 +44,7 @@ pub enum RedMode {
 pub struct RedConfig {
     /// `"packets"` or `"bytes"`. Default `"packets"`.
     pub mode: RedMode,
-    /// min_th, packets (> 0). Default 5 (Floyd & Jacobson).
+    /// min_th, packets (> 0). Default 5 (Floyd & Jacobson \[red\]).
     pub min_th: f64,
     /// max_th, packets (> min_th). Default 15 (Floyd & Jacobson: 3 × min_th).
     pub max_th: f64,
@@ -170,7 +170,7 @@ impl QueueDiscipline for Red {
         }
         if q.packets == 0 {
             // A packet arriving at an idle queue is never dropped early (ns-2's `REDQueue`,
-            // the reference implementation of Floyd & Jacobson 1993: "A packet that arrives
+            // the reference implementation of Floyd & Jacobson 1993 [red]: "A packet that arrives
             // to an idle queue will never be dropped"). Dropping it would also leave the
             // queue idle with the idle period already consumed by `update_avg`, so the
             // average would stop decaying and, once above 2·max_th, drop every later

@@ -1,4 +1,4 @@
-//! Sneaker (sneaker-background-aqm.txt): drop background packets at their arrival at the
+//! Sneaker (\[sneaker\]): drop background packets at their arrival at the
 //! base station with a probability derived from TCP's steady-state rate, so that each
 //! background flow's TCP rate settles at its share of the capacity foreground traffic leaves.
 //!

@@ -1,4 +1,4 @@
-//! The Sneaker paper's "Strict Priority" baseline (sneaker-background-aqm.txt, Section VI):
+//! The Sneaker paper's "Strict Priority" baseline (\[sneaker\] Section VI):
 //! "drops every packet from background flow if there exists foreground traffic".
 //!
 //! Precisely: a cell-level dropper that acts **at arrival only**, in the same place as

@@ -3,7 +3,7 @@
 //!
 //! With the ideal link (`kind = "ideal"`, cellshare before block errors were modelled) a
 //! block sent in TTI t always gets through, its packets reach the UE at the end of TTI t, and
-//! the scheduler sees a CQI of TTI t itself (ns-3's `PiroEW2010` rule).
+//! the scheduler sees a CQI of TTI t itself (ns-3's `PiroEW2010` rule \[piro-ew2010\]).
 //!
 //! With the realistic link (`kind = "realistic"`, the default), for every UE whose channel is
 //! `radio`:
@@ -16,7 +16,8 @@
 //! - **Block errors** ([`cellshare_channel::error_model`]): the block fails with the error
 //!   rate of its MCS and size at the SINR of its TTI on air, drawn from the UE's own random
 //!   stream; with `control_errors` the UE may also miss the block's control information
-//!   (3GPP R4-081920's PDCCH curve), and then no HARQ feedback is sent and the block is lost.
+//!   (3GPP R4-081920's PDCCH curve \[r4-081920\]), and then no HARQ feedback is sent and the
+//!   block is lost.
 //! - **HARQ** ([`crate::harq`]): `harq_processes` stop-and-wait processes per UE; a failed
 //!   block is retransmitted `harq_rtt_tti` TTIs after the failed transmission, before any new
 //!   data of the TTI, on its PRBs and MCS, with chase combining, at most
@@ -136,7 +137,7 @@ pub struct LinkConfig {
     #[serde(default = "default_t_reordering")]
     pub t_reordering_ms: u32,
     /// Whether the UE can miss a block's downlink control information (PCFICH/PDCCH errors
-    /// against SINR, 3GPP R4-081920; ns-3's `LteSpectrumPhy::CtrlErrorModelEnabled`); a
+    /// against SINR, 3GPP R4-081920 \[r4-081920\]; ns-3's `LteSpectrumPhy::CtrlErrorModelEnabled`); a
     /// missed block is lost without HARQ feedback. Matters below −1 dB. Default true.
     #[serde(default = "yes")]
     pub control_errors: bool,

@@ -11,8 +11,9 @@
 //!
 //! > BLER_CB = ½·erfc((MIB − b) / (√2·c))
 //!
-//! (IEEE 802.16m-08/004r5 Evaluation Methodology Document, § 4.3.2.1, Eq. (55)): MIB is the
-//! mean mutual information per coded bit of the modulation at γ ([`mib`]), and (b, c) the
+//! (IEEE 802.16m-08/004r5 Evaluation Methodology Document \[ieee80216m-emd\], § 4.3.2.1,
+//! Eq. (55)): MIB is the mean mutual information per coded bit of the modulation at γ
+//! ([`mib`]), and (b, c) the
 //! parameters of the BLER curve of the block's effective code rate (ECR) and code-block size
 //! ([`MCS_CURVES`], [`HARQ_CURVES`]).
 //!
@@ -27,8 +28,8 @@
 //!   10⁻⁶ (a unit test checks it), so we keep the continuous functions.
 //! - **(b, c).** M. Mezzavilla, M. Miozzo, M. Rossi, N. Baldo, M. Zorzi, "A lightweight and
 //!   accurate link abstraction model for the system-level simulation of LTE networks in
-//!   ns-3", ACM MSWiM 2012, § 3.2–3.3 and Figs. 3–5: erfc fits to the AWGN BLER curves of the
-//!   Vienna LTE link-level simulator, per ECR and per code-block size (40, 104, 160, 256, 512,
+//!   ns-3", ACM MSWiM 2012 \[mezzavilla\], § 3.2–3.3 and Figs. 3–5: erfc fits to the AWGN BLER
+//!   curves of the Vienna LTE link-level simulator, per ECR and per code-block size (40, 104, 160, 256, 512,
 //!   1024, 2560, 4032 and 6144 bits). The values are those the authors published with the
 //!   model in the ns-3 LTE module (ns-3.44 `src/lte/model/lte-mi-error-model.cc`, tables
 //!   `bEcrTable` / `cEcrTable`), laid out here by I_MCS (first transmissions) and by
@@ -54,7 +55,7 @@
 //!
 //! # Control channel
 //!
-//! [`pdcch_bler`]: the PCFICH/PDCCH error rate against SINR of 3GPP R4-081920 ("LTE
+//! [`pdcch_bler`]: the PCFICH/PDCCH error rate against SINR of 3GPP R4-081920 \[r4-081920\] ("LTE
 //! PDCCH/PCFICH demodulation performance results with implementation margin"), the curve
 //! ns-3 uses (−10 to −1 dB in steps of 0.2 dB; 0 above −1 dB, its first value below −10 dB).
 //! A UE that misses the downlink control information of a transmission does not know a

@@ -15,8 +15,8 @@
 //!   rate of the scheduled MCS is far below the target (ns-3 at 46 dBm and 50–650 m without
 //!   fading: no block error in 14 000 blocks); errors come from fading between a report and
 //!   its use.
-//! - [`AmcRule::PiroEw2010`] (ns-3's alternative, cellshare's rule before block errors were
-//!   modelled): the CQI whose efficiency a code with an SNR gap for BER 5·10⁻⁵ reaches
+//! - [`AmcRule::PiroEw2010`] (ns-3's alternative \[piro-ew2010\], cellshare's rule before block
+//!   errors were modelled): the CQI whose efficiency a code with an SNR gap for BER 5·10⁻⁵ reaches
 //!   ([`crate::lte_tables::sinr_linear_to_cqi`]).
 //!
 //! Either rule reduces to fifteen SINR thresholds, one per CQI, computed once per cell: the

@@ -27,9 +27,10 @@
 //!
 //! # SINR → CQI rule
 //!
-//! We use the rule of the `PiroEW2010` AMC model of the ns-3 LTE (LENA) module (G. Piro et al.,
-//! "Simulating LTE cellular systems: an open-source framework", IEEE Trans. Veh. Technol. 60(2),
-//! 2011): ns-3's closed-form alternative to its default model, which picks the MCS from
+//! We use the rule of the `PiroEW2010` AMC model of the ns-3 LTE (LENA) module \[ns3\], which
+//! ns-3 takes from G. Piro et al., "A two-level scheduling algorithm for QoS support in the
+//! downlink of LTE cellular networks", European Wireless 2010 \[piro-ew2010\]: ns-3's
+//! closed-form alternative to its default model, which picks the MCS from
 //! mutual-information block error curves we do not reproduce. The spectral efficiency a UE can
 //! sustain at a linear SINR γ is that of a capacity-achieving code with an SNR gap Γ for a
 //! target bit error rate BER:
@@ -47,7 +48,7 @@
 //!
 //! TS 36.213 leaves the choice of MCS to the eNB. Like ns-3, we pick the highest MCS whose
 //! spectral efficiency does not exceed the CQI's, with the per-MCS efficiencies of 3GPP
-//! TSG-RAN WG1 contribution R1-081483 ("Conveying MCS and TB size via PDCCH",
+//! TSG-RAN WG1 contribution R1-081483 \[r1-081483\] ("Conveying MCS and TB size via PDCCH",
 //! [`MCS_SPECTRAL_EFFICIENCY`]). Both sides of the comparison are taken to two decimals, the
 //! precision R1-081483 gives; the result is I_MCS = 2·CQI − 2 for every CQI 1..=15.
 //!

@@ -14,8 +14,8 @@
 //!   Distances below d₀ count as d₀;
 //! - **N**, thermal noise per PRB: −174 dBm/Hz + 10·log10(180 kHz) + noise figure;
 //! - **I**, an optional constant interference power over the band, spread over the PRBs like S;
-//! - **G_shadow**, log-normal shadowing: a Gauss–Markov (AR(1), Gudmundson) process in dB,
-//!   updated every [`SHADOWING_STEP_MS`] ms, whose correlation falls to 1/e after the
+//! - **G_shadow**, log-normal shadowing: a Gauss–Markov (AR(1), Gudmundson \[gudmundson\])
+//!   process in dB, updated every [`SHADOWING_STEP_MS`] ms, whose correlation falls to 1/e after the
 //!   decorrelation time;
 //! - **G_fading**, Rayleigh fast fading with a Jakes Doppler spectrum for the UE's speed, read
 //!   from precomputed tables (see below).
@@ -36,7 +36,8 @@
 //! A Rayleigh process with Doppler frequency f_d = v·f_c / c is generated once per Doppler
 //! frequency, as two independent tables A and B of [`FADING_TABLE_LEN`] complex gains, one per
 //! millisecond, each a sum of sinusoids (Zheng & Xiao, "Simulation models with correct
-//! statistical properties for Rayleigh fading channels", IEEE Trans. Commun. 51(6), 2003)
+//! statistical properties for Rayleigh fading channels", IEEE Trans. Commun. 51(6), 2003,
+//! \[zheng-xiao\])
 //! normalized to unit mean power over the table. The tables depend on the Doppler frequency
 //! only, and are shared (through an [`Arc`]) by every channel with that Doppler frequency. A
 //! UE reads them at two offsets of its own, a and b, drawn from its random stream:

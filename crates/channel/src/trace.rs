@@ -1,4 +1,4 @@
-//! Mahimahi trace channel.
+//! Mahimahi trace channel (the trace format of Mahimahi \[mahimahi\]).
 //!
 //! A Mahimahi trace lists, one per line, the millisecond at which one 1500-byte packet may
 //! leave the bottleneck; a millisecond repeated *n* times offers *n* packets. The trace
@@ -44,12 +44,12 @@ const DENSE_SPREAD: u64 = 16;
 pub enum TraceError {
     /// The text holds no timestamps.
     Empty,
-    /// Line `line` (1-based) is not a non-negative integer: its content is `text`.
+    /// Line `line` (1-based) is not a non-negative integer. What the line holds is not
+    /// kept: an error must never echo the content of a file that is not a trace (a
+    /// scenario may name any file the emulator, running as root, can read).
     NotANumber {
         /// 1-based line number.
         line: usize,
-        /// The offending text.
-        text: String,
     },
     /// Line `line` goes back in time (timestamps must not decrease).
     Decreasing {
@@ -58,20 +58,17 @@ pub enum TraceError {
     },
     /// The last timestamp is 0, so the trace has no period.
     ZeroPeriod,
-    /// Line `line` holds a timestamp above [`MAX_TIMESTAMP_MS`].
+    /// Line `line` holds a timestamp above [`MAX_TIMESTAMP_MS`] (its value is not kept, as
+    /// for [`TraceError::NotANumber`]).
     TooLate {
         /// 1-based line number.
         line: usize,
-        /// The timestamp.
-        value: u64,
     },
-    /// Millisecond `ms` of the period gets more than [`MAX_PER_MS`] opportunities (line
-    /// `line` is the one too many).
+    /// A millisecond of the period gets more than [`MAX_PER_MS`] opportunities (line `line`
+    /// is the one too many).
     TooMany {
         /// 1-based line number.
         line: usize,
-        /// The millisecond of the period.
-        ms: u64,
     },
     /// The trace is longer than [`MAX_TRACE_BYTES`].
     TooLarge,
@@ -83,18 +80,18 @@ impl std::fmt::Display for TraceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TraceError::Empty => write!(f, "the trace holds no timestamps"),
-            TraceError::NotANumber { line, text } => {
-                write!(f, "line {line} is {text:?}, expected a non-negative integer millisecond timestamp")
+            TraceError::NotANumber { line } => {
+                write!(f, "line {line}: expected a non-negative integer millisecond timestamp (one per line)")
             }
             TraceError::Decreasing { line } => write!(f, "line {line} goes back in time: timestamps must not decrease"),
             TraceError::ZeroPeriod => write!(f, "the last timestamp is 0, so the trace has no period (expected > 0)"),
-            TraceError::TooLate { line, value } => {
-                write!(f, "line {line} is {value}, expected a timestamp of at most {MAX_TIMESTAMP_MS} ms")
+            TraceError::TooLate { line } => {
+                write!(f, "line {line}: expected a timestamp of at most {MAX_TIMESTAMP_MS} ms")
             }
-            TraceError::TooMany { line, ms } => write!(
+            TraceError::TooMany { line } => write!(
                 f,
-                "line {line}: millisecond {ms} of the period gets more than {MAX_PER_MS} delivery opportunities \
-                 (expected at most {MAX_PER_MS} per millisecond)"
+                "line {line}: expected at most {MAX_PER_MS} delivery opportunities in one millisecond of the \
+                 period (the last timestamp's count falls on millisecond 0)"
             ),
             TraceError::TooLarge => write!(f, "the trace is larger than {} MiB (expected at most {MAX_TRACE_BYTES} bytes)", MAX_TRACE_BYTES >> 20),
             TraceError::Io(e) => write!(f, "cannot read the trace: {e}"),
@@ -148,18 +145,15 @@ impl MahimahiTrace {
             if s.is_empty() {
                 continue;
             }
-            let v = std::str::from_utf8(s).ok().and_then(|t| t.parse::<u64>().ok()).ok_or_else(|| TraceError::NotANumber {
-                line: i,
-                text: String::from_utf8_lossy(&s[..s.len().min(40)]).into_owned(),
-            })?;
+            let v = std::str::from_utf8(s).ok().and_then(|t| t.parse::<u64>().ok()).ok_or(TraceError::NotANumber { line: i })?;
             if v > MAX_TIMESTAMP_MS {
-                return Err(TraceError::TooLate { line: i, value: v });
+                return Err(TraceError::TooLate { line: i });
             }
             match ms.last() {
                 Some(&last) if v < last => return Err(TraceError::Decreasing { line: i }),
                 Some(&last) if v == last => {
                     let c = n.last_mut().expect("same length");
-                    *c = c.checked_add(1).ok_or(TraceError::TooMany { line: i, ms: v })?;
+                    *c = c.checked_add(1).ok_or(TraceError::TooMany { line: i })?;
                 }
                 _ => {
                     ms.push(v);
@@ -176,7 +170,7 @@ impl MahimahiTrace {
         ms.pop();
         let at_period = n.pop().expect("same length");
         if ms.first() == Some(&0) {
-            n[0] = n[0].checked_add(at_period).ok_or(TraceError::TooMany { line: last_line, ms: 0 })?;
+            n[0] = n[0].checked_add(at_period).ok_or(TraceError::TooMany { line: last_line })?;
         } else {
             ms.insert(0, 0);
             n.insert(0, at_period);
@@ -284,13 +278,26 @@ mod tests {
         assert!(matches!(MahimahiTrace::parse_reader(&b"1\n\xff\xfe\n"[..]), Err(TraceError::NotANumber { line: 2, .. })));
     }
 
+    // Issue 41: a scenario naming `/etc/shadow` as a trace got an error quoting its first
+    // line. Errors name the line and what was expected, never what the line holds.
+    #[test]
+    fn errors_never_echo_the_file() {
+        for text in ["root:*:19000:0:99999:7:::\n", "1\n2\nroot:*:19000:0:99999:7:::\n", "5\n123456789012345\n"] {
+            let e = MahimahiTrace::parse(text).unwrap_err();
+            let shown = format!("{e} {e:?}");
+            assert!(!shown.contains("root") && !shown.contains("19000") && !shown.contains("123456789012345"), "{shown}");
+            assert!(shown.contains("line ") && shown.contains("expected"), "{shown}");
+        }
+        assert_eq!(MahimahiTrace::parse("root:*:19000:0:99999:7:::\n"), Err(TraceError::NotANumber { line: 1 }));
+    }
+
     // Issue 22: a timestamp of 10^12 made the parser allocate 2 TB and abort; u64::MAX was a
     // capacity-overflow panic. Both are errors naming the line now.
     #[test]
     fn huge_timestamps_are_errors() {
-        assert_eq!(MahimahiTrace::parse("1\n1000000000000\n"), Err(TraceError::TooLate { line: 2, value: 1_000_000_000_000 }));
+        assert_eq!(MahimahiTrace::parse("1\n1000000000000\n"), Err(TraceError::TooLate { line: 2 }));
         let max = u64::MAX.to_string();
-        assert_eq!(MahimahiTrace::parse(&max), Err(TraceError::TooLate { line: 1, value: u64::MAX }));
+        assert_eq!(MahimahiTrace::parse(&max), Err(TraceError::TooLate { line: 1 }));
         assert!(matches!(MahimahiTrace::parse("184467440737095516160\n"), Err(TraceError::NotANumber { line: 1, .. })));
         // The largest accepted timestamp parses into a small sparse table.
         let t = MahimahiTrace::parse(&format!("0\n5\n{MAX_TIMESTAMP_MS}\n")).unwrap();
@@ -308,10 +315,10 @@ mod tests {
         let ok = "7\n".repeat(MAX_PER_MS as usize);
         assert_eq!(MahimahiTrace::parse(&ok).unwrap().opportunities_at(0), MAX_PER_MS);
         let over = "7\n".repeat(MAX_PER_MS as usize + 1);
-        assert_eq!(MahimahiTrace::parse(&over), Err(TraceError::TooMany { line: MAX_PER_MS as usize + 1, ms: 7 }));
+        assert_eq!(MahimahiTrace::parse(&over), Err(TraceError::TooMany { line: MAX_PER_MS as usize + 1 }));
         // Millisecond 0 and the period's last stamp share slot 0.
         let wrap = format!("{}{}", "0\n".repeat(40_000), "9\n".repeat(30_000));
-        assert!(matches!(MahimahiTrace::parse(&wrap), Err(TraceError::TooMany { ms: 0, .. })));
+        assert_eq!(MahimahiTrace::parse(&wrap), Err(TraceError::TooMany { line: 70_000 }));
     }
 
     #[test]

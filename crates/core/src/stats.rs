@@ -1,6 +1,6 @@
 //! Summary statistics shared by the cell and LLN results.
 
-/// Jain's fairness index `(Σx)² / (n·Σx²)` (1 for an empty or all-zero list).
+/// Jain's fairness index \[jain\] `(Σx)² / (n·Σx²)` (1 for an empty or all-zero list).
 pub fn jain_index(xs: &[f64]) -> f64 {
     let s: f64 = xs.iter().sum();
     let s2: f64 = xs.iter().map(|x| x * x).sum();

@@ -62,7 +62,7 @@ pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> 
 fn read_position_trace(p: &Path) -> Result<cellshare_ran::PositionTrace, String> {
     let f = open_regular(p, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
     let text = std::io::read_to_string(f).map_err(|e| format!("cannot read it: {e}"))?;
-    cellshare_ran::PositionTrace::parse(&text).map_err(|e| e.to_string())
+    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("{e} (in a file of {} bytes)", text.len()))
 }
 
 /// Reads the scenario's position traces (`ues[i].mobility = { kind = "trace" }`, paths

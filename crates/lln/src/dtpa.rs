@@ -1,4 +1,4 @@
-//! DTPA: dynamic TX period adjustment (thesis §4.3.2, Eq. (4.6), Algorithm 2).
+//! DTPA: dynamic TX period adjustment (\[rsd-thesis\] §4.3.2, Eq. (4.6), Algorithm 2).
 //!
 //! Each node estimates its TCP loss rate `p = (RTOs + fast retransmits) / transmissions`
 //! and a smoothed RTT `R̂TT ← (1 − β)·R̂TT + β·RTT`, and sets

@@ -2,7 +2,7 @@
 //!
 //! Multi-hop low-power and lossy networks (LLNs): sensor nodes in a static tree towards a
 //! border router send TCP uplinks to an end host behind it, and DTPA (dynamic TX period
-//! adjustment, rtac-sorpc-dtpa thesis, chapter 4) makes nodes near the root yield.
+//! adjustment, \[rsd-thesis\] chapter 4) makes nodes near the root yield.
 //!
 //! - [`config`]: the LLN scenario (TOML, serde + schemars), a scenario kind of its own
 //!   marked by the top-level `[lln]` table;

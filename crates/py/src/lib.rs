@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cellshare_sim::input::{load_traces, open_regular};
+use cellshare_sim::limits::{MemoryGuard, GUARD_EVENTS};
 use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
@@ -20,6 +21,12 @@ mod spool;
 use spool::{ArrowCol, Col, Owners, Spool, SPOOL_ROWS, TABLES};
 
 create_exception!(_core, ScenarioInvalid, PyValueError, "A scenario (or a file it names) is invalid. args: (message, key path, detail).");
+create_exception!(
+    _core,
+    MemoryLimitExceeded,
+    ScenarioInvalid,
+    "A run was stopped before the process's resident memory passed the memory limit (docs/limits.md); args as ScenarioInvalid's."
+);
 
 fn to_py(e: ScenarioError) -> PyErr {
     ScenarioInvalid::new_err((e.to_string(), e.path, e.message))
@@ -34,11 +41,12 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
     }
 }
 
-/// Reads and parses a position trace file (as `cellshare_sim::input::read_trace`).
+/// Reads and parses a position trace file (as `cellshare_sim::input::read_trace`). A parse
+/// error names the line, what was expected and the file's size, never what the file holds.
 fn read_position_trace(path: &Path) -> Result<cellshare_ran::PositionTrace, String> {
     let f = open_regular(path, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
     let text = std::io::read_to_string(f).map_err(|e| e.to_string())?;
-    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("a valid position trace: {e}"))
+    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("a valid position trace: {e} (in a file of {} bytes)", text.len()))
 }
 
 fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, ScenarioError> {
@@ -68,7 +76,8 @@ fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<
     let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
     let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
     let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
-    Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
+    // Everything `Sim` checks, without building the flows (cheap for large scenarios).
+    Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
     Ok(())
 }
 
@@ -100,17 +109,121 @@ const DRAIN_STEP_NS: u64 = 10 * cellshare_core::SEC;
 /// The run's results do not depend on the steps it advances by.
 const SIGNAL_STEP_NS: u64 = cellshare_core::SEC;
 
+// The memory estimate (`cellshare_sim::limits`) counts the trace samples held between two
+// drains and the spool's memory with these.
+const _: () = assert!(SPOOL_ROWS as u64 == cellshare_sim::limits::TRACE_DRAIN_ROWS);
+const _: () = assert!(DRAIN_STEP_NS == cellshare_sim::limits::TRACE_DRAIN_STEP_S * cellshare_core::SEC);
+const _: () = assert!(spool::MEM_MAX as u64 == cellshare_sim::limits::SPOOL_MEMORY_BYTES);
+
+/// The process's resident memory, read from `/proc/self/statm` with one `pread` (about a
+/// microsecond; where there is no such file, the peak from `getrusage`).
+struct Rss {
+    statm: Option<std::fs::File>,
+    page: u64,
+}
+
+impl Rss {
+    fn new() -> Self {
+        // SAFETY: sysconf has no preconditions.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        Rss { statm: std::fs::File::open("/proc/self/statm").ok(), page: if page > 0 { page as u64 } else { 4096 } }
+    }
+
+    /// Resident bytes now.
+    fn bytes(&self) -> u64 {
+        use std::os::unix::fs::FileExt;
+        let mut buf = [0u8; 160];
+        let pages = self.statm.as_ref().and_then(|f| {
+            let n = f.read_at(&mut buf, 0).ok()?;
+            std::str::from_utf8(&buf[..n]).ok()?.split_ascii_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        match pages {
+            Some(p) => p * self.page,
+            None => {
+                // SAFETY: `ru` is a valid out-pointer for getrusage.
+                let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+                unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+                ru.ru_maxrss.max(0) as u64 * 1024
+            }
+        }
+    }
+}
+
+/// Why a run stopped early.
+enum Stop {
+    /// A Python exception (a signal handler's, a spool error).
+    Py(PyErr),
+    /// The memory guard.
+    Memory(ScenarioError),
+}
+
+impl From<PyErr> for Stop {
+    fn from(e: PyErr) -> Self {
+        Stop::Py(e)
+    }
+}
+
+/// Advances `sim` to `until`, moving trace samples to `spool` whenever the simulation holds
+/// more than 2^16 of them (checked every 10 simulated seconds), checking for a pending
+/// Python signal (Ctrl-C) every simulated second and the process's resident memory against
+/// `guard` every simulated second and every `GUARD_EVENTS` events. The run's results do not
+/// depend on these steps.
+fn advance_guarded(sim: &mut Simulation, spool: &mut Spool, guard: &MemoryGuard, rss: &Rss, until: u64) -> Result<(), Stop> {
+    let check = |sim: &Simulation| {
+        let now = cellshare_core::time::to_secs_f64(sim.now());
+        let end = cellshare_core::time::to_secs_f64(sim.end());
+        guard.check(rss.bytes(), sim.flow_count() as u64, now, end).map_err(Stop::Memory)
+    };
+    let mut t = sim.now();
+    while t < until.min(sim.end()) {
+        let drain_at = until.min(t.saturating_add(DRAIN_STEP_NS));
+        while t < drain_at {
+            t = drain_at.min(t.saturating_add(SIGNAL_STEP_NS));
+            while !sim.advance_bounded(t, GUARD_EVENTS) {
+                check(sim)?;
+            }
+            check(sim)?;
+            // Ctrl-C (and any other Python signal handler) is honoured between steps: the
+            // run stops with the handler's exception.
+            Python::with_gil(|py| py.check_signals())?;
+        }
+        if sim.buffered_trace_rows() >= SPOOL_ROWS {
+            drain(sim, spool).map_err(io_err)?;
+        }
+    }
+    Ok(())
+}
+
 /// A simulation in progress. Its trace samples move to a spool as it runs (see
-/// `spool.rs`); `finish()` ends it and returns a `RunData`.
+/// `spool.rs`); `finish()` ends it and returns a `RunData`. A run whose resident memory
+/// would pass the memory limit is stopped (`MemoryLimitExceeded`) and freed.
 #[pyclass(module = "cellshare._core")]
 struct Sim {
     inner: Option<Simulation>,
     spool: Spool,
+    guard: MemoryGuard,
+    rss: Rss,
 }
 
 impl Sim {
     fn sim(&mut self) -> PyResult<&mut Simulation> {
         self.inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))
+    }
+
+    /// [`advance_guarded`] to `until`, releasing the GIL; a run stopped by the memory guard
+    /// is freed at once (its memory is what the limit is about).
+    fn advance_to(&mut self, py: Python<'_>, until: u64) -> PyResult<()> {
+        let Sim { inner, spool, guard, rss } = self;
+        let sim = inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
+        match py.allow_threads(|| advance_guarded(sim, spool, guard, rss, until)) {
+            Ok(()) => Ok(()),
+            Err(Stop::Py(e)) => Err(e),
+            Err(Stop::Memory(e)) => {
+                self.inner = None;
+                self.spool = Spool::new();
+                Err(MemoryLimitExceeded::new_err((e.to_string(), e.path, e.message)))
+            }
+        }
     }
 }
 
@@ -120,38 +233,26 @@ impl Sim {
     #[new]
     #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None))]
     fn new(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<Self> {
+        let rss = Rss::new();
+        let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
         let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
         let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
         let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
-        Ok(Self { inner: Some(Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?), spool: Spool::new() })
+        let inner = Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
+        Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss })
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace
     /// samples move to the spool whenever the simulation holds more than 2^16 of them. A
     /// pending Python signal (Ctrl-C) is checked every simulated second and stops the run
-    /// with the handler's exception.
+    /// with the handler's exception; the process's resident memory is checked every
+    /// simulated second and every 65,536 events, and a run that would pass the memory limit
+    /// with what ending it adds is stopped with `MemoryLimitExceeded` (the simulation is
+    /// freed).
     fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
         let until = cellshare_core::time::from_secs_f64(until_s);
-        let Sim { inner, spool } = self;
-        let inner = inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
-        py.allow_threads(|| {
-            let mut t = inner.now();
-            while t < until.min(inner.end()) {
-                let drain_at = until.min(t.saturating_add(DRAIN_STEP_NS));
-                while t < drain_at {
-                    t = drain_at.min(t.saturating_add(SIGNAL_STEP_NS));
-                    inner.advance(t);
-                    // Ctrl-C (and any other Python signal handler) is honoured between
-                    // steps: the run stops with the handler's exception.
-                    Python::with_gil(|py| py.check_signals())?;
-                }
-                if inner.buffered_trace_rows() >= SPOOL_ROWS {
-                    drain(inner, spool).map_err(io_err)?;
-                }
-            }
-            Ok(())
-        })
+        self.advance_to(py, until)
     }
 
     /// Current simulated time, s.
@@ -181,9 +282,11 @@ impl Sim {
         Ok(py.allow_threads(move || serde_json::to_string(&inner.results()).expect("results serialize")))
     }
 
-    /// Runs to the end (if it is not there), frees the simulation and returns its results as
-    /// a `RunData`: the summary as JSON and the bulky tables in the spool.
+    /// Runs to the end (if it is not there, as `advance` does), frees the simulation and
+    /// returns its results as a `RunData`: the summary as JSON and the bulky tables in the
+    /// spool.
     fn finish(&mut self, py: Python<'_>) -> PyResult<RunData> {
+        self.advance_to(py, u64::MAX)?;
         let mut sim = self.inner.take().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
         let spool = std::mem::take(&mut self.spool);
         py.allow_threads(move || RunData::build(&mut sim, spool)).map_err(io_err)
@@ -347,6 +450,7 @@ fn builtin_traces() -> Vec<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
+    m.add("MemoryLimitExceeded", m.py().get_type_bound::<MemoryLimitExceeded>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_traces, m)?)?;

@@ -28,24 +28,23 @@ pub struct PositionTrace {
 pub enum PositionTraceError {
     /// No samples.
     Empty,
-    /// Line `line` is not three numbers `t x y`.
+    /// Line `line` is not three numbers `t x y`. What the line holds is not kept: an error
+    /// must never echo the content of a file that is not a position trace (a scenario may
+    /// name any file the emulator, running as root, can read).
     Malformed {
         /// 1-based line number.
         line: usize,
-        /// The line (at most 40 characters).
-        text: String,
     },
     /// Line `line`'s time is not after the previous one.
     NotIncreasing {
         /// 1-based line number.
         line: usize,
     },
-    /// Line `line`'s time is negative or beyond [`MAX_TRACE_TIME_S`].
+    /// Line `line`'s time is negative or beyond [`MAX_TRACE_TIME_S`] (its value is not
+    /// kept, as for [`PositionTraceError::Malformed`]).
     TimeOutOfRange {
         /// 1-based line number.
         line: usize,
-        /// The time.
-        t: f64,
     },
 }
 
@@ -55,18 +54,15 @@ impl fmt::Display for PositionTraceError {
             PositionTraceError::Empty => {
                 write!(f, "the trace holds no samples (expected lines `t x y`)")
             }
-            PositionTraceError::Malformed { line, text } => {
-                write!(f, "line {line} is {text:?}, expected `t x y`: time in seconds and position in metres, three finite numbers")
+            PositionTraceError::Malformed { line } => {
+                write!(f, "line {line}: expected `t x y`: time in seconds and position in metres, three finite numbers")
             }
             PositionTraceError::NotIncreasing { line } => write!(
                 f,
                 "line {line} does not move forward in time: times must increase"
             ),
-            PositionTraceError::TimeOutOfRange { line, t } => {
-                write!(
-                    f,
-                    "line {line} has time {t} s, expected a time in [0, {MAX_TRACE_TIME_S}] s"
-                )
+            PositionTraceError::TimeOutOfRange { line } => {
+                write!(f, "line {line}: expected a time in [0, {MAX_TRACE_TIME_S}] s")
             }
         }
     }
@@ -84,10 +80,7 @@ impl PositionTrace {
             if line.is_empty() {
                 continue;
             }
-            let malformed = || PositionTraceError::Malformed {
-                line: i + 1,
-                text: raw.trim().chars().take(40).collect(),
-            };
+            let malformed = || PositionTraceError::Malformed { line: i + 1 };
             let nums: Vec<f64> = line
                 .split(|c: char| c == ',' || c.is_whitespace())
                 .filter(|s| !s.is_empty())
@@ -98,7 +91,7 @@ impl PositionTrace {
             }
             let t = nums[0];
             if !(0.0..=MAX_TRACE_TIME_S).contains(&t) {
-                return Err(PositionTraceError::TimeOutOfRange { line: i + 1, t });
+                return Err(PositionTraceError::TimeOutOfRange { line: i + 1 });
             }
             if samples.last().is_some_and(|&(prev, _)| t <= prev) {
                 return Err(PositionTraceError::NotIncreasing { line: i + 1 });
@@ -473,5 +466,17 @@ mod tests {
                 .len()
                 == 2
         );
+    }
+
+    // Issue 41: a parse error never echoes what the file holds (a scenario naming
+    // `/etc/shadow` as a position trace got its first line back).
+    #[test]
+    fn position_trace_errors_never_echo_the_file() {
+        for text in ["root:*:19000:0:99999:7:::\n", "0 0 0\nroot:*:19000:0:99999:7:::\n", "0 1 2\n7777777 0 0\n"] {
+            let e = PositionTrace::parse(text).unwrap_err();
+            let shown = format!("{e} {e:?}");
+            assert!(!shown.contains("root") && !shown.contains("19000") && !shown.contains("7777777"), "{shown}");
+            assert!(shown.contains("line ") && shown.contains("expected"), "{shown}");
+        }
     }
 }

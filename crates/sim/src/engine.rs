@@ -519,6 +519,37 @@ impl Simulation {
         Ok(sim)
     }
 
+    /// Checks `scenario` with its inputs as [`Simulation::with_inputs`] does — ranges,
+    /// limits, the trace and position files its UEs and uplinks name, the workload's UEs —
+    /// without building the simulation: the cell is built and dropped, the flows, app
+    /// sessions and per-second series are not (`cellshare validate`; building every flow
+    /// made validating 1,000 UEs with 64,000 web legs take 500 MB). Building flows cannot
+    /// fail, so the errors are those of `with_inputs`, in the same order.
+    pub fn check_inputs(
+        scenario: &Scenario,
+        traces: &TraceSet,
+        positions: &PositionTraces,
+        limits: &crate::Limits,
+    ) -> Result<(), ScenarioError> {
+        let sc = scenario;
+        sc.validate_with_limits(limits)?;
+        let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
+        drop(build_ran(sc, traces, positions)?);
+        let mut ue = 0u64;
+        for (gi, g) in sc.ues.iter().enumerate() {
+            for _ in 0..g.count {
+                if let Some(u) = &g.uplink {
+                    UeUplink::new(u, n_prb, traces, sc.simulation.seed, ue, &format!("ues[{gi}].uplink"))?;
+                }
+                ue += 1;
+            }
+        }
+        if let Some(w) = &sc.workload {
+            crate::load::capacity_bytes_per_s(sc, traces, positions, &w.ue_list(ue as u32), &w.transport)?;
+        }
+        Ok(())
+    }
+
     /// Creates a flow (its id is the next index; the caller schedules its start): a bulk,
     /// finite or on/off flow, one leg of an app, or a workload arrival.
     fn add_flow(&mut self, f: FlowSpec<'_>, series: PerSecond) -> u32 {
@@ -681,8 +712,21 @@ impl Simulation {
     /// Advances the simulation until simulated time `until` (or the end). The outcome does
     /// not depend on how a run is cut into `advance` calls.
     pub fn advance(&mut self, until: Nanos) {
+        self.advance_bounded(until, u64::MAX);
+    }
+
+    /// [`advance`](Self::advance), returning early once `max_events` more events have been
+    /// processed: at the start of a TTI, in the state `advance` to that TTI's time leaves,
+    /// so the outcome still does not depend on how the run is cut. Returns whether `until`
+    /// (or the end) was reached. For a caller that checks something between steps (the
+    /// memory guard, `limits::MemoryGuard`).
+    pub fn advance_bounded(&mut self, until: Nanos, max_events: u64) -> bool {
         let until = until.min(self.end);
+        let stop = self.events.saturating_add(max_events);
         while self.tti * TTI < until {
+            if self.events >= stop {
+                return false;
+            }
             let t = self.tti * TTI;
             self.process_events_upto(t);
             self.now = t;
@@ -705,6 +749,7 @@ impl Simulation {
             self.process_events_before(self.end);
             self.now = self.end;
         }
+        true
     }
 
     fn process_events_upto(&mut self, t: Nanos) {
@@ -1411,6 +1456,11 @@ impl Simulation {
             }
         }
         out
+    }
+
+    /// Flows created so far (workload arrivals included).
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
     }
 
     /// Number of packets alive in the arena (queued or in flight).

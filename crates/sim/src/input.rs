@@ -57,8 +57,9 @@ pub fn file_kind(t: FileType) -> &'static str {
 /// size limit).
 pub fn read_trace(path: &Path) -> Result<cellshare_channel::MahimahiTrace, String> {
     let f = open_regular(path, cellshare_channel::trace::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
+    let len = f.metadata().map_or(0, |m| m.len());
     cellshare_channel::MahimahiTrace::parse_reader(std::io::BufReader::new(f))
-        .map_err(|e| format!("a valid Mahimahi trace: {e}"))
+        .map_err(|e| format!("a valid Mahimahi trace: {e} (in a file of {len} bytes)"))
 }
 
 /// Reads the trace a scenario's `file` key names: a shipped trace (`"builtin:NAME"`,

@@ -215,14 +215,14 @@ pub enum AqmConfig {
     /// PIE (RFC 8033): random drops at arrival with a probability steered every
     /// `t_update_ms` towards `target_ms` of queueing delay (sojourn timestamps).
     Pie(PieConfig),
-    /// BoDe (bode-bounded-delay-aqm.txt): drop at dequeue every packet whose sojourn
+    /// BoDe \[bode\]: drop at dequeue every packet whose sojourn
     /// reached `bounded_delay_ms`, unless fewer than 3 packets remain queued behind it.
     Bode(BodeConfig),
     /// The Sneaker paper's strict-priority baseline: every background data packet arriving
     /// while any foreground packet is queued in the cell is dropped (at arrival only; queued
     /// background packets are served). UE queues are tail drop at `cell.rlc_queue_bytes`.
     StrictPriority {},
-    /// Sneaker (sneaker-background-aqm.txt): background data packets dropped at arrival
+    /// Sneaker \[sneaker\]: background data packets dropped at arrival
     /// with the probability of Eq. (5) (or Eq. (4)), from cell-wide signals and the RTT
     /// each packet carries. UE queues are tail drop at `cell.rlc_queue_bytes`.
     Sneaker(SneakerConfig),
@@ -542,6 +542,20 @@ pub struct FlowConfig {
     pub off_s: Option<f64>,
 }
 
+/// `s` with control characters (a newline in a quoted key) escaped, so an error stays on one
+/// line.
+fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// The key inside a `{ kind = "…", … }` table that a deserialization error is about.
 ///
 /// serde's internally tagged enums (transports, controllers, AQMs, channels, apps, mobility)
@@ -644,9 +658,11 @@ impl Scenario {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
+            let path = if path == "." { String::new() } else { escape_controls(&path) };
             let inner = e.into_inner();
-            let mut message = inner.message().to_string();
+            // One line: the TOML parser's messages can span lines (a syntax error and what
+            // it expected), and a key it quotes may hold a newline.
+            let mut message = inner.message().lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join("; ");
             let path = refine_error_path(text, &path, &message).unwrap_or(path);
             if let Some(span) = inner.span() {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;

@@ -38,7 +38,7 @@ pub enum CcConfig {
     Reno(RenoConfig),
     /// CUBIC (RFC 9438).
     Cubic(CubicConfig),
-    /// BBR v1 (Cardwell et al. 2016).
+    /// BBR v1 \[bbr\] (Cardwell et al. 2016).
     Bbr(BbrConfig),
     /// TCP Vegas (Brakmo & Peterson 1995).
     Vegas(VegasConfig),
@@ -46,13 +46,13 @@ pub enum CcConfig {
     Ledbat(LedbatConfig),
     /// TCP-LP (Kuzmanovic & Knightly 2003).
     TcpLp(TcpLpConfig),
-    /// Legilimens (legilimens-transport.txt): capacity and busyness from TCP timestamps
+    /// Legilimens \[legilimens\]: capacity and busyness from TCP timestamps
     /// under a PF scheduler, GAP probing modes.
     Legilimens(LegilimensConfig),
-    /// Westwood+ (Mascolo et al. 2004; Linux `tcp_westwood.c`): Reno with ssthresh =
+    /// Westwood+ \[westwood\] (Mascolo et al. 2004; Linux `tcp_westwood.c`): Reno with ssthresh =
     /// bandwidth estimate × RTTmin after a loss.
     Westwood(WestwoodConfig),
-    /// C2TCP (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
+    /// C2TCP \[c2tcp\] (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
     /// Interval on the RTT, α tuned towards the application's target delay.
     C2tcp(C2tcpConfig),
 }
@@ -137,16 +137,16 @@ pub enum TransportConfig {
         #[serde(default)]
         tcp: TcpConfig,
     },
-    /// Sprout (Winstein et al., NSDI 2013): the receiver's Bayesian forecast of the link rate
+    /// Sprout \[sprout\] (Winstein et al., NSDI 2013): the receiver's Bayesian forecast of the link rate
     /// (a Poisson process whose rate moves in Brownian motion), the sender keeping each
     /// packet's queueing under 100 ms with 95 % probability. Its own receiver and feedback;
     /// no retransmission. docs/transports.md.
     Sprout(SproutConfig),
-    /// Verus (Zaki et al., SIGCOMM 2015): 5 ms epochs, a delay profile learned from
+    /// Verus \[verus\] (Zaki et al., SIGCOMM 2015): 5 ms epochs, a delay profile learned from
     /// (window, delay) pairs, a delay target moved by δ1/δ2 and capped at R·D_min,
     /// multiplicative decrease on loss. Per-packet echoes; no retransmission.
     Verus(VerusConfig),
-    /// PCC-Vivace (Dong et al., NSDI 2018): rate-based monitor intervals, the latency-aware
+    /// PCC-Vivace \[pcc-vivace\] (Dong et al., NSDI 2018): rate-based monitor intervals, the latency-aware
     /// utility x^0.9 − 900·x·dRTT/dT − 11.35·x·L, online gradient ascent with a confidence
     /// amplifier and a dynamic change boundary; UDT-like reliability (per-packet
     /// acknowledgements, lost packets resent first).

@@ -1,6 +1,6 @@
 //! The UE uplink: a per-UE uplink channel served every TTI, one device transmit queue shared
 //! by all the UE's sockets (a single drop-tail FIFO like Linux `pfifo_fast` with untagged
-//! traffic), or SORPC's dual queue (rtac-sorpc-dtpa-thesis.txt chapter 3).
+//! traffic), or SORPC's dual queue (\[rsd-thesis\] chapter 3).
 //!
 //! # Model
 //!

@@ -6,9 +6,9 @@
 //!
 //! Two arrival processes ([`Arrivals`]):
 //! - **`poisson`**: the papers' heavy-tailed mix of short, medium and long flows
-//!   (legilimens-transport.txt §V-E and §VI-B: 64 KB / 1 MB / 32 MB carrying 10 / 30 / 60 % of
-//!   the foreground bytes; sneaker-background-aqm.txt §VI: the same sizes at 10 / 40 / 50 %;
-//!   legilimens-evaluation-thesis.txt §4.1: 32 KB short flows, 10 / 30 / 60 %). Each size class
+//!   (\[legilimens\] §V-E and §VI-B: 64 KB / 1 MB / 32 MB carrying 10 / 30 / 60 % of
+//!   the foreground bytes; \[sneaker\] §VI: the same sizes at 10 / 40 / 50 %;
+//!   \[legilimens-thesis\] §4.1: 32 KB short flows, 10 / 30 / 60 %). Each size class
 //!   is its own Poisson process whose rate makes it carry its share of a total byte rate; the
 //!   caller derives that byte rate from a target PRB utilization (see `cellshare-sim`).
 //! - **`randomized`**: the thesis's randomized mix (§4.2.4): one short flow every second,
@@ -91,12 +91,12 @@ impl Default for Arrivals {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
-    /// legilimens-transport.txt §V-E/§VI-B: 64 KB / 1 MB / 32 MB carrying 10 / 30 / 60 %.
+    /// \[legilimens\] §V-E/§VI-B: 64 KB / 1 MB / 32 MB carrying 10 / 30 / 60 %.
     #[default]
     Legilimens,
-    /// sneaker-background-aqm.txt §VI: 64 KB / 1 MB / 32 MB carrying 10 / 40 / 50 %.
+    /// \[sneaker\] §VI: 64 KB / 1 MB / 32 MB carrying 10 / 40 / 50 %.
     Sneaker,
-    /// legilimens-evaluation-thesis.txt §4.1: 32 KB / 1 MB / 32 MB carrying 10 / 30 / 60 %.
+    /// \[legilimens-thesis\] §4.1: 32 KB / 1 MB / 32 MB carrying 10 / 30 / 60 %.
     Thesis,
 }
 

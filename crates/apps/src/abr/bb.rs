@@ -1,5 +1,5 @@
 //! BBA-0 (Huang, Johari, McKeown, Trunnell, Watson, "A Buffer-Based Approach to Rate
-//! Adaptation: Evidence from a Large Video Streaming Service", SIGCOMM 2014, §4,
+//! Adaptation: Evidence from a Large Video Streaming Service", SIGCOMM 2014 \[bba\], §4,
 //! Algorithm 1). The rate map f(B) rises linearly from R_min at the end of the reservoir r
 //! to R_max at r + cushion; the next rate is
 //!
@@ -10,7 +10,8 @@
 //!
 //! The paper's reservoir (90 s) and cushion (126 s) belong to Netflix's 240-s buffer; ours
 //! default to 5 s and 10 s, the values of the BB implementation in Pensieve's dash.js
-//! (Mao et al., SIGCOMM 2017), which the BoDe paper used (§VI-B, its reference [38]).
+//! (Mao et al., SIGCOMM 2017 \[pensieve\]), which the BoDe paper \[bode\] used (§VI-B, its
+//! reference [38]).
 
 use serde::{Deserialize, Serialize};
 

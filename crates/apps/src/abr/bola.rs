@@ -1,5 +1,5 @@
 //! BOLA-BASIC (Spiteri, Urgaonkar, Sitaraman, "BOLA: Near-Optimal Bitrate Adaptation for
-//! Online Videos", INFOCOM 2016, §IV, Algorithm 1). With S_m the size of a chunk at level m,
+//! Online Videos", INFOCOM 2016 \[bola\], §IV, Algorithm 1). With S_m the size of a chunk at level m,
 //! υ_m = ln(S_m / S_1) its utility, Q the buffer in chunks and p the chunk duration, the
 //! next chunk is at
 //!

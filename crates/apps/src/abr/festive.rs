@@ -1,5 +1,5 @@
 //! FESTIVE (Jiang, Sekar, Zhang, "Improving Fairness, Efficiency, and Stability in
-//! HTTP-based Adaptive Video Streaming with FESTIVE", CoNEXT 2012, §5):
+//! HTTP-based Adaptive Video Streaming with FESTIVE", CoNEXT 2012 \[festive\], §5):
 //!
 //! - **bandwidth estimate**: the harmonic mean of the last 20 chunks' throughputs (§5.3);
 //!   the target is the highest rate at most p·estimate, p = 0.85 (§5.2);

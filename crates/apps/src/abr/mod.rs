@@ -1,13 +1,13 @@
 //! Adaptive bitrate (ABR) algorithms, one file each, every one from its paper:
 //!
 //! - [`bb`]: BBA-0, the buffer-based algorithm of Huang et al., "A Buffer-Based Approach to
-//!   Rate Adaptation: Evidence from a Large Video Streaming Service", SIGCOMM 2014;
+//!   Rate Adaptation: Evidence from a Large Video Streaming Service", SIGCOMM 2014 \[bba\];
 //! - [`festive`]: FESTIVE, Jiang, Sekar and Zhang, "Improving Fairness, Efficiency, and
-//!   Stability in HTTP-based Adaptive Video Streaming with FESTIVE", CoNEXT 2012;
+//!   Stability in HTTP-based Adaptive Video Streaming with FESTIVE", CoNEXT 2012 \[festive\];
 //! - [`bola`]: BOLA-BASIC, Spiteri, Urgaonkar and Sitaraman, "BOLA: Near-Optimal Bitrate
-//!   Adaptation for Online Videos", INFOCOM 2016;
+//!   Adaptation for Online Videos", INFOCOM 2016 \[bola\];
 //! - [`mpc`]: robustMPC, Yin, Jindal, Sekar and Sinopoli, "A Control-Theoretic Approach for
-//!   Dynamic Adaptive Video Streaming over HTTP", SIGCOMM 2015.
+//!   Dynamic Adaptive Video Streaming over HTTP", SIGCOMM 2015 \[mpc\].
 //!
 //! The player ([`crate::stream`]) asks before each chunk with what it knows ([`AbrInput`]:
 //! the ladder, the buffer, the last chunk's level, the throughput of every chunk so far)
@@ -75,14 +75,14 @@ pub enum Decision {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AbrConfig {
-    /// BBA-0 (Huang et al. 2014): the rate follows the buffer.
+    /// BBA-0 \[bba\] (Huang et al. 2014): the rate follows the buffer.
     Bb(bb::BbConfig),
-    /// FESTIVE (Jiang et al. 2012): harmonic-mean bandwidth, gradual switching, delayed
+    /// FESTIVE \[festive\] (Jiang et al. 2012): harmonic-mean bandwidth, gradual switching, delayed
     /// update.
     Festive(festive::FestiveConfig),
-    /// BOLA-BASIC (Spiteri et al. 2016): Lyapunov utility maximization on the buffer.
+    /// BOLA-BASIC \[bola\] (Spiteri et al. 2016): Lyapunov utility maximization on the buffer.
     Bola(bola::BolaConfig),
-    /// robustMPC (Yin et al. 2015): model-predictive QoE maximization over a horizon.
+    /// robustMPC \[mpc\] (Yin et al. 2015): model-predictive QoE maximization over a horizon.
     Mpc(mpc::MpcConfig),
 }
 

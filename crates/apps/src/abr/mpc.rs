@@ -1,5 +1,5 @@
 //! robustMPC (Yin, Jindal, Sekar, Sinopoli, "A Control-Theoretic Approach for Dynamic
-//! Adaptive Video Streaming over HTTP", SIGCOMM 2015, §4–§5):
+//! Adaptive Video Streaming over HTTP", SIGCOMM 2015 \[mpc\], §4–§5):
 //!
 //! - throughput prediction: the harmonic mean Ĉ of the last 5 chunks' throughputs; robust
 //!   MPC divides it by 1 + the largest relative error |Ĉ_k − C_k| / C_k of the last 5

@@ -1,6 +1,6 @@
 //! BBR v1: N. Cardwell, Y. Cheng, C. S. Gunn, S. Hassas Yeganeh, V. Jacobson, "BBR:
-//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016 (cited as *\[BBR16\]*), and
-//! draft-cardwell-iccrg-bbr-congestion-control-00 (cited as *[draft §x]*), following Linux
+//! Congestion-Based Congestion Control", ACM Queue 14(5), 2016 \[bbr\] (cited as *\[BBR16\]*),
+//! and draft-cardwell-iccrg-bbr-congestion-control-00 \[bbr-draft\] (cited as *[draft §x]*), following Linux
 //! `net/ipv4/tcp_bbr.c` (BBR v1, cited as *Linux*) where the two leave details open.
 //!
 //! BBR models the path with two estimates and paces at the model's rate:

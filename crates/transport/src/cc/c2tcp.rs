@@ -1,6 +1,7 @@
 //! C2TCP, Cellular Controlled Delay TCP: S. Abbasloo, Y. Xu and H. J. Chao, "C2TCP: A
 //! Flexible Cellular TCP to Meet Stringent Delay Requirements", IEEE JSAC 37(4), 2019
-//! (cited as *\[C2TCP\]*; its first version: Abbasloo, Li, Xu and Chao, IFIP Networking 2018),
+//! \[c2tcp\] (cited as *\[C2TCP\]*; its first version: Abbasloo, Li, Xu and Chao, IFIP
+//! Networking 2018 \[c2tcp-ifip\]),
 //! on top of CUBIC as in the paper. The paper's full text was not available to this project
 //! (only its abstract: "inspired by … RED and CoDel", "works on top of classic
 //! throughput-oriented TCP", an application's target delay); the rules below follow the

@@ -1,4 +1,4 @@
-//! CUBIC congestion control (RFC 9438), with optional HyStart++ (RFC 9406).
+//! CUBIC congestion control \[cubic\] (RFC 9438), with optional HyStart++ (RFC 9406).
 //!
 //! Windows are kept in (fractional) segments, as in the RFC, and reported in bytes.
 //!
@@ -28,7 +28,7 @@
 //!   whole window and (with no SACK) NewReno repairs the burst one hole per RTT. It
 //!   applies to the initial slow start only (while `ssthresh` is unset); on its exit
 //!   `cwnd_prior = cwnd` and the first epoch uses `K = 0`, `W_max = cwnd_epoch`. By default
-//!   the exit rules are Linux's HyStart (`hystart_rules = "linux"`: the ACK-train and delay
+//!   the exit rules are Linux's HyStart \[hystart\] (`hystart_rules = "linux"`: the ACK-train and delay
 //!   rules of `tcp_cubic.c`, exit at once); `"rfc9406"` is HyStart++ with `css_rounds` of
 //!   Conservative Slow Start.
 //! - **Growth floor while W_max is unknown** (Linux `bictcp_update`, not in RFC 9438): until

@@ -1,7 +1,7 @@
-//! Legilimens: a sender-only low-priority TCP for cellular downlinks. S. Chakraborty et al.,
-//! "A Low-Priority Transport for Cellular Networks" (cited as *\[L\]*, Section III), with the
-//! 80 % rate cap and the active / passive versions taken from the evaluation thesis (cited
-//! as *\[Th\]*).
+//! Legilimens: a sender-only low-priority TCP for cellular downlinks. M. U. Chaudhry et al.,
+//! "Legilimens: An Agile Transport for Background Traffic in Cellular Networks", ICNP 2020
+//! \[legilimens\] (cited as *\[L\]*, Section III), with the 80 % rate cap and the active /
+//! passive versions taken from the evaluation thesis \[legilimens-thesis\] (cited as *\[Th\]*).
 //!
 //! Legilimens reconstructs the eNodeB's per-TTI schedule of its own receiver from the
 //! receiver's TCP timestamps (TSval, 1 ms = 1 TTI): back-to-back TTIs mean "served every TTI",

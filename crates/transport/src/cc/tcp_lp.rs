@@ -1,6 +1,6 @@
 //! TCP-LP, a low-priority TCP: A. Kuzmanovic and E. W. Knightly, "TCP-LP: A Distributed
-//! Algorithm for Low Priority Data Transfer", IEEE INFOCOM 2003 (cited as *\[KK03\]*), with the
-//! details the paper leaves open taken from Linux `net/ipv4/tcp_lp.c` (cited as *Linux*).
+//! Algorithm for Low Priority Data Transfer", IEEE INFOCOM 2003 \[tcp-lp\] (cited as *\[KK03\]*),
+//! with the details the paper leaves open taken from Linux `net/ipv4/tcp_lp.c` (cited as *Linux*).
 //!
 //! TCP-LP is Reno (slow start, additive increase, halving on loss) plus an *early congestion
 //! indication* from one-way delays, which makes it yield to best-effort traffic before that

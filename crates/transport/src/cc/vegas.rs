@@ -1,6 +1,6 @@
 //! TCP Vegas: L. S. Brakmo and L. L. Peterson, "TCP Vegas: End to End Congestion Avoidance
-//! on a Global Internet", IEEE JSAC 13(8), 1995 (cited as *\[BP95\]*), with the details the
-//! paper leaves open taken from Linux `net/ipv4/tcp_vegas.c` (cited as *Linux*).
+//! on a Global Internet", IEEE JSAC 13(8), 1995 \[vegas\] (cited as *\[BP95\]*), with the
+//! details the paper leaves open taken from Linux `net/ipv4/tcp_vegas.c` (cited as *Linux*).
 //!
 //! Vegas keeps a small, bounded backlog in the bottleneck queue. Once per round trip it
 //! compares the expected rate `cwnd / BaseRTT` with the actual rate `cwnd / RTT` and

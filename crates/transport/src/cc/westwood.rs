@@ -1,7 +1,7 @@
 //! TCP Westwood+: S. Mascolo, L. A. Grieco, R. Ferorelli, P. Camarda and G. Piscitelli,
 //! "Performance evaluation of Westwood+ TCP congestion control", Performance Evaluation
-//! 55(1–2), 2004 (cited as *\[MG04\]*; Westwood itself: Casetti, Gerla, Mascolo, Sanadidi
-//! and Wang, Wireless Networks 8(5), 2002, BoDe's reference \[18\]), with the details the
+//! 55(1–2), 2004 \[westwood\] (cited as *\[MG04\]*; Westwood itself: Casetti, Gerla, Mascolo,
+//! Sanadidi and Wang, Wireless Networks 8(5), 2002 \[westwood-2002\], BoDe's reference \[18\]), with the details the
 //! paper leaves open taken from Linux `net/ipv4/tcp_westwood.c` (cited as *Linux*) and ns-3's
 //! `TcpWestwoodPlus` (`src/internet/model/tcp-westwood-plus.cc`, cited as *ns-3*).
 //!

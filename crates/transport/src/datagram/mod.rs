@@ -19,11 +19,11 @@
 //! transport in the same `Copy` packet.
 //!
 //! - [`sprout`]: Winstein, Sivaraman, Balakrishnan, "Stochastic Forecasts Achieve High
-//!   Throughput and Low Delay over Cellular Networks", NSDI 2013;
+//!   Throughput and Low Delay over Cellular Networks", NSDI 2013 \[sprout\];
 //! - [`verus`]: Zaki, Pötsch, Chen, Subramanian, Görg, "Adaptive Congestion Control for
-//!   Unpredictable Cellular Networks", SIGCOMM 2015;
+//!   Unpredictable Cellular Networks", SIGCOMM 2015 \[verus\];
 //! - [`vivace`]: Dong, Meng, Zarchy, Arslan, Gilad, Godfrey, Schapira, "PCC Vivace:
-//!   Online-Learning Congestion Control", NSDI 2018.
+//!   Online-Learning Congestion Control", NSDI 2018 \[pcc-vivace\].
 
 use cellshare_core::Nanos;
 

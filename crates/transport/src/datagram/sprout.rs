@@ -1,5 +1,5 @@
 //! Sprout: K. Winstein, A. Sivaraman, H. Balakrishnan, "Stochastic Forecasts Achieve High
-//! Throughput and Low Delay over Cellular Networks", NSDI 2013 (cited as *\[Sprout §n\]*),
+//! Throughput and Low Delay over Cellular Networks", NSDI 2013 \[sprout\] (cited as *\[Sprout §n\]*),
 //! with what the paper leaves open taken from the authors' code, `keithw/sprout`
 //! (`src/sprout/receiver.cc`, `process.cc`, `processforecaster.cc`,
 //! `src/network/sproutconn.cc`, `network.cc`, `src/examples/sproutbt2.cc`; cited as *code*).

@@ -1,5 +1,5 @@
 //! Verus: Y. Zaki, T. Pötsch, J. Chen, L. Subramanian, C. Görg, "Adaptive Congestion
-//! Control for Unpredictable Cellular Networks", SIGCOMM 2015 (cited as *\[Verus §n\]*),
+//! Control for Unpredictable Cellular Networks", SIGCOMM 2015 \[verus\] (cited as *\[Verus §n\]*),
 //! with what the paper leaves open taken from the authors' code, `yzaki/verus`
 //! (`src/verus_server.cpp`, the sender; `src/verus_client.cpp`, the receiver; constants in
 //! `src/verus.hpp`; cited as *code*).
@@ -32,7 +32,7 @@
 //! Choices where the paper and the code are silent or differ (each tested):
 //! - **The profile fit**: code fits ALGLIB's penalized cubic regression spline
 //!   (`spline1dfitpenalized`, M = max W / N basis functions with N from 15 down until
-//!   M ≥ 5, ρ = 2). Ours is a P-spline (Eilers & Marx 1996) on the same M equidistant cubic
+//!   M ≥ 5, ρ = 2). Ours is a P-spline (Eilers & Marx 1996 \[eilers-marx\]) on the same M equidistant cubic
 //!   B-spline basis functions with a second-difference penalty λ = 10^(ρ−2)·n/M (n: the
 //!   points fitted), our reading of ALGLIB's "ρ = 2: a moderate amount of nonlinearity"
 //!   with its automatic scaling; it is extrapolated past the data by the last cubic piece,

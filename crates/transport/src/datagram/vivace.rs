@@ -1,5 +1,5 @@
 //! PCC-Vivace: M. Dong, T. Meng, D. Zarchy, E. Arslan, Y. Gilad, B. Godfrey, M. Schapira,
-//! "PCC Vivace: Online-Learning Congestion Control", NSDI 2018 (cited as *\[Vivace §n\]*),
+//! "PCC Vivace: Online-Learning Congestion Control", NSDI 2018 \[pcc-vivace\] (cited as *\[Vivace §n\]*),
 //! with what the paper leaves open taken from the authors' code, `PCCproject/PCC-Uspace`:
 //! the UDT-based implementation of the paper (branch `NSDI-2018`, `pcc-gradient/`) and the
 //! later, cleaner Vivace sender (`src/pcc/pcc_vivace_sender.cpp`, `pcc_sender.cpp`,

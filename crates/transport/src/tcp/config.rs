@@ -298,7 +298,7 @@ pub enum RwndConfig {
         /// Window in bytes.
         bytes: u32,
     },
-    /// DRWA (Jiang et al. 2012; thesis Eq. (2.13)): once per receiver-estimated RTT,
+    /// DRWA \[drwa\] (Jiang et al. 2012; \[rsd-thesis\] Eq. (2.13)): once per receiver-estimated RTT,
     /// `rwnd = λ · R̂TTm / R̂TT · ŵ`, ŵ the bytes received per RTT (averaged 7/8 old,
     /// 1/8 new). See [`crate::tcp::Drwa`].
     Drwa {
@@ -313,7 +313,7 @@ pub enum RwndConfig {
         #[serde(default = "default_lambda")]
         lambda: f64,
     },
-    /// RTAC (rtac-sorpc-dtpa-thesis.txt, Algorithm 1): receiver-estimated RTT (gain β),
+    /// RTAC (\[rsd-thesis\] Algorithm 1): receiver-estimated RTT (gain β),
     /// minimum RTT plus Δ, window ŵ (weight α on the old value), queue estimate
     /// `Q̂ = ŵ(1 − R̂TTm/R̂TT)`, emulated price `K(Q̂ + 1)`, `rwnd` by Eq. (2.14). K is `k`
     /// when given, else Eq. (2.11) from `theta` and the BDP `capacity_mbps · R̂TTm`.

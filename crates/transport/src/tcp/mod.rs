@@ -87,16 +87,16 @@
 //!   receiver's RTO, and after a duplicate segment; [`TcpConfig::quickack`]).
 //! - **Timers**: exact by default, or firing when Linux's timer wheel would at a given
 //!   `CONFIG_HZ` ([`TcpConfig::timer_hz`], [`linux_timer_expiry`]).
-//! - **Delivery-rate samples** (draft-cheng-iccrg-delivery-rate-estimation) with
+//! - **Delivery-rate samples** (draft-cheng-iccrg-delivery-rate-estimation \[delivery-rate\]) with
 //!   application-limited marking, for BBR-like controllers; SACKed segments are delivered
 //!   when first SACKed.
 //! - **Pacing**: when `cc.pacing_rate()` is `Some(r)` (bytes/s), consecutive segments are
 //!   released `len / r` apart (payload bytes); the timeout retransmission is not delayed.
 //! - **Receive window**: a pluggable [`ReceiveWindowPolicy`]; [`AutoTuning`] models Linux's
 //!   dynamic right-sizing, [`FixedWindow`] a constant buffer, [`Drwa`] and [`Rtac`] the
-//!   receiver-side bufferbloat controls of rtac-sorpc-dtpa-thesis.txt chapter 2.
+//!   receiver-side bufferbloat controls of \[rsd-thesis\] chapter 2.
 //! - **Send buffer** ([`SendBuffer`]): Linux-like auto-tuning `sndbuf = min(2·cwnd,
-//!   tcp_wmem max)` (thesis Eq. (3.2)); the simulator applies it to senders at the UE.
+//!   tcp_wmem max)` (\[rsd-thesis\] Eq. (3.2)); the simulator applies it to senders at the UE.
 //!
 //! # Not implemented
 //!

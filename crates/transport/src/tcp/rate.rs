@@ -1,4 +1,4 @@
-//! Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation, as Linux's
+//! Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation \[delivery-rate\], as Linux's
 //! `net/ipv4/tcp_rate.c`).
 //!
 //! At every transmission the sender snapshots the connection's delivery state into the

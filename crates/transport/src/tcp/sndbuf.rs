@@ -1,4 +1,4 @@
-//! The socket send buffer with Linux-like auto-tuning (rtac-sorpc-dtpa-thesis.txt Eq. (3.2)).
+//! The socket send buffer with Linux-like auto-tuning (\[rsd-thesis\] Eq. (3.2)).
 
 /// Default initial send buffer (bytes): Linux `net.ipv4.tcp_wmem[1]` = 16 KiB.
 pub const DEFAULT_WMEM_INITIAL: u32 = 16_384;

@@ -1,5 +1,5 @@
-//! DRWA, dynamic receive-window adjustment (Jiang et al., IMC 2012), as the thesis states it
-//! (Eq. (2.13)): `rwnd = λ · R̂TTm / R̂TT · ŵ`, λ = 3.
+//! DRWA, dynamic receive-window adjustment (Jiang et al., IMC 2012 \[drwa\]), as the thesis
+//! \[rsd-thesis\] states it (Eq. (2.13)): `rwnd = λ · R̂TTm / R̂TT · ŵ`, λ = 3.
 
 use cellshare_core::Nanos;
 
@@ -7,7 +7,7 @@ use super::{ReceiveWindowPolicy, ReceiverEstimator};
 use crate::wire::Segment;
 
 /// Weight DRWA gives the previous window estimate (`cwnd_est ← 7/8·cwnd_est + 1/8·data`,
-/// Jiang et al. 2012), and its RTT gain (1/8, the TCP smoothing it reuses).
+/// Jiang et al. 2012 \[drwa\]), and its RTT gain (1/8, the TCP smoothing it reuses).
 const DRWA_KEEP: f64 = 7.0 / 8.0;
 const DRWA_BETA: f64 = 1.0 / 8.0;
 

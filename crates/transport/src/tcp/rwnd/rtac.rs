@@ -1,4 +1,4 @@
-//! RTAC, receiver-side TCP adaptive queue control (rtac-sorpc-dtpa-thesis.txt, chapter 2,
+//! RTAC, receiver-side TCP adaptive queue control (\[rsd-thesis\] chapter 2,
 //! Algorithm 1): the receiver emulates a linear AQM price `q̂ = K(Q̂ + 1)` on its own queue
 //! estimate and advertises the window a TCP-Reno sender would settle at under that price.
 
