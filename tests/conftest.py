@@ -26,3 +26,36 @@ def run_cli():
 def traces_dir():
     """The folder of the shipped traces."""
     return TRACES
+
+
+def snapshot(folder: Path) -> dict:
+    """Every path under `folder` with its content (files) or None (folders)."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for d in dirs:
+            out[os.path.relpath(os.path.join(root, d), folder)] = None
+        for f in files:
+            p = os.path.join(root, f)
+            out[os.path.relpath(p, folder)] = Path(p).read_bytes()
+    return out
+
+
+def one_line_error(p, *words):
+    """`p` (a finished command) exited 2 with one `error:` line holding every one of `words`."""
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    err = p.stderr.strip()
+    assert err.startswith("error:") and "Traceback" not in err, err
+    assert len(err.splitlines()) == 1, err
+    for w in words:
+        assert w in err, (w, err)
+
+
+def proc_start(pid: int):
+    """Start time of process `pid` (None when it is gone or a zombie, dead but not yet
+    reaped): with the pid it names one process across pid reuse."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    return None if fields[0] in ("Z", "X") else fields[19]

@@ -20,6 +20,8 @@ import pytest
 
 from cellshare import emulate
 
+from conftest import proc_start
+
 REPO = Path(__file__).resolve().parent.parent
 
 # The shipped two-UE scenario cut to a few seconds, plus a command whose shell leaves a child
@@ -51,16 +53,6 @@ def _netns() -> list:
     return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=30).stdout.split()
 
 
-def _start_time(pid: int):
-    """Start time of `pid` (None when gone or a zombie): with the pid it names one process."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    f = text[text.rindex(")") + 2:].split()
-    return None if f[0] in ("Z", "X") else f[19]
-
-
 def _children(pid: int) -> list:
     out = []
     try:
@@ -86,17 +78,17 @@ def _run_processes(emu_pid: int, names: list) -> dict:
     while todo:
         p = todo.pop()
         if p not in procs:
-            procs[p] = _start_time(p)
+            procs[p] = proc_start(p)
             todo += _children(p)
     ids = {i for i in (_ns_id(f"/run/netns/{n}") for n in names) if i}
     for d in os.listdir("/proc"):
         if d.isdigit() and _ns_id(f"/proc/{d}/ns/net") in ids:
-            procs.setdefault(int(d), _start_time(int(d)))
+            procs.setdefault(int(d), proc_start(int(d)))
     return {p: s for p, s in procs.items() if s is not None}
 
 
 def _alive(procs: dict) -> list:
-    return [p for p, s in procs.items() if _start_time(p) == s]
+    return [p for p, s in procs.items() if proc_start(p) == s]
 
 
 def _start_run(emu_bin, tmp_path):
@@ -171,7 +163,7 @@ def test_sigkill_of_the_front_end_leaves_nothing(emu_bin, tmp_path):
     front, emu_pid, names, procs = _start_run(emu_bin, tmp_path)
     time.sleep(1.0)
     procs.update(_run_processes(emu_pid, names))
-    procs[front.pid] = _start_time(front.pid)
+    procs[front.pid] = proc_start(front.pid)
     os.kill(front.pid, signal.SIGKILL)
     front.communicate(timeout=30)
     assert front.returncode == -signal.SIGKILL
@@ -262,7 +254,7 @@ def test_the_end_of_a_front_end_thread_neither_stops_nor_strands_the_run(emu_bin
         assert front.stdout.readline().strip() == "thread ended"
         # The front end lives: the run goes on (it has ~5 s left of 8).
         time.sleep(1.0)
-        assert _start_time(emu_pid) == procs[emu_pid], "the run stopped when a thread of its front end ended"
+        assert proc_start(emu_pid) == procs[emu_pid], "the run stopped when a thread of its front end ended"
         assert len([n for n in _netns() if n.startswith(f"csemu-{emu_pid}-")]) == 3
         procs.update(_run_processes(emu_pid, names))
         os.kill(front.pid, signal.SIGKILL)

@@ -22,6 +22,8 @@ import pytest
 import cellshare
 from cellshare import bpf, emulate
 
+from conftest import proc_start
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -358,23 +360,13 @@ def _pids_in(ids: set) -> dict:
     out = {}
     for d in os.listdir("/proc"):
         if d.isdigit() and _ns_id(f"/proc/{d}/ns/net") in ids:
-            out[int(d)] = _start(int(d))
+            out[int(d)] = proc_start(int(d))
     return out
-
-
-def _start(pid: int):
-    """Start time of process `pid` (None when it is gone or a zombie, dead but not yet reaped)."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return None if fields[0] in ("Z", "X") else fields[19]
 
 
 def _alive(procs: dict) -> list:
     """The processes of `procs` (pid -> start time) still running (same pid and start)."""
-    return [p for p, st in procs.items() if st is not None and _start(p) == st]
+    return [p for p, st in procs.items() if st is not None and proc_start(p) == st]
 
 
 # A run whose command leaves a shell's child behind (`sleep` in the background): a process

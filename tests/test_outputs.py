@@ -12,32 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, one_line_error as _one_line_error, snapshot as _snapshot
 
 from cellshare.output import MARKER, TMP_PREFIX, OutputError, atomic_dir, check_out, read_marker
 
 QUICK = ["--duration", "0.3"]
-
-
-def _snapshot(folder: Path) -> dict:
-    """Every path under `folder` with its content (files) or None (folders)."""
-    out = {}
-    for root, dirs, files in os.walk(folder):
-        for d in dirs:
-            out[os.path.relpath(os.path.join(root, d), folder)] = None
-        for f in files:
-            p = os.path.join(root, f)
-            out[os.path.relpath(p, folder)] = Path(p).read_bytes()
-    return out
-
-
-def _one_line_error(p, *words):
-    assert p.returncode == 2, (p.stdout, p.stderr)
-    err = p.stderr.strip()
-    assert err.startswith("error:") and "Traceback" not in err, err
-    assert len(err.splitlines()) == 1, err
-    for w in words:
-        assert w in err, (w, err)
 
 
 def test_run_refuses_a_folder_that_is_not_a_cellshare_output(run_cli, tmp_path):
