@@ -80,10 +80,13 @@ def test_variants_swap_trace_and_controller_and_make_paths_absolute(tmp_path):
     doc = tomllib.loads(emulate.variant_text(text, REPO / "scenarios", trace, "bbr"))
     assert doc["ues"][0]["channel"]["file"] == str(trace.resolve())
     assert doc["flows"][0]["transport"]["cc"]["kind"] == "bbr"
-    # Unchanged trace, made absolute, so the variant can be written anywhere.
+    # Unchanged trace: a shipped one keeps its name (found anywhere), a file is made
+    # absolute, so the variant can be written anywhere.
     doc = tomllib.loads(emulate.variant_text(text, REPO / "scenarios", None, None))
-    assert Path(doc["ues"][0]["channel"]["file"]).is_absolute()
-    assert Path(doc["ues"][0]["channel"]["file"]).name == "TMobile-LTE-driving.down"
+    assert doc["ues"][0]["channel"]["file"] == "builtin:TMobile-LTE-driving.down"
+    relative = text.replace("builtin:TMobile-LTE-driving.down", "../python/cellshare/data/traces/TMobile-LTE-driving.down")
+    doc = tomllib.loads(emulate.variant_text(relative, REPO / "scenarios", None, None))
+    assert doc["ues"][0]["channel"]["file"] == str(TRACES.resolve() / "TMobile-LTE-driving.down")
     fixed = (REPO / "scenarios" / "emu-two-ues-cubic.toml").read_text()
     with pytest.raises(ValueError, match="--trace .*no UE with a trace channel"):
         emulate.variant_text(fixed, REPO / "scenarios", trace, None)
@@ -130,7 +133,7 @@ def test_reuse_compares_a_new_simulator_run_with_the_stored_emulator_runs(run_cl
     r = run_cli("crosscheck", scenario, "--out", out, "--duration", "2", "--reuse")
     assert r.returncode == 2 and "--reuse: no emulator run" in r.stderr
     from cellshare.output import write_marker
-    write_marker(out, "crosscheck")
+    write_marker(out, "crosscheck", ["emu"])  # as a crosscheck that ran the emulator writes it
     (out / "emu" / "host_load.json").write_text(json.dumps({"load": 0.5}))
     r = run_cli("crosscheck", scenario, "--out", out, "--duration", "2", "--reuse")
     assert r.returncode in (0, 1), r.stderr

@@ -18,6 +18,8 @@ except ModuleNotFoundError:  # pragma: no cover
 
 import tomli_w
 
+from .traces import PREFIX as BUILTIN
+
 REPO = Path(__file__).resolve().parents[2]
 
 #: Crosscheck tolerances (issue 30, docs/tcp.md): per-flow throughput within 5 %, retransmitted
@@ -337,8 +339,8 @@ def _trace_channels(doc: dict):
 def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, cc: Optional[str] = None) -> str:
     """The scenario with every trace channel reading `trace` and every TCP flow using
     congestion control `cc` (either may be None: unchanged), trace paths made absolute
-    (relative ones are relative to `base`, the scenario's folder), so the variant can be
-    written anywhere. Raises ValueError naming what is missing."""
+    (relative ones are relative to `base`, the scenario's folder; a shipped trace,
+    ``builtin:NAME``, stays as it is), so the variant can be written anywhere. Raises ValueError naming what is missing."""
     doc = tomllib.loads(scenario_text)
     n_trace = n_tcp = 0
     for _, _, ch, down in _trace_channels(doc):
@@ -346,7 +348,7 @@ def variant_text(scenario_text: str, base: Path, trace: Optional[Path] = None, c
             if trace is not None and down:
                 ch["file"] = str(Path(trace).resolve())
                 n_trace += 1
-            else:
+            elif not str(ch["file"]).startswith(BUILTIN):  # a shipped trace is found by name anywhere
                 ch["file"] = str((base / ch["file"]).resolve())
     for f in doc.get("flows", []):
         t = f.get("transport") or {}
