@@ -59,3 +59,26 @@ def proc_start(pid: int):
         return None
     fields = text[text.rindex(")") + 2:].split()
     return None if fields[0] in ("Z", "X") else fields[19]
+
+
+def ns_id(path: str):
+    """(device, inode) of a namespace file (`/run/netns/NAME`, `/proc/PID/ns/net`), or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def pids_in(ids: set) -> dict:
+    """pid -> start time of every process whose network namespace is one of `ids`."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit() and ns_id(f"/proc/{d}/ns/net") in ids:
+            out[int(d)] = proc_start(int(d))
+    return out
+
+
+def alive(procs: dict) -> list:
+    """The processes of `procs` (pid -> start time) still running (same pid and start)."""
+    return [p for p, st in procs.items() if st is not None and proc_start(p) == st]

@@ -20,7 +20,7 @@ import pytest
 
 from cellshare import emulate
 
-from conftest import proc_start
+from conftest import alive, ns_id, pids_in, proc_start
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -63,14 +63,6 @@ def _children(pid: int) -> list:
     return out
 
 
-def _ns_id(path: str):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def _run_processes(emu_pid: int, names: list) -> dict:
     """pid -> start time of the back end, its descendants and every process inside its
     namespaces (a command's shell's children included)."""
@@ -80,15 +72,10 @@ def _run_processes(emu_pid: int, names: list) -> dict:
         if p not in procs:
             procs[p] = proc_start(p)
             todo += _children(p)
-    ids = {i for i in (_ns_id(f"/run/netns/{n}") for n in names) if i}
-    for d in os.listdir("/proc"):
-        if d.isdigit() and _ns_id(f"/proc/{d}/ns/net") in ids:
-            procs.setdefault(int(d), proc_start(int(d)))
+    ids = {i for i in (ns_id(f"/run/netns/{n}") for n in names) if i}
+    for pid, start in pids_in(ids).items():
+        procs.setdefault(pid, start)
     return {p: s for p, s in procs.items() if s is not None}
-
-
-def _alive(procs: dict) -> list:
-    return [p for p, s in procs.items() if proc_start(p) == s]
 
 
 def _start_run(emu_bin, tmp_path):
@@ -125,9 +112,9 @@ def _nothing_left(emu_pid: int, procs: dict, tmp_path, within: float) -> tuple:
     deadline = time.time() + within
     while True:
         ns = [n for n in _netns() if n.startswith(f"csemu-{emu_pid}-")]
-        alive = _alive(procs)
+        running = alive(procs)
         folders = sorted(os.listdir(tmp_path))
-        left = (ns, alive, [f for f in folders if f.startswith(".cellshare-tmp-") or f == "out"])
+        left = (ns, running, [f for f in folders if f.startswith(".cellshare-tmp-") or f == "out"])
         if not any(left) or time.time() > deadline:
             return left
         time.sleep(0.1)

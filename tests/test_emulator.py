@@ -22,7 +22,7 @@ import pytest
 import cellshare
 from cellshare import bpf, emulate
 
-from conftest import proc_start
+from conftest import alive, ns_id, pids_in
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -347,28 +347,6 @@ def _netns():
     return subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
 
 
-def _ns_id(path: str):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _pids_in(ids: set) -> dict:
-    """pid -> start time of every process whose network namespace is one of `ids`."""
-    out = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit() and _ns_id(f"/proc/{d}/ns/net") in ids:
-            out[int(d)] = proc_start(int(d))
-    return out
-
-
-def _alive(procs: dict) -> list:
-    """The processes of `procs` (pid -> start time) still running (same pid and start)."""
-    return [p for p, st in procs.items() if st is not None and proc_start(p) == st]
-
-
 # A run whose command leaves a shell's child behind (`sleep` in the background): a process
 # the emulator did not start itself, found only by its namespace.
 LEFTOVER = ONE_UE.replace("duration_s = 8", "duration_s = 30").replace(
@@ -388,15 +366,15 @@ def _start_and_kill_9(emu, tmp_path, tag: str):
     procs, names, ids = {}, [], set()
     while time.time() < deadline:
         names = [n for n in _netns() if n.startswith(mine)]
-        ids = {i for i in (_ns_id(f"/run/netns/{n}") for n in names) if i}
-        procs = _pids_in(ids)
+        ids = {i for i in (ns_id(f"/run/netns/{n}") for n in names) if i}
+        procs = pids_in(ids)
         # receiver, sender, the command's shell and its two sleeps
         if len(names) == 2 and len(procs) >= 5:
             break
         time.sleep(0.1)
     assert len(names) == 2 and len(procs) >= 5, (names, procs)
     time.sleep(random.uniform(0.0, 3.0))
-    procs = _pids_in(ids)
+    procs = pids_in(ids)
     p.kill()
     p.wait()
     return names, ids, procs
@@ -411,7 +389,7 @@ def test_kill_9_then_a_new_run_or_cleanup_leaves_nothing_of_the_killed_run(emu_r
     names, ids, procs = _start_and_kill_9(emu_ready, tmp_path, "k1")
     # The emulator's own children (receiver, sender) die with it at once.
     time.sleep(0.5)
-    survivors = _alive(procs)
+    survivors = alive(procs)
     assert survivors and len(survivors) < len(procs), (procs, survivors)
     assert {Path(f"/proc/{p}/comm").read_text().strip() for p in survivors} == {"sleep"}, survivors
     # A new run reclaims the killed one's namespaces and the processes in them.
@@ -422,8 +400,8 @@ def test_kill_9_then_a_new_run_or_cleanup_leaves_nothing_of_the_killed_run(emu_r
     # on standard error), or another engineer's run that started meanwhile did, the same way.
     assert not set(names) & set(_netns())
     assert not [n for n in names if os.path.exists(f"/run/netns/{n}")]
-    assert not _alive(procs), _alive(procs)
-    assert not _pids_in(ids)
+    assert not alive(procs), alive(procs)
+    assert not pids_in(ids)
     # Nothing else: every namespace there before is there still, unless its owner ended.
     gone = {n for n in before - set(_netns()) if os.path.exists(f"/proc/{n.split('-')[1]}")} if before else set()
     assert not {n for n in gone if not n.startswith("csemu-")}, gone
@@ -434,7 +412,7 @@ def test_kill_9_then_a_new_run_or_cleanup_leaves_nothing_of_the_killed_run(emu_r
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("removed ")
     assert not set(names) & set(_netns())
-    assert not _alive(procs) and not _pids_in(ids)
+    assert not alive(procs) and not pids_in(ids)
     for n in before - set(_netns()):
         assert n.startswith("csemu-") and not os.path.exists(f"/proc/{n.split('-')[1]}"), n
 
@@ -460,9 +438,9 @@ def test_sigint_to_the_front_end_stops_the_emulator_cleanly_and_averages_over_th
     while time.time() < deadline and not [n for n in _netns() if n.startswith(mine)]:
         time.sleep(0.1)
     names = [n for n in _netns() if n.startswith(mine)]
-    ids = {_ns_id(f"/run/netns/{n}") for n in names}
+    ids = {ns_id(f"/run/netns/{n}") for n in names}
     time.sleep(6)
-    procs = _pids_in(ids)
+    procs = pids_in(ids)
     os.kill(p.pid, signal.SIGINT)  # the front end only, as `kill -INT` does
     _, err = p.communicate(timeout=30)
     assert p.returncode == 130, err
@@ -475,7 +453,7 @@ def test_sigint_to_the_front_end_stops_the_emulator_cleanly_and_averages_over_th
     # Averaged over the time run: close to the 20 Mbit/s the UE carries (slow start aside).
     assert f["throughput_mbps"] >= 0.75 * 20.0, (f["throughput_mbps"], f["per_second_mbps"])
     assert not set(names) & set(_netns())
-    assert not _alive(procs) and not _pids_in(ids)
+    assert not alive(procs) and not pids_in(ids)
 
 
 DRIVE = """
