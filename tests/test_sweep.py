@@ -423,4 +423,21 @@ def test_shipped_sweep_expands_and_validates():
     wo = next(r for r in runs if r.params["scheme"] == "w/o bg")
     assert all(f.get("class") != "background" for f in wo.scenario["flows"])
     ideal = next(r for r in runs if r.params["scheme"] == "ideal priority").scenario
-    assert ideal["cell"]["scheduler"]["kind"] == "priority" and ideal["flows"][8]["class"] == "background"
+    assert ideal["cell"]["scheduler"]["kind"] == "priority" and ideal["flows"][0]["class"] == "background"
+
+
+def test_shipped_sweep_load_axis_changes_the_load():
+    """The load axis sets the foreground workload's load, so the cell without a background
+    carries clearly more at 80 % than at 30 % (a saturating foreground flow would make the
+    axis change nothing)."""
+    import cellshare
+
+    spec = load_sweep(REPO / "scenarios" / "sweeps" / "background-schemes.toml")
+    util = {}
+    for r in spec.runs():
+        if r.params["scheme"] == "w/o bg" and r.seed == 1:
+            sc = r.scenario
+            sc["simulation"]["duration_s"] = 60.0
+            util[r.params["load"]] = cellshare.run(sc).summary["prb_utilization"]
+    assert set(util) == {"30%", "60%", "80%"}
+    assert util["30%"] < 0.5 and util["80%"] > 0.7 and util["30%"] < util["60%"] < util["80%"], util
