@@ -20,7 +20,7 @@ from conftest import REPO
 
 def test_the_package_data_and_the_compiled_traces_are_the_same_files():
     assert traces.names() == sorted(_core.builtin_traces())
-    assert len(traces.names()) == 7
+    assert len(traces.names()) == 9
     for name in traces.names():
         assert traces.path(name).is_file() and traces.path("builtin:" + name) == traces.path(name)
     with pytest.raises(KeyError, match="no shipped trace 'nope.down'"):
@@ -32,6 +32,9 @@ def test_the_readme_names_provenance_and_licence_and_its_table_is_measured():
     for must in ("Winstein", "Sivaraman", "Balakrishnan", "NSDI 2013", "Mahimahi", "GPL", "COPYING"):
         assert must in text, must
     assert (traces.DIR / "COPYING").read_text().startswith("                    GNU GENERAL PUBLIC LICENSE")
+    for must in ("Abbasloo", "C2TCP", "JSAC", "4b5b2413543eec935144172330cd96c230294f0f", "MIT", "COPYING.c2tcp"):
+        assert must in text, must
+    assert (traces.DIR / "COPYING.c2tcp").read_text().startswith("MIT License")
     rows = re.findall(r"^\| `([^`]+)` \| (\w+) \| ([\d.]+) \| ([\d.]+) \| `([0-9a-f]{64})` \|$", text, re.M)
     assert sorted(r[0] for r in rows) == traces.names()
     for name, direction, period, rate, digest in rows:

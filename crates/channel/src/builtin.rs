@@ -29,6 +29,8 @@ traces!(
     "TMobile-UMTS-driving.up",
     "Verizon-EVDO-driving.down",
     "Verizon-EVDO-driving.up",
+    "NYC-LTE-times-square.down",
+    "NYC-LTE-subway.down",
 );
 
 /// The shipped trace's name when `file` names one (`"builtin:NAME"`), else `None`.
@@ -60,7 +62,7 @@ mod tests {
 
     #[test]
     fn every_shipped_trace_parses_and_is_found_by_its_name() {
-        assert_eq!(TRACES.len(), 7);
+        assert_eq!(TRACES.len(), 9);
         for name in names() {
             let b = bytes(name).unwrap();
             let t = MahimahiTrace::parse_reader(b).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -127,9 +127,6 @@ ASSUMPTIONS = (
                "trace's capacity", (2500.0,)),
     Assumption("stream_abr", "mpc", "YouTube's and Amazon's players are not public; robustMPC stands for them",
                ("bb",)),
-    Assumption("traces", "the 4G (LTE) traces",
-               "the paper averages over \"4G cellular traces gathered in NYC and Boston\" (Sec. I, line 34); of "
-               "the shipped traces the LTE ones are 4G (the UMTS and EVDO ones, 3G, are shown as observations)", ("all",)),
     Assumption("aqm_queue_bytes", QUEUE_BYTES, "Table I's 1.5 MB FIFO, the same limit under every scheme (as `bode`)"),
 )
 
@@ -200,10 +197,10 @@ def run(ctx: Context) -> None:
     res = dict(zip(keys, ctx.run_many(items, keep=keep)))
     names = list(schemes(D_CALL_MS))
 
-    g4 = [t for t in tnames if "LTE" in t] if ctx.param("traces") != "all" else list(tnames)
+    g4 = list(tnames)  # every trace of `bode.TRACES` is 4G, as the paper's (line 34)
 
-    def norm(app: str, scheme: str, base: str, key: str, over=None) -> float:
-        vals = [res[(app, t, scheme)][key] / res[(app, t, base)][key] for t in (over or g4)
+    def norm(app: str, scheme: str, base: str, key: str) -> float:
+        vals = [res[(app, t, scheme)][key] / res[(app, t, base)][key] for t in g4
                 if res[(app, t, base)][key] > 0]
         return sum(vals) / len(vals) if vals else float("nan")
 
@@ -221,15 +218,6 @@ def run(ctx: Context) -> None:
         ctx.check(f"abr-qoe-{a}", sum(qoe) / len(qoe) if qoe else None,
                   detail="QoE TailDrop/BoDe per trace: " + ", ".join(
                       f"{t} {res[(a, t, 'TailDrop')]['qoe']:.0f}/{res[(a, t, 'BoDe')]['qoe']:.0f}" for t in g4))
-    others = [t for t in tnames if t not in g4]
-    if others:
-        ctx.observe("other-traces", f"The same ratios over the other traces ({', '.join(others)}): call CoDel/BoDe p99 "
-                    "and rate; per ABR TailDrop/BoDe p99 and BoDe − TailDrop QoE",
-                    "; ".join([f"call {norm('call', 'CoDel', 'BoDe', 'p99', others):.1f}, "
-                               f"{norm('call', 'CoDel', 'BoDe', 'rate', others):.2f}"]
-                              + [f"{ABR_NAMES[a]} {norm(a, 'TailDrop', 'BoDe', 'p99', others):.1f}, "
-                                 f"{sum(res[(a, t, 'BoDe')]['qoe'] - res[(a, t, 'TailDrop')]['qoe'] for t in others) / len(others):+.0f}"
-                                 for a in ABRS]))
     for s in names:
         ctx.observe(f"call-frame-p99-{s}", f"Video call, {s}: frame delay p99 (ms), mean over the 4G traces",
                     sum(res[("call", t, s)]["frame_p99"] for t in g4) / len(g4))
