@@ -35,14 +35,19 @@ text = resources.files("cellshare").joinpath(sys.argv[3]).read_text()
 duration = float(sys.argv[1])
 text = text.replace("duration_s = 60.0", f"duration_s = {duration!r}")
 text = text.replace('link = { kind = "realistic" }', f'link = {{ kind = "{sys.argv[2]}" }}')
-t0 = time.perf_counter()
+for old, new in json.loads(sys.argv[4]) if len(sys.argv) > 4 else []:
+    if old not in text:
+        sys.exit(f"benchmark variant: {old!r} is not in {sys.argv[3]}")
+    text = text.replace(old, new)
+t0, c0 = time.perf_counter(), time.process_time()
 sim = _core.Sim(text, ".")
 sim.advance(sim.end_s)
-wall = time.perf_counter() - t0
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
 r = json.loads(sim.finish().summary_json())
 print(json.dumps({
     "sim_speed": r["duration_s"] / wall,
     "wall_s": wall,
+    "sim_speed_cpu": r["duration_s"] / cpu,
     "peak_rss_mb": peak_rss_mb(),
     "events": r["events"],
     "delivered_mbps": r["delivered_mbps"],
@@ -60,9 +65,9 @@ BENCH = "data/bench.toml"
 BENCH_NETWORK = "data/bench-network.toml"
 
 
-def _once(duration: float, link: str = "realistic", scenario: str = BENCH) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _CHILD, repr(duration), link, scenario], capture_output=True, text=True,
-                          check=False)
+def _once(duration: float, link: str = "realistic", scenario: str = BENCH, edits: tuple = ()) -> dict:
+    proc = subprocess.run([sys.executable, "-c", _CHILD, repr(duration), link, scenario, json.dumps(list(edits))],
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark failed:\n{proc.stderr}")
     return json.loads(proc.stdout)
@@ -98,3 +103,102 @@ def run_network_bench(duration: float = 60.0, repeat: int = 3) -> dict:
     out.update(sim_speed=_median([r["sim_speed"] for r in runs]), samples=[r["sim_speed"] for r in runs],
                peak_rss_mb=max(r["peak_rss_mb"] for r in runs), wall_s=_median([r["wall_s"] for r in runs]))
     return out
+
+
+#: The transport line of bench.toml, and what replaces it for each transport of the
+#: transports benchmark (CUBIC is the reference the others are divided by).
+_CUBIC = 'transport = { kind = "tcp", cc = { kind = "cubic" } }'
+TRANSPORTS = {"cubic": _CUBIC, "westwood": 'transport = { kind = "tcp", cc = { kind = "westwood" } }',
+              "c2tcp": 'transport = { kind = "tcp", cc = { kind = "c2tcp" } }', "sprout": 'transport = { kind = "sprout" }',
+              "sprout-fast": 'transport = { kind = "sprout", fast_inference = true }',
+              "verus": 'transport = { kind = "verus" }', "vivace": 'transport = { kind = "vivace" }'}
+#: UE counts of the scale benchmark (bench.toml with `count` changed).
+UE_COUNTS = (25, 50, 100, 200)
+
+
+def _machine() -> dict:
+    """What the artefact's absolute numbers depend on: CPU model, cores, load before the run."""
+    import os
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), model)
+    except OSError:
+        pass
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return {"cpu": model, "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
+            "python": platform.python_version(), "load_1min_before": round(load[0], 2)}
+
+
+def run_artefact(duration: float = 20.0, repeat: int = 3) -> dict:
+    """Every benchmark variant in one session, each repeated `repeat` times round-robin so that
+    the machine's drift falls on all of them alike: the single cell on the realistic and the
+    ideal link, the network, each transport in place of CUBIC, and the single cell at
+    :data:`UE_COUNTS` UEs. Speeds are simulated seconds per CPU second of the run's process
+    (the median and every sample; the wall-clock median beside them), and the ratios compare
+    within the session (realistic / ideal, network / single cell, transport / CUBIC, time per
+    simulated second against 100 UEs), with the machine they ran on. Written by ``python -m cellshare.bench --out``."""
+    from . import __version__
+
+    variants: dict[str, tuple] = {"single-realistic": ("realistic", BENCH, ()), "single-ideal": ("ideal", BENCH, ()),
+                                  "network": ("realistic", BENCH_NETWORK, ())}
+    for k, line in TRANSPORTS.items():
+        if k != "cubic":
+            variants[f"transport-{k}"] = ("realistic", BENCH, ((_CUBIC, line),))
+    for n in UE_COUNTS:
+        if n != 100:
+            variants[f"ues-{n}"] = ("realistic", BENCH, (("count = 100", f"count = {n}"),))
+    machine = _machine()
+    samples: dict[str, list] = {k: [] for k in variants}
+    for _ in range(repeat):
+        for k, (link, scenario, edits) in variants.items():
+            samples[k].append(_once(duration, link, scenario, edits))
+    # Simulated seconds per CPU second of the child: on a loaded machine the wall clock
+    # measures the other processes as much as the simulator; its CPU time much less so.
+    med = {k: _median([r["sim_speed_cpu"] for r in v]) for k, v in samples.items()}
+    wall = {k: _median([r["sim_speed"] for r in v]) for k, v in samples.items()}
+    first = {k: v[0] for k, v in samples.items()}
+    out = {"generated_by": f"python -m cellshare.bench --out FILE --duration {duration:g} --repeat {repeat}",
+           "cellshare": __version__, "machine": machine, "duration_s": duration, "repeat": repeat, "runs": {}}
+    for k in variants:
+        out["runs"][k] = {"sim_speed": med[k], "samples": [r["sim_speed_cpu"] for r in samples[k]],
+                          "wall_sim_speed": wall[k],
+                          "peak_rss_mb": max(r["peak_rss_mb"] for r in samples[k]), "events": first[k]["events"],
+                          "delivered_mbps": first[k]["delivered_mbps"], "ues": first[k]["ues"], "cells": first[k]["cells"],
+                          "handovers": first[k]["handovers"], "transport": first[k]["transport"]}
+    single = med["single-realistic"]
+    out["ratios"] = {"realistic_over_ideal": single / med["single-ideal"], "network_over_single": med["network"] / single}
+    out["ratios"].update({f"{k.removeprefix('transport-')}_over_cubic": med[k] / single for k in variants
+                          if k.startswith("transport-")})
+    # CPU time per simulated second relative to the 100-UE cell (the cell's capacity is fixed,
+    # so the traffic, and most of the work, does not grow with the UEs).
+    out["ratios"].update({f"ues_{n}_time": single / med[f"ues-{n}"] for n in UE_COUNTS if n != 100})
+    machine["load_1min_after"] = round(__import__("os").getloadavg()[0], 2)
+    return out
+
+
+def main(argv: list | None = None) -> int:
+    import argparse
+    from pathlib import Path
+
+    ap = argparse.ArgumentParser(prog="python -m cellshare.bench",
+                                 description="Run every benchmark variant in one session and write the JSON artefact "
+                                             "the performance page is generated from (tools/data/bench.json).")
+    ap.add_argument("--out", type=Path, required=True, help="the JSON file to write")
+    ap.add_argument("--duration", type=float, default=20.0, help="simulated seconds per run (default 20)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each variant, round-robin (default 3)")
+    a = ap.parse_args(argv)
+    if not 0.1 <= a.duration <= 3600:
+        ap.error(f"--duration {a.duration:g}: expected 0.1 to 3600 simulated seconds")
+    if not 1 <= a.repeat <= 50:
+        ap.error(f"--repeat {a.repeat}: expected 1 to 50")
+    r = run_artefact(a.duration, a.repeat)
+    a.out.write_text(json.dumps(r, indent=1) + "\n")
+    print(f"written to {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,131 @@
+"""Generated sections of the documentation (cellshare.docgen): every number a page quotes from
+a measurement is rendered from the committed artefact that measured it, and a committed page
+that differs from the rendering fails, naming the page and the command that rewrites it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cellshare import docgen
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_committed_pages_are_what_the_artefacts_render():
+    stale = docgen.stale(REPO)
+    assert not stale, "\n".join(f"{p.relative_to(REPO)} is stale: run `{docgen.COMMAND}`" for p in stale)
+
+
+def test_pages_use_generated_sections_for_the_numbers_they_quote():
+    # The pages that quote the scoreboard's and the benchmark's numbers do it through markers.
+    for rel, markers in {
+        "README.md": ["<!-- generated: reproduction-count -->", "<!-- generated: bench-speed single-realistic -->"],
+        "docs/reproductions.md": ["<!-- generated: reproduction-cost -->"],
+        "docs/legilimens.md": ["<!-- generated: claims legilimens-onoff -->",
+                               "<!-- generated: value legilimens-onoff yields pct -->"],
+        "docs/performance.md": ["<!-- generated: bench single -->", "<!-- generated: bench network -->",
+                                "<!-- generated: bench transports -->", "<!-- generated: bench ues -->"],
+    }.items():
+        text = (REPO / rel).read_text()
+        for m in markers:
+            assert m in text, (rel, m)
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A minimal source tree: the committed artefacts, the README and the pages."""
+    root = tmp_path / "src"
+    for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "docs", root / "docs")
+    return root
+
+
+def test_check_names_the_stale_page_and_the_command_and_write_repairs_it(tmp_path):
+    root = _tree(tmp_path)
+    page = root / "docs" / "legilimens.md"
+    text = page.read_text()
+    marker = "<!-- generated: value legilimens-onoff yields pct -->"
+    i = text.index(marker) + len(marker)
+    j = text.index("<!-- end generated -->", i)
+    page.write_text(text[:i] + "7.6 %" + text[j:])   # a hand-typed number
+    cmd = [sys.executable, "-m", "cellshare.docgen", "--root", str(root)]
+    p = subprocess.run(cmd + ["--check"], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "docs/legilimens.md is stale: run `python -m cellshare.docgen --write`" in p.stderr, p.stderr
+    p = subprocess.run(cmd + ["--write"], capture_output=True, text=True)
+    assert p.returncode == 0 and "rewrote docs/legilimens.md" in p.stdout, p.stdout + p.stderr
+    assert page.read_text() == text
+    assert subprocess.run(cmd + ["--check"], capture_output=True, text=True).returncode == 0
+
+
+def test_a_changed_artefact_changes_the_page(tmp_path):
+    root = _tree(tmp_path)
+    sb = root / docgen.SCOREBOARD
+    board = json.loads(sb.read_text())
+    onoff = next(e for e in board["reproductions"] if e["name"] == "legilimens-onoff")
+    next(c for c in onoff["claims"] if c["id"] == "yields")["ours"] = 0.0123
+    sb.write_text(json.dumps(board))
+    stale = [p.relative_to(root).as_posix() for p in docgen.stale(root)]
+    assert "docs/legilimens.md" in stale
+    docgen.write(root)
+    assert "<!-- generated: value legilimens-onoff yields pct -->1.2 %<!-- end generated -->" in \
+        (root / "docs" / "legilimens.md").read_text()
+
+
+def test_renderers_on_a_page():
+    a = docgen._Artefacts(REPO)
+    board = json.loads((REPO / docgen.SCOREBOARD).read_text())
+    n = len(board["reproductions"])
+    text = "All <!-- generated: reproduction-count -->?<!-- end generated --> of them.\n"
+    assert docgen.render_page(text, a) == f"All <!-- generated: reproduction-count -->{n}<!-- end generated --> of them.\n"
+    block = docgen.render_page("<!-- generated: claims pf-fairness -->\n<!-- end generated -->", a)
+    assert "| claim | paper | ours | verdict |" in block and block.endswith("\n\n<!-- end generated -->")
+    held = sum(c["verdict"] == "holds" for e in board["reproductions"] for c in e["claims"])
+    total = sum(len(e["claims"]) for e in board["reproductions"])
+    assert docgen.render_page("Held: <!-- generated: claims-held --><!-- end generated -->", a) == \
+        f"Held: <!-- generated: claims-held -->{held} / {total}<!-- end generated -->"
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nonsense", "unknown renderer 'nonsense'"),
+    ("value no-such-rep x", "reproduction 'no-such-rep' is not in python/cellshare/data/scoreboard.json"),
+    ("value pf-fairness no-such-claim", "reproduction 'pf-fairness' has no claim or observation 'no-such-claim'"),
+    ("value pf-fairness", "renderer 'value': expected `value REP ID [pct|x|s|ms]`"),
+    ("verdict pf-fairness pf-diversity", "pf-fairness/pf-diversity is an observation: it has no verdict"),
+    ("bench nonsense", "renderer 'bench': expected single, network, transports or ues, got 'nonsense'"),
+    ("bench-ratio nonsense", "renderer 'bench-ratio': no ratio 'nonsense' in tools/data/bench.json"),
+])
+def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
+    block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]
+    text = f"<!-- generated: {spec} -->\n<!-- end generated -->" if block else f"Says <!-- generated: {spec} --><!-- end generated -->"
+    with pytest.raises(docgen.DocgenError) as e:
+        docgen.render_page(text, docgen._Artefacts(REPO), "docs/x.md")
+    assert str(e.value).startswith("docs/x.md: ") and message in str(e.value), str(e.value)
+
+
+def test_an_inline_value_never_begins_a_line_and_a_block_stands_alone():
+    # Markdown ends a paragraph at an HTML comment that begins a line: the value would stand
+    # alone as a paragraph of its own.
+    a = docgen._Artefacts(REPO)
+    with pytest.raises(docgen.DocgenError, match="must not begin a line"):
+        docgen.render_page("The cell\n<!-- generated: value pf-fairness equal-split --><!-- end generated -->", a)
+    with pytest.raises(docgen.DocgenError, match="put its markers on lines of their own"):
+        docgen.render_page("See <!-- generated: claims pf-fairness --><!-- end generated -->", a)
+
+
+def test_the_benchmark_artefact_states_its_machine_and_every_variant():
+    b = json.loads((REPO / docgen.BENCH).read_text())
+    assert {"cpu", "cores", "load_1min_before", "load_1min_after"} <= set(b["machine"])
+    runs = b["runs"]
+    assert {"single-realistic", "single-ideal", "network"} <= set(runs)
+    assert all(len(r["samples"]) == b["repeat"] for r in runs.values())
+    assert runs["network"]["cells"] == 7 and runs["single-realistic"]["ues"] == 100
+    assert b["ratios"]["realistic_over_ideal"] == pytest.approx(
+        runs["single-realistic"]["sim_speed"] / runs["single-ideal"]["sim_speed"])
