@@ -301,10 +301,15 @@ def r_ns3_speed(a: _Artefacts, args: list[str]) -> str:
     ours = sorted(r["cellshare_wall_s"] for r in rows)
     ratio = sorted(r["ns3_wall_s"] / r["cellshare_wall_s"] for r in rows)
     med = ratio[len(ratio) // 2]
-    return (f"In `{rel}` ({len(rows)} scenarios of {ues} UEs, {dur:g} simulated s each, `tools/ns3_crosscheck.py`), "
+    text = (f"In `{rel}` ({len(rows)} scenarios of {ues} UEs, {dur:g} simulated s each, `tools/ns3_crosscheck.py`), "
             f"ns-3 took {ns3[0]:.0f}–{ns3[-1]:.0f} s of wall time per scenario ({dur / ns3[-1]:.2f}–{dur / ns3[0]:.2f}× "
             f"real time) and cellshare {ours[0]:.2f}–{ours[-1]:.2f} s (timed to 10 ms): ns-3 / cellshare wall time "
             f"{ratio[0]:.0f}–{ratio[-1]:.0f}×, median {med:.0f}×")
+    if d["args"].get("reuse_ns3"):
+        text += (" (the file's cellshare side was re-run with `--reuse-ns3`, which carries ns-3's times over from the "
+                 "run it reuses: the two sides were timed in different sessions, so read the ratio as an order of "
+                 "magnitude)")
+    return text
 
 
 #: name → (renderer, block?). A block renderer's output stands on lines of its own.
