@@ -89,11 +89,8 @@ def test_page_says_what_is_true_now(path):
     assert not found, _report(rel, found, "history goes to CHANGELOG.md, dated there")
 
 
-_KNOWN_DATED = {
-    # Reported, not fixed here: the sources below belong to other parts of the project.
-    "docs/scenario-reference.md": "the doc comment of `timer_hz` in crates/transport/src/tcp/config.rs carries a date",
-    "docs/reproductions.md": "causes in python/cellshare/reproduce/causes.py carry dates and issue numbers",
-}
+#: Generated pages whose source still carries a date, with the reason (strict xfail); none now.
+_KNOWN_DATED: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("rel", sorted(set(PAGES_GENERATED_ELSEWHERE) | {g[0] for g in GENERATED_ELSEWHERE}))

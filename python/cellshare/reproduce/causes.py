@@ -47,8 +47,8 @@ CAUSES: dict[str, Cause] = {
         "the thesis describes the same experiment the other way round (Sec. 2.4, line 260: \"LEDBAT ends up competing "
         "with the foreground flow\", TCP-LP \"sending very less traffic\"); ours has LEDBAT competing too (0.51 of the "
         "cell while CUBIC is on, observation) and alone it fills the idle cell (29.8 Mbps against CUBIC's 28.6). The "
-        "paper blames delay profiles that vary across cells (line 64); our base delay is constant (no HARQ, "
-        "issue 24), so that part is not measurable here"),
+        "paper blames delay profiles that vary across cells (line 64); our base delay is constant (no HARQ), so that "
+        "part is not measurable here"),
     "legilimens-onoff/yields": Cause(
         "set-up not given",
         _BACKOFF + "0.079 of the cell at cap 3, 0.033 at cap 10 (sensitivity). Of Legilimens' bytes while CUBIC is "
@@ -57,7 +57,7 @@ CAUSES: dict[str, Cause] = {
     "legilimens-onoff/yields-rayleigh": Cause(
         "set-up not given",
         _BACKOFF + "0.083 at cap 3, 0.077 at cap 10 (sensitivity); as without fading, the rest is GAP probing. "
-        "Before NORMAL's verdicts also counted in congestion avoidance after a loss (2026-11-28) it was 0.25: "
+        "Before NORMAL's verdicts also counted in congestion avoidance after a loss it was 0.25: "
         "Reno's halvings after blocks lost on HARQ's last try kept the window below the half BDP the gate asked "
         "for (docs/legilimens.md, Known limits)"),
     "legilimens-onoff/uses-spare-rayleigh": Cause(
@@ -77,21 +77,21 @@ CAUSES: dict[str, Cause] = {
     "legilimens-fairness/jain-3": Cause(
         "not explained",
         "as jain-2: a lottery of back-offs between flows of one UE. Seed 1 gives 0.951, seeds 1-6 0.855-0.979 "
-        "(mean 0.925) with the estimator rules of 2026-11-28, 0.917-0.997 (mean 0.970) before them, when seed 1 "
+        "(mean 0.925) with the current estimator rules, 0.917-0.997 (mean 0.970) before them, when seed 1 "
         "held (0.991); which of the flows' verdicts the rules changed is not traced"),
     "legilimens-fairness/jain-4": Cause(
         "not explained",
-        "as jain-2 (0.983 for seed 1). Seeds 1-6 give 0.928-0.991 (mean 0.967) with the estimator rules of "
-        "2026-11-28 (docs/legilimens.md, Known limits), 0.881-0.999 (mean 0.943) before them"),
+        "as jain-2 (0.983 for seed 1). Seeds 1-6 give 0.928-0.991 (mean 0.967) with the current "
+        "estimator rules (docs/legilimens.md, Known limits), 0.881-0.999 (mean 0.943) before them"),
     "legilimens-fairness/jain-8": Cause(
         "not explained",
         "as jain-2; 8 flows started 2 s apart 0.955, 20 s apart 0.904 (sensitivity; 0.905 and 0.925 before the "
-        "receiver's SACK compression of 2026-11-28); before it, seeds 1-6 at 20 s apart "
-        "0.925-0.977 (mean 0.949) with the estimator rules of 2026-11-28, 0.876-0.997 (mean 0.952) before them"),
+        "receiver's SACK compression); before it, seeds 1-6 at 20 s apart "
+        "0.925-0.977 (mean 0.949) with the current estimator rules, 0.876-0.997 (mean 0.952) before them"),
     "legilimens-fairness/jain-24": Cause(
         "not explained",
         "as jain-2: a lottery of back-offs between flows of one UE. Seeds 1-6 give 0.965-0.971 (mean 0.968) with the "
-        "receiver's SACK compression of 2026-11-28, 0.911-0.990 (mean 0.955) without it (`comp_sack_nr = 0`), when "
+        "receiver's SACK compression, 0.911-0.990 (mean 0.955) without it (`comp_sack_nr = 0`), when "
         "seed 1 held (0.990): the compression narrowed the spread and seed 1 left the top of it"),
     "legilimens-sensitivity/lambda-1-starves-background": Cause(
         "not explained",
@@ -141,7 +141,7 @@ CAUSES: dict[str, Cause] = {
         "the CUBIC background fills every PRB the foreground leaves (PRB utilization 0.9996 on the realistic link, "
         "no timeouts) while Legilimens caps NORMAL at 80 % and yields (0.740), so in our cell it can only move fewer "
         "bytes (0.683: 1.588 vs 2.326 GB). The thesis's real cell let Legilimens move more than CUBIC; with block "
-        "errors and HARQ modelled (issue 24) our CUBIC run still wastes no capacity, and what made the thesis's "
+        "errors and HARQ modelled our CUBIC run still wastes no capacity, and what made the thesis's "
         "CUBIC background move less is not measured. Rayleigh fading (sensitivity) gives 0.172"),
     "thesis-randomized/total-ratio": Cause(
         "not explained", "as bg-ratio: 0.736 (2.006 vs 2.727 GB); Rayleigh fading 0.308"),
@@ -165,8 +165,8 @@ CAUSES: dict[str, Cause] = {
     "sneaker-fairness/background-fair-share": Cause(
         "not explained",
         "the worst of eight flow-periods (10 s each) is a lottery of where each Reno flow's losses fall: seeds 1-6 give "
-        "0.748, 0.960, 0.836, 0.670, 0.915, 0.913 (4 of 6 within 0.8-1.25) with the receiver's SACK compression of "
-        "2026-11-28, and 1.216, 0.859, 1.414, 0.829, 0.835, 0.843 (5 of 6) without it (`comp_sack_nr = 0`), when seed 1 "
+        "0.748, 0.960, 0.836, 0.670, 0.915, 0.913 (4 of 6 within 0.8-1.25) with the receiver's SACK compression"
+        ", and 1.216, 0.859, 1.414, 0.829, 0.835, 0.843 (5 of 6) without it (`comp_sack_nr = 0`), when seed 1 "
         "held; Jain's index per period stays 0.969-1.000. Why the paper's flows converge in every period is not "
         "measured"),
     "sneaker-at-scale/bg-most-at-20": Cause(
@@ -184,13 +184,13 @@ CAUSES: dict[str, Cause] = {
         "single queue's download leaves slow start by HyStart when the upload's regrowing window lengthens its ACKs' "
         "wait (12.06 s in the 10 s run), so its 10 s are set by how far slow start got by then. Started at 9, 9.5, 10, "
         "10.5, 11, 11.5, 12 s it gets 6.84, 6.83, 4.87, 3.17, 2.49, 2.47, 2.43 Mbit/s (gain 7.5-21 against SORPC's "
-        "51.5); the TCP handshake (2026-11-27: its SYN-ACK waits 475 ms behind the upload) put the 10 s run one round "
+        "51.5); the TCP handshake (its SYN-ACK waits 475 ms behind the upload) put the 10 s run one round "
         "trip later in that cycle (7.40 Mbit/s with `handshake = false`, gain 6.93). At txqueue 750 KB the gain is "
         "3.4 (sensitivity): the thesis's 5.97 lies between"),
     "sorpc/web-single-vs-alone": Cause(
         "set-up not given",
         "the device queue's size (not given): every page's connections now open with a handshake whose uplink "
-        "segments wait behind the upload in the single queue (TCP handshake, 2026-11-27; 4.16 before it); 5.44 at "
+        "segments wait behind the upload in the single queue (4.16 without the handshake); 5.44 at "
         "the 1.5 MB default, 2.67 at 750 KB (sensitivity): the thesis's 3.75 lies between"),
     "sorpc/youtube-single-vs-alone": Cause(
         "model gap",

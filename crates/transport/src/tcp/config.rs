@@ -80,7 +80,7 @@ pub struct TcpConfig {
     /// timeouts under 252 ms, 32 ms up to 2 s, 256 ms beyond at 250 Hz; see
     /// [`crate::tcp::linux_timer_expiry`]); 250 is Debian's kernels' and the emulator
     /// host's. Default 0: exact timers (`now + timeout`). Measured against the emulator's
-    /// real Linux TCP (docs/tcp.md, 2026-11-28), 250 did not bring the simulator closer
+    /// real Linux TCP (docs/tcp.md), 250 did not bring the simulator closer
     /// (BBR's timeouts on T-Mobile LTE: 2.8 → 3.5 per minute against Linux's 1.5), so it
     /// is not the default.
     pub timer_hz: u32,
