@@ -12,10 +12,10 @@ A fast, deterministic TTI-level LTE cell simulator (Rust) with a thin Python lay
 The Python API is imported lazily, so ``from cellshare import _core`` stays light.
 """
 
-from ._core import ScenarioInvalid, __version__
+from ._core import MemoryLimitExceeded, ScenarioInvalid, __version__
 
-__all__ = ["Result", "ScenarioInvalid", "SweepResult", "__version__", "default_scenario", "load_scenario", "run",
-           "sweep", "validate"]
+__all__ = ["LlnResult", "MemoryLimitExceeded", "Result", "ScenarioInvalid", "SweepResult", "__version__", "default_scenario",
+           "load_scenario", "run", "sweep", "validate"]
 
 
 def __getattr__(name: str):
@@ -23,6 +23,10 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name == "LlnResult":
+        from . import lln
+
+        return lln.LlnResult
     if name in ("sweep", "SweepResult"):
         from . import sweeps
 

@@ -27,24 +27,37 @@ WALL_CLOCK_KEYS = ("sim_speed", "wall_s")
 
 _SERIES_KEYS = ("per_second_mbps", "trace", "mode_changes")
 
-_FLOW_TRACE_SCHEMA = pa.schema([
-    ("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mbps", pa.float64()),
-    ("cwnd_bytes", pa.uint64()), ("srtt_ms", pa.float64()), ("mode", pa.uint8()),
-    ("estimate", pa.float64()), ("flag", pa.bool_()), ("aux", pa.float64()),
-])
-_MODE_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("t_s", pa.float64()), ("mode", pa.uint8())])
-_UE_TRACE_SCHEMA = pa.schema([
-    ("ue", pa.uint32()), ("t_s", pa.float64()), ("queue_bytes", pa.uint64()), ("queue_packets", pa.uint32()),
-])
+#: The result contract the extension describes (``_core.result_contract()``): every table with
+#: its columns (name, Arrow type, unit, meaning, when present) and every summary key. The
+#: schemas, the accessors, :attr:`Result.TABLES`, the files a run writes and
+#: docs/output-reference.md are built from it.
+CONTRACT: dict = json.loads(_core.result_contract())
+#: The contract's tables by name, in order.
+TABLE_DEFS: dict[str, dict] = {t["name"]: t for t in CONTRACT["tables"]}
+
+
+def _schema(columns: list[dict], network: bool = False) -> pa.Schema:
+    """The pyarrow schema of contract `columns` (those present only in a network with
+    `network`; columns of tables whose types pyarrow infers are never asked for)."""
+    return pa.schema([(c["name"], pa.type_for_alias(c["type"])) for c in columns
+                      if not c["only"] or (network and c["only"] == "network")])
+
+
+#: The schema of each table built with one (``flows`` and ``classes`` take the types pyarrow
+#: infers from the summary); ``ue_trace`` without a network's place columns.
+SCHEMAS: dict[str, pa.Schema] = {name: _schema(t["columns"]) for name, t in TABLE_DEFS.items() if not t["inferred"]}
 #: A network's per-UE trace adds where the UE is and which cell serves it.
-_UE_PLACE_SCHEMA = pa.schema(list(_UE_TRACE_SCHEMA) + [
-    ("x_m", pa.float64()), ("y_m", pa.float64()), ("cell", pa.uint32()), ("rsrp_dbm", pa.float64()),
-])
-_HANDOVER_SCHEMA = pa.schema([
-    ("t_s", pa.float64()), ("ue", pa.uint32()), ("source", pa.uint32()), ("target", pa.uint32()),
-    ("rsrp_source_dbm", pa.float64()), ("rsrp_target_dbm", pa.float64()), ("forwarded", pa.uint64()),
-    ("lost", pa.uint64()), ("dropped", pa.uint64()),
-])
+_UE_PLACE_SCHEMA = _schema(TABLE_DEFS["ue_trace"]["columns"], network=True)
+#: Where each `ue_trace` sample was taken, in a network: spooled beside `ue_trace`, row for
+#: row, and joined to it as its last four columns (:meth:`Result.ue_trace`).
+_UE_PLACE_SPOOL_SCHEMA = _schema(CONTRACT["ue_place"], network=True)
+#: Tables the simulator keeps out of the summary (in its spool) and hands over in batches.
+SPOOLED_SCHEMAS = {name: SCHEMAS[name] for name, t in TABLE_DEFS.items() if t["source"]["kind"] == "spool"}
+#: The per-event tables of the apps of docs/apps.md: table -> (summary key, column of each
+#: session's events).
+_SESSION_TABLES = {name: (t["source"]["key"], t["source"]["events"]) for name, t in TABLE_DEFS.items()
+                   if t["source"]["kind"] == "session"}
+_SESSION_KEYS = tuple(key for key, _ in _SESSION_TABLES.values())
 
 
 def _nested_table(parents: list[dict], key: str, parent_cols: dict[str, str], schema: pa.Schema) -> pa.Table:
@@ -86,37 +99,6 @@ def _flow_summary(f: dict) -> dict:
         out["app"] = {k: v for k, v in out["app"].items() if k not in ("t_s", "rtt_ms")}
     return out
 
-
-_REQUESTS_SCHEMA = pa.schema([
-    ("flow", pa.uint32()), ("name", pa.string()), ("kind", pa.string()), ("t_s", pa.float64()), ("rtt_ms", pa.float64()),
-])
-#: The per-event tables of the apps of docs/apps.md: (summary key, column mapping in each
-#: session, schema of the table after the flow / name / ue columns).
-_SESSION_TABLES = {
-    "video_frames": ("video_calls", "frames", pa.schema([
-        ("t_s", pa.float64()), ("bytes", pa.uint32()), ("target_kbps", pa.float64()), ("key", pa.bool_()),
-        ("packets", pa.uint16()), ("status", pa.string()), ("delay_ms", pa.float64())])),
-    "stream_chunks": ("streams", "chunks", pa.schema([
-        ("index", pa.uint32()), ("level", pa.uint8()), ("bitrate_kbps", pa.float64()), ("bytes", pa.uint64()),
-        ("request_t_s", pa.float64()), ("done_t_s", pa.float64()), ("throughput_kbps", pa.float64()),
-        ("buffer_s", pa.float64()), ("rebuffer_s", pa.float64())])),
-    "page_loads": ("web", "pages", pa.schema([
-        ("page", pa.uint32()), ("start_t_s", pa.float64()), ("load_time_s", pa.float64()), ("objects", pa.uint32()),
-        ("bytes", pa.uint64())])),
-}
-_SESSION_KEYS = tuple(v[0] for v in _SESSION_TABLES.values())
-
-_FLOW_SERIES_SCHEMA = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("class", pa.string()),
-                                 ("category", pa.string()), ("second", pa.int64()), ("mbps", pa.float64())])
-_UE_SERIES_SCHEMA = pa.schema([("ue", pa.int64()), ("second", pa.int64()), ("mbps", pa.float64())])
-
-#: Tables the simulator keeps out of the summary (in its spool) and hands over in batches.
-SPOOLED_SCHEMAS = {"flow_trace": _FLOW_TRACE_SCHEMA, "mode_changes": _MODE_SCHEMA, "ue_trace": _UE_TRACE_SCHEMA,
-                   "flow_series": _FLOW_SERIES_SCHEMA, "ue_series": _UE_SERIES_SCHEMA}
-#: Where each `ue_trace` sample was taken, in a network: spooled beside `ue_trace`, row for
-#: row, and joined to it as its last four columns (:meth:`Result.ue_trace`).
-_UE_PLACE_SPOOL_SCHEMA = pa.schema([("ue", pa.uint32()), ("t_s", pa.float64()), ("x_m", pa.float64()),
-                                    ("y_m", pa.float64()), ("cell", pa.uint32()), ("rsrp_dbm", pa.float64())])
 
 #: Rows per batch when a spooled table is read or written: pyarrow's default row-group size,
 #: so a table written batch by batch is byte for byte what ``pq.write_table`` writes.
@@ -189,15 +171,133 @@ class _SpooledColumns(collections.abc.Mapping):
         return (dict, ({k: self[k] for k in self._columns},))
 
 
-@dataclass
+def _summary_of(result: "Result") -> dict:
+    """`result`'s summary: the contract's summary keys in order, each as the simulator gave it
+    or as :data:`_DERIVED` computes it."""
+    r = result.raw
+    out: dict = {}
+    for k in CONTRACT["summary"]:
+        name, presence = k["name"], k["presence"]
+        if presence == "network" and r.get("cells") is None:
+            continue
+        if presence == "sessions" and not r.get(name):
+            continue
+        if k["derived"]:
+            out[name] = _DERIVED[name](result)
+        elif presence == "always":
+            out[name] = r[name]
+        else:
+            out[name] = r.get(name)
+    return out
+
+
+def _session_summaries(key: str):
+    events = next(ev for k, ev in _SESSION_TABLES.values() if k == key)
+    return lambda res: [{k: v for k, v in s.items() if k != events} for s in res.raw[key]]
+
+
+#: The summary keys the Python layer computes (the contract marks them ``derived``).
+_DERIVED = {
+    "sim_speed": lambda res: res.raw["duration_s"] / res.wall_s if res.wall_s > 0 else float("inf"),
+    "wall_s": lambda res: res.wall_s,
+    "flows": lambda res: [_flow_summary(f) for f in res.raw["flows"]],
+    "ues": lambda res: [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in res.raw["ues"]],
+    "classes": lambda res: _distinct_classes(res.raw["classes"]),
+    "handovers": lambda res: len(res.raw["handovers"]["t_s"]),
+    **{key: _session_summaries(key) for key in _SESSION_KEYS},
+}
+
+
+def _percentile_columns(row: dict, prefix: str, stats: Optional[dict], *, null_count: bool = False) -> None:
+    """Flattens delay percentiles `stats` (count, mean, p50, p99, max) into `row` as
+    ``<prefix>_samples`` and ``<prefix>_<stat>_ms``; with `null_count` missing stats are
+    null with a count of 0 (a flow without RTT samples)."""
+    keys = _RTT_KEYS if null_count else (stats or {}).keys()
+    for k in keys:
+        v = (stats or {}).get(k, 0 if k == "count" else None)
+        row[f"{prefix}_{k}_ms" if k != "count" else f"{prefix}_samples"] = v
+
+
+def _flows_table(res: "Result") -> pa.Table:
+    rows = []
+    for f in res.summary["flows"]:
+        row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "one_way_delay_ms", "app")}
+        if "app" in f:
+            for k, v in f["app"].items():
+                row[f"app_{k}"] = v
+        _percentile_columns(row, "queue_delay", f["queue_delay_ms"])
+        _percentile_columns(row, "rtt", f.get("rtt_ms"), null_count=True)
+        _percentile_columns(row, "one_way_delay", f.get("one_way_delay_ms", {}))
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
+
+
+def _classes_table(res: "Result") -> pa.Table:
+    rows = []
+    for c in res.summary["classes"]:
+        row = {k: v for k, v in c.items() if k != "queue_delay_ms"}
+        _percentile_columns(row, "queue_delay", c["queue_delay_ms"])
+        rows.append(row)
+    return pa.Table.from_pylist(rows)
+
+
+#: The rows of the summary-sourced tables, built from the summary lists.
+_SUMMARY_TABLES = {"flows": _flows_table, "classes": _classes_table}
+#: Where the raw (unspooled) results keep the spooled tables: table -> (owner list, key).
+_RAW_SPOOLED = {"flow_trace": ("flows", "trace"), "mode_changes": ("flows", "mode_changes"), "ue_trace": ("ues", "trace"),
+                "flow_series": ("flows", "per_second_mbps"), "ue_series": ("ues", "per_second_mbps")}
+
+
+def _raw_spooled(res: "Result", name: str) -> pa.Table:
+    """Spooled table `name` from results that were never spooled (`raw` holds every list)."""
+    owners, key = _RAW_SPOOLED[name]
+    parents = res.raw[owners]
+    if name in ("flow_series", "ue_series"):
+        schema = SCHEMAS[name]
+        cols: dict[str, list] = {n: [] for n in schema.names}
+        for p in parents:
+            first = p.get("series_start_s", 0) if name == "flow_series" else 0
+            n = len(p[key])
+            for c in schema.names[:-2]:  # the owner's columns, then second and mbps
+                cols[c].extend([p["id" if c in ("flow", "ue") else c]] * n)
+            cols["second"].extend(range(first, first + n))
+            cols["mbps"].extend(p[key])
+        return pa.table(cols, schema=schema)
+    schema = SCHEMAS[name]
+    if name == "ue_trace" and parents and "x_m" in parents[0]["trace"]:
+        schema = _UE_PLACE_SCHEMA
+    owner_cols = {"flow": "id", "name": "name"} if owners == "flows" else {"ue": "id"}
+    return _nested_table(parents, key, owner_cols, schema)
+
+
+def _table_doc(name: str) -> str:
+    """The docstring of accessor `name`, from the contract."""
+    t = TABLE_DEFS[name]
+    lines = [f"Table ``{name}``: {t['rows']}." + (f" {t['meaning']}" if t["meaning"] else ""), "", "Columns:", ""]
+    for c in t["columns"]:
+        unit = f", {c['unit']}" if c["unit"] else ""
+        only = f" (only when {c['only']})" if c["only"] else ""
+        lines.append(f"- ``{c['name']}`` ({c['type']}{unit}): {c['meaning']}{only}")
+    lines += ["", "See docs/output-reference.md."]
+    return "\n".join(lines)
+
+
+@dataclass(repr=False)
 class Result:
-    """Results of one run: the summary (what summary.json holds) and tables."""
+    """Results of one run: the summary (what summary.json holds) and tables.
+
+    ``Result.TABLES`` names every table (each also a method of the same name returning a
+    pyarrow table); :meth:`tables` those this run has (what ``cellshare run --out`` writes).
+    Every table and column is described in docs/output-reference.md."""
 
     raw: dict
     wall_s: float
     #: The extension's ``RunData`` holding the bulky tables (None: they are in `raw`).
     data: Any = field(default=None, repr=False)
     summary: dict = field(init=False)
+
+    #: Every table :meth:`table` knows, each also the method of the same name.
+    TABLES = tuple(TABLE_DEFS)
 
     def __post_init__(self) -> None:
         r = self.raw
@@ -211,67 +311,49 @@ class Result:
             for i, u in enumerate(r["ues"]):
                 u["per_second_mbps"] = _SpooledSeries(self.data, "ue_series", i)
                 u["trace"] = _SpooledColumns(self.data, "ue_trace", i, own["ue_trace"])
-        self.summary = {
-            "scenario": r["scenario"],
-            "seed": r["seed"],
-            "duration_s": r["duration_s"],
-            "access": r["access"],
-            "sim_speed": r["duration_s"] / self.wall_s if self.wall_s > 0 else float("inf"),
-            "wall_s": self.wall_s,
-            "prb_utilization": r["prb_utilization"],
-            "prb_used_share_of_all": r["prb_used_share_of_all"],
-            "prb_offered_share": r["prb_offered_share"],
-            "delivered_mbps": r["delivered_mbps"],
-            "queue_delay_ms": r["queue_delay_ms"],
-            "drops": r["drops"],
-            "link": r.get("link"),
-            "jain_index": r["jain_index"],
-            "events": r["events"],
-            "ttis": r["ttis"],
-            "peak_packets": r["peak_packets"],
-            "flows": [_flow_summary(f) for f in r["flows"]],
-            "ues": [{k: v for k, v in u.items() if k not in _SERIES_KEYS} for u in r["ues"]],
-            "classes": _distinct_classes(r["classes"]),
-            "workload": r.get("workload"),
-        }
-        # The apps' sessions: their summaries (the per-event columns go to their tables).
-        events = {key: col for key, col, _ in _SESSION_TABLES.values()}
-        for key in _SESSION_KEYS:
-            if r.get(key):
-                self.summary[key] = [{k: v for k, v in s.items() if k != events[key]} for s in r[key]]
-        if r.get("cells") is not None:
-            self.summary["cells"] = r["cells"]
-            self.summary["handovers"] = len(r["handovers"]["t_s"])
+        self.summary = _summary_of(self)
+
+    def __repr__(self) -> str:
+        s = self.summary
+        qd = s.get("queue_delay_ms") or {}
+
+        def num(v: Any, fmt: str) -> str:
+            return format(v, fmt) if isinstance(v, (int, float)) else "n/a"
+
+        return (f"<cellshare.Result {s['scenario']!r}: {num(s['duration_s'], 'g')} s simulated, seed {s['seed']}, "
+                f"{len(s['flows'])} flows, {len(s['ues'])} UEs; delivered {num(s['delivered_mbps'], '.2f')} Mbit/s, "
+                f"queue delay p50 {num(qd.get('p50'), '.2f')} ms p99 {num(qd.get('p99'), '.2f')} ms, "
+                f"Jain {num(s['jain_index'], '.3f')}; tables: {', '.join(self.tables())}>")
+
+    def _repr_pretty_(self, p, cycle: bool) -> None:
+        """IPython shows the short repr too (not the dataclass's fields)."""
+        p.text(repr(self))
 
     # -- tables -----------------------------------------------------------------------
-    def flows(self) -> pa.Table:
-        """One row per flow."""
-        rows = []
-        for f in self.summary["flows"]:
-            row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "one_way_delay_ms", "app")}
-            if "app" in f:
-                for k, v in f["app"].items():
-                    row[f"app_{k}"] = v
-            for k, v in f["queue_delay_ms"].items():
-                row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
-            rtt = f.get("rtt_ms")
-            for k in _RTT_KEYS:
-                row[f"rtt_{k}_ms" if k != "count" else "rtt_samples"] = (rtt or {}).get(k, 0 if k == "count" else None)
-            for k, v in f.get("one_way_delay_ms", {}).items():
-                row[f"one_way_delay_{k}_ms" if k != "count" else "one_way_delay_samples"] = v
-            rows.append(row)
-        return pa.Table.from_pylist(rows, schema=None) if rows else pa.table({})
+    def tables(self) -> tuple[str, ...]:
+        """The tables this run has, in the order of :attr:`TABLES`: those ``cellshare run
+        --out`` writes (``handovers`` with ``[network]``, ``requests`` with an interactive
+        app, an app's event table with its sessions, the rest always)."""
+        r = self.raw
+        has = {
+            "always": lambda t: True,
+            "network": lambda t: r.get("handovers") is not None,
+            "apps": lambda t: any("app" in f for f in r["flows"]),
+            "sessions": lambda t: bool(r.get(t["source"]["key"])),
+        }
+        return tuple(name for name, t in TABLE_DEFS.items() if has[t["written"]](t))
 
-    def classes(self) -> pa.Table:
-        """One row per traffic class (foreground, background, then each DSCP value in use):
-        flows, delivery rate, goodput, drops, queue-delay percentiles and BoDe's power."""
-        rows = []
-        for c in self.summary["classes"]:
-            row = {k: v for k, v in c.items() if k != "queue_delay_ms"}
-            for k, v in c["queue_delay_ms"].items():
-                row[f"queue_delay_{k}_ms" if k != "count" else "queue_delay_samples"] = v
-            rows.append(row)
-        return pa.Table.from_pylist(rows)
+    def table(self, name: str) -> pa.Table:
+        """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""
+        t = TABLE_DEFS.get(name) if isinstance(name, str) else None
+        if t is None:
+            raise ValueError(f"table {name!r}: expected one of {', '.join(self.TABLES)}")
+        kind = t["source"]["kind"]
+        if kind == "summary":
+            return _SUMMARY_TABLES[name](self)
+        if kind == "spool":
+            return self._spooled(name)
+        return getattr(self, f"_{kind}_table")(name)
 
     def class_(self, name: str) -> dict:
         """The summary of traffic class `name` (``"foreground"``, ``"background"``,
@@ -308,7 +390,7 @@ class Result:
             raise RuntimeError(f"ue_place has {self.data.rows('ue_place')} rows, ue_trace {total}")
         start = 0
         while start < total:
-            q = _arrow_batch(_UE_TRACE_SCHEMA, *self.data.batch("ue_trace", start, max_rows))
+            q = _arrow_batch(SPOOLED_SCHEMAS["ue_trace"], *self.data.batch("ue_trace", start, max_rows))
             p = _arrow_batch(_UE_PLACE_SPOOL_SCHEMA, *self.data.batch("ue_place", start, max_rows))
             if q.num_rows != p.num_rows or q.column(0) != p.column(0):
                 raise RuntimeError("ue_place and ue_trace rows differ")
@@ -318,102 +400,62 @@ class Result:
             yield batch
             del batch
 
+    def schema(self, name: str) -> pa.Schema:
+        """The schema of table `name` in this run (``ue_trace`` has the place columns in a
+        network; ``flows`` and ``classes`` have the types pyarrow infers from the summary)."""
+        if name == "ue_trace":
+            return self._ue_trace_schema()
+        if name in SCHEMAS:
+            return SCHEMAS[name]
+        return self.table(name).schema
+
     def _spooled(self, name: str) -> pa.Table:
-        return pa.Table.from_batches(list(self.iter_batches(name)), schema=SPOOLED_SCHEMAS[name])
-
-    def flow_series(self) -> pa.Table:
-        """Per-second goodput of every flow: columns flow, name, class, category, second,
-        mbps. A workload flow has rows only over its lifetime (from its arrival's second)."""
-        if self.data is not None:
-            return self._spooled("flow_series")
-        cols: dict[str, list] = {"flow": [], "name": [], "class": [], "category": [], "second": [], "mbps": []}
-        for f in self.raw["flows"]:
-            first = f.get("series_start_s", 0)
-            for s, v in enumerate(f["per_second_mbps"]):
-                cols["flow"].append(f["id"])
-                cols["name"].append(f["name"])
-                cols["class"].append(f["class"])
-                cols["category"].append(f["category"])
-                cols["second"].append(first + s)
-                cols["mbps"].append(v)
-        schema = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("class", pa.string()),
-                            ("category", pa.string()), ("second", pa.int64()), ("mbps", pa.float64())])
-        return pa.table(cols, schema=schema)
-
-    def ue_series(self) -> pa.Table:
-        """Per-second received Mbps of every UE: columns ue, second, mbps."""
-        if self.data is not None:
-            return self._spooled("ue_series")
-        cols: dict[str, list] = {"ue": [], "second": [], "mbps": []}
-        for u in self.raw["ues"]:
-            for s, v in enumerate(u["per_second_mbps"]):
-                cols["ue"].append(u["id"])
-                cols["second"].append(s)
-                cols["mbps"].append(v)
-        return pa.table(cols)
-
-    def cell_series(self) -> pa.Table:
-        """Per-second cell series: second, delivered_mbps, prb_utilization (PRBs used over PRBs
-        offered; null in a second that offered none) and prb_used_share_of_all (PRBs used over all
-        the cell's PRBs); the PRB columns are null behind a shared FIFO."""
-        s = self.raw["series"]
-        n = len(s["delivered_mbps"])
-        prb = s["prb_utilization"] or [None] * n
-        share = s.get("prb_used_share_of_all") or [None] * n
-        return pa.table({"second": list(range(n)), "delivered_mbps": s["delivered_mbps"],
-                         "prb_utilization": pa.array(prb, pa.float64()),
-                         "prb_used_share_of_all": pa.array(share, pa.float64())})
-
-    def queue_delay_cdf(self) -> pa.Table:
-        """CDF of all packets' base-station sojourn: delay_ms, fraction."""
-        pts = self.raw["series"]["queue_delay_cdf"]
-        return pa.table({"delay_ms": [p[0] for p in pts], "fraction": [p[1] for p in pts]})
-
-    def flow_trace(self) -> pa.Table:
-        """Fine-grained samples of every flow (every ``simulation.trace_interval_ms``):
-        flow, name, t_s, mbps (delivered over the interval), cwnd_bytes, srtt_ms, and the
-        controller's mode, estimate (Legilimens: capacity, Mbit/s) and flag (Legilimens:
-        busy)."""
-        if self.data is not None:
-            return self._spooled("flow_trace")
-        return _nested_table(self.raw["flows"], "trace", {"flow": "id", "name": "name"}, _FLOW_TRACE_SCHEMA)
-
-    def mode_changes(self) -> pa.Table:
-        """Every change of a controller's mode: flow, name, t_s, mode (Legilimens: 0
-        NORMAL, 1-3 GAP I-III, 4 back-off)."""
-        if self.data is not None:
-            return self._spooled("mode_changes")
-        return _nested_table(self.raw["flows"], "mode_changes", {"flow": "id", "name": "name"}, _MODE_SCHEMA)
-
-    def ue_trace(self) -> pa.Table:
-        """Base-station queue of every UE sampled every ``simulation.trace_interval_ms``:
-        ue, t_s, queue_bytes, queue_packets; in a network also x_m, y_m (position at the
-        last 100 ms update), cell (serving) and rsrp_dbm (its L3-filtered RSRP)."""
-        if self.data is not None:
-            return pa.Table.from_batches(list(self.iter_batches("ue_trace")), schema=self._ue_trace_schema())
-        placed = bool(self.raw["ues"]) and "x_m" in self.raw["ues"][0]["trace"]
-        return _nested_table(self.raw["ues"], "trace", {"ue": "id"}, _UE_PLACE_SCHEMA if placed else _UE_TRACE_SCHEMA)
+        if self.data is None:
+            return _raw_spooled(self, name)
+        return pa.Table.from_batches(list(self.iter_batches(name)), schema=self.schema(name))
 
     def _ue_trace_schema(self) -> pa.Schema:
         """`ue_trace`'s schema: with the place columns in a network (spooled as `ue_place`)."""
-        return _UE_PLACE_SCHEMA if self.data is not None and self.data.rows("ue_place") > 0 else _UE_TRACE_SCHEMA
+        if self.data is None:
+            ues = self.raw["ues"]
+            return _UE_PLACE_SCHEMA if ues and "x_m" in ues[0]["trace"] else SCHEMAS["ue_trace"]
+        return _UE_PLACE_SCHEMA if self.data.rows("ue_place") > 0 else SCHEMAS["ue_trace"]
 
-    def handovers(self) -> pa.Table:
-        """Every handover of a network (empty without one): t_s, ue, source and target cell,
-        rsrp_source_dbm and rsrp_target_dbm (L3-filtered, at the decision), packets
-        forwarded to the target, lost (in HARQ, on air, partly sent) and dropped."""
-        h = self.raw.get("handovers") or {name: [] for name in _HANDOVER_SCHEMA.names}
-        return pa.table({name: h[name] for name in _HANDOVER_SCHEMA.names}, schema=_HANDOVER_SCHEMA)
+    def _cell_series_table(self, name: str) -> pa.Table:
+        s = self.raw["series"]
+        n = len(s["delivered_mbps"])
+        return pa.table({"second": list(range(n)), "delivered_mbps": s["delivered_mbps"],
+                         "prb_utilization": s["prb_utilization"] or [None] * n,
+                         "prb_used_share_of_all": s.get("prb_used_share_of_all") or [None] * n}, schema=SCHEMAS[name])
 
-    #: Tables :meth:`table` knows, each the method of the same name.
-    TABLES = ("flows", "classes", "flow_series", "ue_series", "cell_series", "queue_delay_cdf", "flow_trace",
-              "mode_changes", "ue_trace", "requests", "video_frames", "stream_chunks", "page_loads", "handovers")
+    def _cdf_table(self, name: str) -> pa.Table:
+        pts = self.raw["series"]["queue_delay_cdf"]
+        return pa.table({"delay_ms": [p[0] for p in pts], "fraction": [p[1] for p in pts]}, schema=SCHEMAS[name])
 
-    def table(self, name: str) -> pa.Table:
-        """The table called `name` (one of :attr:`TABLES`) as a pyarrow table."""
-        if name not in self.TABLES:
-            raise ValueError(f"table {name!r}: expected one of {', '.join(self.TABLES)}")
-        return getattr(self, name)()
+    def _handovers_table(self, name: str) -> pa.Table:
+        schema = SCHEMAS[name]
+        h = self.raw.get("handovers") or {c: [] for c in schema.names}
+        return pa.table({c: h[c] for c in schema.names}, schema=schema)
+
+    def _requests_table(self, name: str) -> pa.Table:
+        schema = SCHEMAS[name]
+        cols: dict[str, list] = {c: [] for c in schema.names}
+        for f in self.raw["flows"]:
+            app = f.get("app")
+            if not app:
+                continue
+            n = len(app["rtt_ms"])
+            cols["flow"].extend([f["id"]] * n)
+            cols["name"].extend([f["name"]] * n)
+            cols["kind"].extend([app["kind"]] * n)
+            cols["t_s"].extend(app["t_s"])
+            cols["rtt_ms"].extend(app["rtt_ms"])
+        return pa.table(cols, schema=schema)
+
+    def _session_table(self, name: str) -> pa.Table:
+        key, events = _SESSION_TABLES[name]
+        return _nested_table(self.raw.get(key) or [], events, {"flow": "flow", "name": "name", "ue": "ue"},
+                             SCHEMAS[name])
 
     def to_pandas(self, name: str = "flows"):
         """The table called `name` (see :attr:`TABLES`) as a pandas DataFrame (needs pandas)."""
@@ -426,43 +468,6 @@ class Result:
         from .frames import to_polars
 
         return to_polars(self.table(name))
-    def requests(self) -> pa.Table:
-        """Every completed request of the interactive apps (ping, game, voip): flow, name,
-        kind, t_s (completion time), rtt_ms (request written to whole response received)."""
-        cols: dict[str, list] = {name: [] for name in _REQUESTS_SCHEMA.names}
-        for f in self.raw["flows"]:
-            app = f.get("app")
-            if not app:
-                continue
-            n = len(app["rtt_ms"])
-            cols["flow"].extend([f["id"]] * n)
-            cols["name"].extend([f["name"]] * n)
-            cols["kind"].extend([app["kind"]] * n)
-            cols["t_s"].extend(app["t_s"])
-            cols["rtt_ms"].extend(app["rtt_ms"])
-        return pa.table(cols, schema=_REQUESTS_SCHEMA)
-
-    def _session_table(self, name: str) -> pa.Table:
-        key, col, own = _SESSION_TABLES[name]
-        schema = pa.schema([("flow", pa.uint32()), ("name", pa.string()), ("ue", pa.uint32()), *own])
-        return _nested_table(self.raw.get(key) or [], col, {"flow": "flow", "name": "name", "ue": "ue"}, schema)
-
-    def video_frames(self) -> pa.Table:
-        """Every frame of the video calls (docs/apps.md): flow, name, ue, t_s (capture),
-        bytes, target_kbps, key, packets, status (rendered / undecodable / lost / pending),
-        delay_ms (capture to the last packet's arrival; null unless rendered)."""
-        return self._session_table("video_frames")
-
-    def stream_chunks(self) -> pa.Table:
-        """Every chunk the adaptive streams requested: flow, name, ue, index, level,
-        bitrate_kbps, bytes, request_t_s, done_t_s, throughput_kbps, buffer_s (after the
-        chunk arrived), rebuffer_s (stall while it was awaited)."""
-        return self._session_table("stream_chunks")
-
-    def page_loads(self) -> pa.Table:
-        """Every web page load: flow, name, ue, page, start_t_s, load_time_s (null: not
-        loaded by the end), objects, bytes."""
-        return self._session_table("page_loads")
 
     def session(self, name: str) -> dict:
         """The summary of the app session (video call, stream, web) whose flow is `name`."""
@@ -480,24 +485,58 @@ class Result:
         raise KeyError(name)
 
 
+def _accessor(name: str):
+    def get(self: Result) -> pa.Table:
+        return self.table(name)
+
+    get.__name__ = name
+    get.__qualname__ = f"Result.{name}"
+    get.__doc__ = _table_doc(name)
+    return get
+
+
+# One method per table of the contract (`result.flow_trace()` is `result.table("flow_trace")`).
+for _name in TABLE_DEFS:
+    setattr(Result, _name, _accessor(_name))
+del _name
+
+
 def _interactive() -> bool:
     return sys.stderr.isatty() and os.environ.get("CI") is None
 
 
 def run(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathLike | None = None, progress: bool = False,
         label: str = "simulating", limits: Optional[Mapping[str, int]] = None) -> Union[Result, "LlnResult"]:
-    """Runs a scenario (a TOML path, a mapping, or ``None`` for the embedded default) and
-    returns its :class:`Result` — or, for an LLN scenario (one with an ``[lln]`` table, as
-    ``cellshare run`` runs it), a :class:`cellshare.lln.LlnResult`. With ``progress=True`` a
-    progress bar appears on an interactive terminal once the run has taken more than a
-    second. `limits` raises the scenario limits (``max_ues``, ``max_flows``,
-    ``max_memory_mb``; docs/limits.md).
+    """Runs a scenario and returns its :class:`Result` — or, for an LLN scenario (one with an
+    ``lln`` table, as ``cellshare run`` runs it), a :class:`cellshare.lln.LlnResult`.
 
-    A mapping is written as TOML: a key set to ``None`` is left out, so it takes its default
-    (the ``null`` defaults of ``cellshare scenario-reference`` can be copied in). Any bad
-    scenario, whatever its Python types, raises :class:`cellshare.ScenarioInvalid` naming
-    the key path, the value and what was expected; bad `limits` raise ``ValueError`` naming
-    the limit."""
+    `scenario` is a TOML file's path, a mapping, or ``None`` for the embedded default. A
+    mapping holds the TOML keys as nested dicts and lists: a ``[table]`` is a dict, an
+    ``[[array]]`` a list of dicts, an inline table ``{ kind = "pf" }`` a dict too. Every key
+    and its default is in the scenario reference (docs/scenario-reference.md; ``cellshare
+    scenario-reference`` prints it). For example, two UEs on 20 Mbit/s channels under
+    proportional fair scheduling, each saturated by a constant-bit-rate source::
+
+        result = cellshare.run({
+            "name": "two-ues-pf",
+            "simulation": {"duration_s": 20.0, "seed": 1},
+            "cell": {"bandwidth_mhz": 10, "scheduler": {"kind": "pf"}},
+            "ues": [{"count": 2, "channel": {"kind": "fixed", "rate_mbps": 20.0}}],
+            "flows": [{"ues": "all", "transport": {"kind": "cbr", "rate_mbps": 30.0}}],
+        })
+        result.summary["delivered_mbps"]; result.flows()
+
+    A key set to ``None`` is left out, so it takes its default (the ``null`` defaults of the
+    reference can be copied in). Any bad scenario, whatever its Python types, raises
+    :class:`cellshare.ScenarioInvalid` naming the key path (``flows[0].transport.kind``),
+    the value and what was expected.
+
+    Relative trace paths resolve against `base_dir` (default: the scenario file's folder,
+    or the current folder for a mapping). With ``progress=True`` a progress bar appears on
+    an interactive terminal once the run has taken more than a second. `limits` raises the
+    scenario limits (``max_ues``, ``max_flows``, ``max_memory_mb``; docs/limits.md); bad
+    `limits` raise ``ValueError`` naming the limit. The result's tables and summary keys are
+    described in docs/output-reference.md."""
     lim = check_limits(limits)
     text, base = _load(scenario, base_dir)
     from .lln import is_lln, run_lln_text

@@ -119,3 +119,86 @@ def scenario_reference() -> str:
             "above do not apply to it. Node 0 is the border router; `[[lln.nodes]]` are nodes 1, 2, … in order."]
     _walk("", lln, lln.get("definitions", {}), out, "(LLN top level)")
     return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    """`text` safe in a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+_WRITTEN = {
+    "always": "always",
+    "network": "with `[network]`",
+    "apps": "with an interactive app (ping, game, voip)",
+    "sessions": "with sessions of its app",
+}
+_PRESENT = {
+    "always": "always",
+    "nullable": "always (null when it does not apply)",
+    "network": "with `[network]`",
+    "sessions": "with sessions of that app",
+}
+
+
+def output_reference() -> str:
+    """Markdown reference of every table a run writes (columns with type, unit and meaning) and
+    every key of ``summary.json``, rendered from the result contract the extension describes
+    (``_core.result_contract()``)."""
+    contract = json.loads(_core.result_contract())
+    tables = contract["tables"]
+    out = ["# Output reference", "",
+           "Generated from the result contract (`python -m cellshare.docs output-reference`); do not edit by hand.",
+           "How output folders are written and what the figures mean: [Output folders](outputs.md).", "",
+           "A run (`cellshare run --out DIR`, every run of a sweep or a reproduction) writes `summary.json`, "
+           "`scenario.toml` (the scenario with the overrides applied), the marker `.cellshare-output` and one "
+           "Parquet file per table below. In Python, `Result.table(name)` (or the method of the same name) "
+           "returns the same table as a pyarrow table, `Result.TABLES` names them all and `Result.tables()` "
+           "those a run has; `Result.summary` is `summary.json`. A float column holds null where the value is "
+           "not finite.", "",
+           "| table | one row | written |", "|---|---|---|"]
+    out += [f"| [`{t['name']}.parquet`](#{t['name']}) | {_cell(t['rows'])} | {_WRITTEN[t['written']]} |" for t in tables]
+    out += ["", "## Tables"]
+    for t in tables:
+        out += ["", f"### `{t['name']}`", "", f"`{t['name']}.parquet`, `Result.{t['name']}()`: one row {t['rows'].removeprefix('one ')}. "
+                + _cell(t["meaning"]) + (" Written " + _WRITTEN[t["written"]] + "." if t["written"] != "always" else "")]
+        if t["inferred"]:
+            out += ["", "Built from the summary's entries: the column types are those pyarrow infers from the values "
+                    "(a column that is null in every row has type `null`), and a column present only for some "
+                    "flows is there when the first flow has it."]
+        out += ["", "| column | type | unit | meaning |", "|---|---|---|---|"]
+        for c in t["columns"]:
+            only = f" Only {'in a network' if c['only'] == 'network' else 'when ' + c['only']}." if c["only"] else ""
+            out.append(f"| `{c['name']}` | {c['type']} | {c['unit'] or '—'} | {_cell(c['meaning'])}.{only} |")
+    out += ["", "## `summary.json`", "",
+            "The run's figures (`Result.summary`), keys sorted in the file. `sim_speed` and `wall_s` depend on the "
+            "machine; everything else is the same for the same scenario.", "",
+            "| key | type | unit | present | meaning |", "|---|---|---|---|---|"]
+    for k in contract["summary"]:
+        out.append(f"| `{k['name']}` | {_cell(k['type'])} | {k['unit'] or '—'} | {_PRESENT[k['presence']]} | "
+                   f"{_cell(k['meaning'])} |")
+    return "\n".join(out) + "\n"
+
+
+_PAGES = {"output-reference": output_reference, "scenario-reference": scenario_reference}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cellshare.docs PAGE [-o FILE]``: prints (or writes) a generated page."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m cellshare.docs", description="Renders a generated documentation page.")
+    ap.add_argument("page", choices=sorted(_PAGES), help="the page to render")
+    ap.add_argument("-o", "--out", help="write it to this file instead of standard output")
+    args = ap.parse_args(argv)
+    text = _PAGES[args.page]()
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

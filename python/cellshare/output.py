@@ -484,9 +484,7 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .api import SPOOLED_SCHEMAS
-
-    schema = result._ue_trace_schema() if name == "ue_trace" else SPOOLED_SCHEMAS[name]
+    schema = result.schema(name)
     pool = pa.default_memory_pool()
     batches = result.iter_batches(name)
     with pq.ParquetWriter(folder / f"{name}.parquet", schema) as w:
@@ -501,28 +499,19 @@ def _write_batches(result: Result, name: str, folder: Path) -> None:
 
 
 def write_result(result: Result, folder: Path, scenario_text: str | None = None) -> None:
-    """Writes summary.json and the Parquet tables of `result` into `folder`."""
+    """Writes summary.json and the Parquet tables of `result` into `folder`: one
+    ``<table>.parquet`` per table the run has (:meth:`~cellshare.api.Result.tables`; the
+    spooled ones batch by batch)."""
     import pyarrow.parquet as pq
 
-    from .api import _SESSION_TABLES
+    from .api import SPOOLED_SCHEMAS
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_text(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
-    pq.write_table(result.flows(), folder / "flows.parquet")
-    _write_batches(result, "flow_series", folder)
-    _write_batches(result, "ue_series", folder)
-    pq.write_table(result.cell_series(), folder / "cell_series.parquet")
-    pq.write_table(result.queue_delay_cdf(), folder / "queue_delay_cdf.parquet")
-    _write_batches(result, "flow_trace", folder)
-    _write_batches(result, "mode_changes", folder)
-    _write_batches(result, "ue_trace", folder)
-    pq.write_table(result.classes(), folder / "classes.parquet")
-    if result.raw.get("handovers") is not None:
-        pq.write_table(result.handovers(), folder / "handovers.parquet")
-    if any("app" in f for f in result.raw["flows"]):
-        pq.write_table(result.requests(), folder / "requests.parquet")
-    for table, (key, _, _) in _SESSION_TABLES.items():
-        if result.raw.get(key):
-            pq.write_table(result.table(table), folder / f"{table}.parquet")
+    for name in result.tables():
+        if name in SPOOLED_SCHEMAS:
+            _write_batches(result, name, folder)
+        else:
+            pq.write_table(result.table(name), folder / f"{name}.parquet")
     if scenario_text is not None:
         (folder / "scenario.toml").write_text(scenario_text)

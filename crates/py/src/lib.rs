@@ -16,9 +16,11 @@ use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
+mod contract;
 mod spool;
 
-use spool::{ArrowCol, Col, Owners, Spool, SPOOL_ROWS, TABLES};
+use contract::Ty;
+use spool::{ArrowCol, Owners, Spool, SPOOL_ROWS, TABLES};
 
 create_exception!(_core, ScenarioInvalid, PyValueError, "A scenario (or a file it names) is invalid. args: (message, key path, detail).");
 create_exception!(
@@ -79,6 +81,13 @@ fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
     Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
     Ok(())
+}
+
+/// The result contract (`crate::contract`) as a JSON string: every table a run's results
+/// hold with its columns (name, Arrow type, unit, meaning), and every key of `summary.json`.
+#[pyfunction]
+fn result_contract() -> String {
+    contract::contract_json().to_string()
 }
 
 /// The scenario JSON Schema, as a JSON string.
@@ -383,22 +392,20 @@ impl RunData {
         let Some((ty, b)) = self.spool.owner_column(t, owner, column).map_err(io_err)? else {
             return Err(PyKeyError::new_err(format!("table {name:?} has no column {column:?}")));
         };
-        let w = match ty {
-            Col::U8 | Col::Bool => 1,
-            Col::U32 => 4,
-            _ => 8,
-        };
-        let it = b.chunks_exact(w);
+        // Spooled columns are fixed-width (the spool's tests check it against the contract).
+        let it = b.chunks_exact(ty.width().max(1));
         Ok(match ty {
-            Col::F64 => {
+            Ty::F64 => {
                 let v: Vec<Option<f64>> = it.map(|c| Some(f64::from_le_bytes(c.try_into().expect("8"))).filter(|x| x.is_finite())).collect();
                 v.into_py(py)
             }
-            Col::Bool => it.map(|c| c[0] != 0).collect::<Vec<bool>>().into_py(py),
-            Col::U8 => it.map(|c| c[0] as u64).collect::<Vec<u64>>().into_py(py),
-            Col::U32 => it.map(|c| u32::from_le_bytes(c.try_into().expect("4")) as u64).collect::<Vec<u64>>().into_py(py),
-            Col::U64 => it.map(|c| u64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<u64>>().into_py(py),
-            Col::I64 => it.map(|c| i64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<i64>>().into_py(py),
+            Ty::Bool => it.map(|c| c[0] != 0).collect::<Vec<bool>>().into_py(py),
+            Ty::U8 => it.map(|c| c[0] as u64).collect::<Vec<u64>>().into_py(py),
+            Ty::U16 => it.map(|c| u16::from_le_bytes(c.try_into().expect("2")) as u64).collect::<Vec<u64>>().into_py(py),
+            Ty::U32 => it.map(|c| u32::from_le_bytes(c.try_into().expect("4")) as u64).collect::<Vec<u64>>().into_py(py),
+            Ty::U64 => it.map(|c| u64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<u64>>().into_py(py),
+            Ty::I64 => it.map(|c| i64::from_le_bytes(c.try_into().expect("8"))).collect::<Vec<i64>>().into_py(py),
+            Ty::Utf8 => return Err(PyKeyError::new_err(format!("table {name:?}: column {column:?} is not spooled"))),
         })
     }
 }
@@ -453,6 +460,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MemoryLimitExceeded", m.py().get_type_bound::<MemoryLimitExceeded>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(result_contract, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_traces, m)?)?;
     m.add_function(wrap_pyfunction!(lln_validate, m)?)?;
     m.add_function(wrap_pyfunction!(lln_run, m)?)?;

@@ -18,39 +18,14 @@ use std::os::unix::fs::FileExt;
 
 use cellshare_sim::results::{FlowTrace, ModeChanges, UeTrace};
 
+use crate::contract::{self, Column, Ty};
+
 /// Samples held in the simulation before they are moved to the spool.
 pub const SPOOL_ROWS: usize = 1 << 16;
 /// Bytes kept in memory before the spool moves to a temporary file.
 pub const MEM_MAX: usize = 32 << 20;
 /// Most bytes of string data in one batch (a batch stops early rather than exceed it).
 const MAX_BATCH_STRING_BYTES: usize = 256 << 20;
-
-/// A fixed-width column as spooled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Col {
-    /// u8.
-    U8,
-    /// u32, little endian.
-    U32,
-    /// u64, little endian.
-    U64,
-    /// i64, little endian.
-    I64,
-    /// f64, little endian; a non-finite value is a null in Arrow (as JSON's `null` was).
-    F64,
-    /// bool, one byte per value in the spool, bit-packed in Arrow.
-    Bool,
-}
-
-impl Col {
-    fn width(self) -> usize {
-        match self {
-            Col::U8 | Col::Bool => 1,
-            Col::U32 => 4,
-            Col::U64 | Col::I64 | Col::F64 => 8,
-        }
-    }
-}
 
 /// A column every row of one owner (flow or UE) shares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,59 +51,47 @@ pub enum Owner {
     Ue,
 }
 
-/// A spooled table: its owner, its shared columns, then its spooled columns (with names, in
-/// the order of the Python schema).
+/// A spooled table: its owner, its shared columns, then its spooled columns (the contract's
+/// columns of the table after the shared ones, [`crate::contract`]).
 pub struct TableDef {
-    /// The table's name (as `Result.TABLES`).
+    /// The table's name (as `Result.TABLES`; `ue_place` is joined to `ue_trace`).
     pub name: &'static str,
     /// Flows or UEs.
     pub owner: Owner,
     /// Shared columns, first.
     pub prefix: &'static [Prefix],
-    /// Spooled columns, after the prefix: (name, type).
-    pub cols: &'static [(&'static str, Col)],
+    /// Spooled columns, after the prefix.
+    pub cols: &'static [Column],
 }
 
 /// The tables, in a fixed order (their index is their id).
-pub const TABLES: [TableDef; 6] = [
-    TableDef {
-        name: "flow_trace",
-        owner: Owner::Flow,
-        prefix: &[Prefix::IdU32, Prefix::Name],
-        cols: &[
-            ("t_s", Col::F64),
-            ("mbps", Col::F64),
-            ("cwnd_bytes", Col::U64),
-            ("srtt_ms", Col::F64),
-            ("mode", Col::U8),
-            ("estimate", Col::F64),
-            ("flag", Col::Bool),
-            ("aux", Col::F64),
-        ],
-    },
-    TableDef { name: "mode_changes", owner: Owner::Flow, prefix: &[Prefix::IdU32, Prefix::Name], cols: &[("t_s", Col::F64), ("mode", Col::U8)] },
-    TableDef {
-        name: "ue_trace",
-        owner: Owner::Ue,
-        prefix: &[Prefix::IdU32],
-        cols: &[("t_s", Col::F64), ("queue_bytes", Col::U64), ("queue_packets", Col::U32)],
-    },
+pub static TABLES: [TableDef; 6] = [
+    TableDef { name: "flow_trace", owner: Owner::Flow, prefix: &[Prefix::IdU32, Prefix::Name], cols: contract::FLOW_TRACE_COLUMNS.split_at(2).1 },
+    TableDef { name: "mode_changes", owner: Owner::Flow, prefix: &[Prefix::IdU32, Prefix::Name], cols: contract::MODE_CHANGES_COLUMNS.split_at(2).1 },
+    // The queue samples; in a network, `ue_place` holds where each was taken.
+    TableDef { name: "ue_trace", owner: Owner::Ue, prefix: &[Prefix::IdU32], cols: contract::UE_TRACE_COLUMNS.split_at(4).0.split_at(1).1 },
     TableDef {
         name: "flow_series",
         owner: Owner::Flow,
         prefix: &[Prefix::IdU32, Prefix::Name, Prefix::Class, Prefix::Category],
-        cols: &[("second", Col::I64), ("mbps", Col::F64)],
+        cols: contract::FLOW_SERIES_COLUMNS.split_at(4).1,
     },
-    TableDef { name: "ue_series", owner: Owner::Ue, prefix: &[Prefix::IdI64], cols: &[("second", Col::I64), ("mbps", Col::F64)] },
+    TableDef { name: "ue_series", owner: Owner::Ue, prefix: &[Prefix::IdI64], cols: contract::UE_SERIES_COLUMNS.split_at(1).1 },
     // Where each `ue_trace` sample was taken, in a network only (row for row with `ue_trace`,
     // which the Python side extends with these columns).
-    TableDef {
-        name: "ue_place",
-        owner: Owner::Ue,
-        prefix: &[Prefix::IdU32],
-        cols: &[("t_s", Col::F64), ("x_m", Col::F64), ("y_m", Col::F64), ("cell", Col::U32), ("rsrp_dbm", Col::F64)],
-    },
+    TableDef { name: "ue_place", owner: Owner::Ue, prefix: &[Prefix::IdU32], cols: contract::UE_PLACE_COLUMNS.split_at(1).1 },
 ];
+
+impl Prefix {
+    /// The Arrow type of the shared column.
+    const fn ty(self) -> Ty {
+        match self {
+            Prefix::IdU32 => Ty::U32,
+            Prefix::IdI64 => Ty::I64,
+            Prefix::Name | Prefix::Class | Prefix::Category => Ty::Utf8,
+        }
+    }
+}
 
 /// Index of table `name` in [`TABLES`].
 pub fn table_id(name: &str) -> Option<usize> {
@@ -270,7 +233,7 @@ impl Spool {
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
         fill(&mut buf);
-        debug_assert_eq!(buf.len(), rows * TABLES[t].cols.iter().map(|c| c.1.width()).sum::<usize>());
+        debug_assert_eq!(buf.len(), rows * TABLES[t].cols.iter().map(|c| c.ty.width()).sum::<usize>());
         let off = self.store.append(&buf)?;
         self.scratch = buf;
         let per = &mut self.rows[t];
@@ -351,8 +314,8 @@ impl Spool {
     /// The raw bytes of column `c` of table `t`, rows `[from, from + n)` of `owner`.
     fn read_col(&self, t: usize, owner: usize, c: usize, from: u64, n: u64, out: &mut Vec<u8>) -> io::Result<()> {
         let def = &TABLES[t];
-        let w = def.cols[c].1.width() as u64;
-        let before: u64 = def.cols[..c].iter().map(|x| x.1.width() as u64).sum();
+        let w = def.cols[c].ty.width() as u64;
+        let before: u64 = def.cols[..c].iter().map(|x| x.ty.width() as u64).sum();
         let Some(r) = self.rows[t].get(owner) else { return Ok(()) };
         let (mut row, end) = (0u64, from + n);
         for ch in &r.chunks {
@@ -371,11 +334,11 @@ impl Spool {
 
     /// One owner's column `name` of table `t`, all rows, as raw little-endian bytes with its
     /// type (booleans one byte each).
-    pub fn owner_column(&self, t: usize, owner: usize, name: &str) -> io::Result<Option<(Col, Vec<u8>)>> {
-        let Some(c) = TABLES[t].cols.iter().position(|x| x.0 == name) else { return Ok(None) };
+    pub fn owner_column(&self, t: usize, owner: usize, name: &str) -> io::Result<Option<(Ty, Vec<u8>)>> {
+        let Some(c) = TABLES[t].cols.iter().position(|x| x.name == name) else { return Ok(None) };
         let mut out = Vec::new();
         self.read_col(t, owner, c, 0, self.owner_rows(t, owner), &mut out)?;
-        Ok(Some((TABLES[t].cols[c].1, out)))
+        Ok(Some((TABLES[t].cols[c].ty, out)))
     }
 
     /// The rows of table `t` from global row `start` on (owners in index order, each
@@ -471,14 +434,14 @@ impl Spool {
             });
         }
         let c = c - def.prefix.len();
-        let ty = def.cols[c].1;
+        let ty = def.cols[c].ty;
         let mut d = Vec::with_capacity(n * ty.width());
         for &(o, from, k) in parts {
             self.read_col(t, o, c, from, k, &mut d)?;
         }
         Ok(match ty {
-            Col::Bool => ArrowCol::Fixed(None, 0, bitmap(d.iter().map(|&b| b != 0), n)),
-            Col::F64 => {
+            Ty::Bool => ArrowCol::Fixed(None, 0, bitmap(d.iter().map(|&b| b != 0), n)),
+            Ty::F64 => {
                 let finite = |i: usize| f64::from_le_bytes(d[i * 8..i * 8 + 8].try_into().expect("8 bytes")).is_finite();
                 let nulls = (0..n).filter(|&i| !finite(i)).count();
                 let validity = (nulls > 0).then(|| bitmap((0..n).map(finite), n));
@@ -565,7 +528,7 @@ mod tests {
         assert_eq!(f64s(t), [4.0, 100.0, 101.0]);
         // Per-owner column reads.
         let (ty, b) = s.owner_column(0, 1, "t_s").unwrap().unwrap();
-        assert_eq!((ty, f64s(&b)), (Col::F64, vec![100.0, 101.0, 102.0]));
+        assert_eq!((ty, f64s(&b)), (Ty::F64, vec![100.0, 101.0, 102.0]));
         assert!(s.owner_column(0, 2, "t_s").unwrap().unwrap().1.is_empty());
     }
 
@@ -587,5 +550,17 @@ mod tests {
         let ArrowCol::Fixed(_, _, t) = &cols[1] else { panic!() };
         let last = (tr.len() - 1) as f64;
         assert_eq!(f64s(t), [last - 1.0, last]);
+    }
+
+    #[test]
+    fn spooled_tables_are_the_contracts_columns() {
+        for def in &TABLES {
+            let public = if def.name == "ue_place" { &contract::UE_PLACE_COLUMNS[..] } else { contract::table(def.name).expect("in the contract").columns };
+            assert_eq!(def.prefix.iter().map(|p| p.ty()).collect::<Vec<_>>(), public[..def.prefix.len()].iter().map(|c| c.ty).collect::<Vec<_>>(), "{}", def.name);
+            let n = def.prefix.len() + def.cols.len();
+            let names = |cs: &[Column]| cs.iter().map(|c| (c.name, c.ty)).collect::<Vec<_>>();
+            assert_eq!(names(&public[def.prefix.len()..n]), names(def.cols), "{}", def.name);
+            assert!(def.cols.iter().all(|c| c.ty != Ty::Utf8), "{}", def.name);
+        }
     }
 }
