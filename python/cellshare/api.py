@@ -273,7 +273,8 @@ def _raw_spooled(res: "Result", name: str) -> pa.Table:
 def _table_doc(name: str) -> str:
     """The docstring of accessor `name`, from the contract."""
     t = TABLE_DEFS[name]
-    lines = [f"Table ``{name}``: {t['rows']}." + (f" {t['meaning']}" if t["meaning"] else ""), "", "Columns:", ""]
+    rows = t["rows"].removeprefix("one ")
+    lines = [f"Table ``{name}``, one row {rows}." + (f" {t['meaning']}" if t["meaning"] else ""), "", "Columns:", ""]
     for c in t["columns"]:
         unit = f", {c['unit']}" if c["unit"] else ""
         only = f" (only when {c['only']})" if c["only"] else ""
