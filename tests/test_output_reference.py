@@ -228,3 +228,23 @@ def test_help_of_run_shows_the_scenario_mapping_and_its_example_runs():
     # Two saturated 20 Mbit/s UEs share the cell: each gets about half.
     ue_mbps = [u["throughput_mbps"] for u in r.summary["ues"]]
     assert abs(ue_mbps[0] - ue_mbps[1]) < 0.1 * max(ue_mbps)
+
+
+@pytest.mark.parametrize("base", ["mapping", "file"])
+def test_a_sweep_run_error_names_the_key_not_a_line_of_generated_toml(tmp_path, base):
+    """A sweep's runs are TOML text generated from the base and the run's values: an error in
+    one cites the key path, never "(line N)" of that text."""
+    scenario = {"ues": [{"channel": {"kind": "fixed", "rate_mbps": "x"}}], "flows": []}
+    if base == "file":
+        import tomli_w
+
+        (tmp_path / "base.toml").write_text("# a comment\n\n" + tomli_w.dumps(scenario))
+        scenario = str(tmp_path / "base.toml")
+    spec = {"base": scenario, "axes": {"bw": {"values": {"ten": {"cell.bandwidth_mhz": 10}}}}}
+    from cellshare.sweeps import SweepError
+
+    with pytest.raises(SweepError) as e:
+        cellshare.sweep(spec, out=tmp_path / "out")
+    msg = str(e.value)
+    assert "`ues[0].channel.rate_mbps`" in msg and '"x"' in msg, msg
+    assert not re.search(r"line \d", msg), msg

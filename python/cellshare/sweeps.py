@@ -461,7 +461,10 @@ def validate_runs(spec: SweepSpec, runs: Sequence[Run]) -> None:
         try:
             _core.validate(r.text(), spec.base_dir)
         except _core.ScenarioInvalid as e:
-            raise SweepError(f"run {r.run_id} ({_describe(r.params, None)}): {e.args[0]}") from None
+            # The run's TOML text is generated (the base with the run's values): its line numbers mean nothing.
+            from .scenario_files import without_line
+
+            raise SweepError(f"run {r.run_id} ({_describe(r.params, None)}): {without_line(e).args[0]}") from None
 
 
 def _describe(params: Mapping[str, Any], seed: Optional[int]) -> str:
