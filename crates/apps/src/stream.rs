@@ -113,8 +113,8 @@ impl StreamConfig {
     /// reverse).
     pub fn legs() -> Vec<LegSpec> {
         vec![
-            LegSpec { suffix: LegName::Fixed(""), tcp: true, reverse: false },
-            LegSpec { suffix: LegName::Fixed(".request"), tcp: true, reverse: true },
+            LegSpec { suffix: LegName::Fixed(""), tcp: true, reverse: false, opens: false },
+            LegSpec { suffix: LegName::Fixed(".request"), tcp: true, reverse: true, opens: true },
         ]
     }
 
@@ -335,6 +335,11 @@ impl App for Stream {
     fn next_timer(&self) -> Option<Nanos> {
         self.wait_until
     }
+
+    type Report = StreamReport;
+    fn report(&self, end: Nanos, _legs: &[crate::LegCounts]) -> StreamReport {
+        Stream::report(self, end)
+    }
 }
 
 /// A stream's chunks, one column per field (the `stream_chunks` table).
@@ -512,4 +517,25 @@ mod tests {
         let sum: f64 = r.chunks.rebuffer_s.iter().sum();
         assert!(sum <= r.rebuffer_s + 1e-9);
     }
+}
+
+impl crate::AppSpec for StreamConfig {
+    type App = Stream;
+    const KIND: &'static str = "stream";
+    const TRANSPORT: crate::TransportKind = crate::TransportKind::Tcp;
+    const DOWNLINK_ONLY: bool = true;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        StreamConfig::validate(self)
+    }
+    fn legs(&self) -> Vec<LegSpec> {
+        StreamConfig::legs()
+    }
+    fn build(&self, _ctx: &crate::AppContext) -> Stream {
+        Stream::new(self)
+    }
+}
+
+impl crate::AppReport for StreamReport {
+    const TABLE: &'static str = "streams";
 }

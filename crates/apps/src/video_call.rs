@@ -122,8 +122,8 @@ impl VideoCallConfig {
     /// The call's legs: media (UDP, the call's direction) and feedback (UDP, reverse).
     pub fn legs() -> Vec<LegSpec> {
         vec![
-            LegSpec { suffix: LegName::Fixed(""), tcp: false, reverse: false },
-            LegSpec { suffix: LegName::Fixed(".feedback"), tcp: false, reverse: true },
+            LegSpec { suffix: LegName::Fixed(""), tcp: false, reverse: false, opens: false },
+            LegSpec { suffix: LegName::Fixed(".feedback"), tcp: false, reverse: true, opens: true },
         ]
     }
 }
@@ -491,6 +491,11 @@ impl App for VideoCall {
             (a, b) => a.or(b),
         }
     }
+
+    type Report = VideoCallReport;
+    fn report(&self, end: Nanos, _legs: &[crate::LegCounts]) -> VideoCallReport {
+        VideoCall::report(self, end)
+    }
 }
 
 /// A call's frames, one column per field (the `video_frames` table).
@@ -673,4 +678,24 @@ mod tests {
         let r = call.report(10 * SEC);
         assert_eq!((r.frames_lost, r.frames_undecodable, r.freezes), (1, 1, 1));
     }
+}
+
+impl crate::AppSpec for VideoCallConfig {
+    type App = VideoCall;
+    const KIND: &'static str = "video_call";
+    const TRANSPORT: crate::TransportKind = crate::TransportKind::Udp;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        VideoCallConfig::validate(self)
+    }
+    fn legs(&self) -> Vec<LegSpec> {
+        VideoCallConfig::legs()
+    }
+    fn build(&self, _ctx: &crate::AppContext) -> VideoCall {
+        VideoCall::new(self)
+    }
+}
+
+impl crate::AppReport for VideoCallReport {
+    const TABLE: &'static str = "video_calls";
 }

@@ -119,8 +119,8 @@ impl WebConfig {
             } else {
                 (LegName::Connection(k, false), LegName::Connection(k, true))
             };
-            v.push(LegSpec { suffix: down, tcp: true, reverse: false });
-            v.push(LegSpec { suffix: up, tcp: true, reverse: true });
+            v.push(LegSpec { suffix: down, tcp: true, reverse: false, opens: false });
+            v.push(LegSpec { suffix: up, tcp: true, reverse: true, opens: true });
         }
         v
     }
@@ -347,6 +347,11 @@ impl App for Web {
             _ => None,
         }
     }
+
+    type Report = WebReport;
+    fn report(&self, end: Nanos, _legs: &[crate::LegCounts]) -> WebReport {
+        Web::report(self, end)
+    }
 }
 
 /// Page loads, one column per field (the `page_loads` table).
@@ -488,4 +493,25 @@ mod tests {
         assert_eq!(a.pages.load_time_s, b.pages.load_time_s);
         assert!(a.pages.start_t_s.windows(2).all(|w| w[1] > w[0]));
     }
+}
+
+impl crate::AppSpec for WebConfig {
+    type App = Web;
+    const KIND: &'static str = "web";
+    const TRANSPORT: crate::TransportKind = crate::TransportKind::Tcp;
+    const DOWNLINK_ONLY: bool = true;
+
+    fn validate(&self) -> Result<(), ParamError> {
+        WebConfig::validate(self)
+    }
+    fn legs(&self) -> Vec<LegSpec> {
+        WebConfig::legs(self)
+    }
+    fn build(&self, ctx: &crate::AppContext) -> Web {
+        Web::new(self, ctx.seed, ctx.index)
+    }
+}
+
+impl crate::AppReport for WebReport {
+    const TABLE: &'static str = "web";
 }

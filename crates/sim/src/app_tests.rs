@@ -285,3 +285,47 @@ fn app_inputs_are_checked_with_the_key_named() {
     let wl = "[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = 10 }\n[workload]\ntransport = { kind = \"udp\" }\n";
     assert_eq!(Scenario::from_toml_str(wl).unwrap_err().path, "workload.transport.kind");
 }
+
+/// The worked example of docs/extending/app.md (`docs/extending/app_example.rs`, compiled
+/// into `cellshare-apps` and registered by its `example-app` feature, which these tests turn
+/// on) runs through a scenario like any app: closed-loop heartbeats over the same path as an
+/// open-loop ping.
+#[test]
+fn the_worked_example_app_runs_from_a_scenario() {
+    let r = run(r#"
+[simulation]
+duration_s = 10
+[[ues]]
+count = 2
+channel = { kind = "fixed", rate_mbps = 20 }
+uplink = { channel = { kind = "fixed", rate_mbps = 5 } }
+[[flows]]
+name = "hb"
+ue = 0
+direction = "uplink"
+app = { kind = "heartbeat", interval_ms = 200 }
+transport = { kind = "tcp" }
+[[flows]]
+name = "ping"
+ue = 1
+direction = "uplink"
+app = { kind = "ping", interval_ms = 200 }
+transport = { kind = "tcp" }
+"#);
+    let hb = r.flows.iter().find(|f| f.name == "hb").and_then(|f| f.app.as_ref()).expect("the heartbeat's record");
+    let ping = r.flows.iter().find(|f| f.name == "ping").and_then(|f| f.app.as_ref()).expect("the ping's record");
+    assert_eq!(hb.kind, "heartbeat");
+    assert!(r.flows.iter().any(|f| f.name == "hb.answer" && f.direction.is_none()), "the answer leg goes down");
+    // The same path: the same RTT as the ping's, within a TTI or two.
+    assert!((hb.rtt_p50_ms - ping.rtt_p50_ms).abs() < 3.0, "heartbeat {} ms vs ping {} ms", hb.rtt_p50_ms, ping.rtt_p50_ms);
+    // Closed loop: one heartbeat per interval + RTT (the ping sends one per interval), each answered.
+    let period_s = 0.2 + hb.rtt_p50_ms / 1e3;
+    let expected = (10.0 / period_s) as u64;
+    assert!(hb.requests.abs_diff(expected) <= 2, "{} heartbeats, expected about {expected}", hb.requests);
+    assert!(hb.requests < ping.requests, "{} vs {}", hb.requests, ping.requests);
+    assert!(hb.completed + 1 >= hb.requests, "{} of {} answered", hb.completed, hb.requests);
+    // A bad parameter names its key.
+    let bad = "[[ues]]\nuplink = { channel = { kind = \"fixed\", rate_mbps = 5 } }\n[[flows]]\nue = 0\napp = { kind = \"heartbeat\", bytes = 0 }\ntransport = { kind = \"tcp\" }\n";
+    let e = Scenario::from_toml_str(bad).and_then(|s| s.validate().map(|_| s)).expect_err("bytes = 0");
+    assert_eq!(e.path, "flows[0].app.bytes", "{e}");
+}

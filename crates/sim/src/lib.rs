@@ -5,7 +5,7 @@
 //! (`cellshare-cell`), the channels (`cellshare-channel`), the queue disciplines
 //! (`cellshare-aqm`) and the transport endpoints (`cellshare-transport`), and yields a
 //! [`results::RunResult`]. No I/O happens here: trace files are read by the caller and
-//! handed over parsed ([`engine::TraceSet`]).
+//! handed over parsed ([`TraceSet`]).
 
 #![warn(missing_docs)]
 

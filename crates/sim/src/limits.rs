@@ -13,8 +13,9 @@
 //! memory: this crate does no I/O).
 
 use cellshare_apps::web::PageModel;
+use cellshare_apps::{GameConfig, PingConfig};
 
-use crate::apps::AppConfig;
+use crate::apps::{AppConfig, AppConfigExt};
 use crate::scenario::{AqmConfig, FlowConfig, Scenario, ScenarioError, UeSelector};
 use crate::transport::TransportConfig;
 
@@ -254,12 +255,12 @@ pub fn estimate(sc: &Scenario) -> MemoryEstimate {
         let start = pos(f.start_s);
         let active = (f.stop_s.map_or(dur, |s| pos(s).min(dur)) - start).max(0.0);
         let per_ue = match app {
-            AppConfig::Ping { interval_ms, .. } | AppConfig::Game { interval_ms, .. } => {
+            AppConfig::Ping(PingConfig { interval_ms, .. }) | AppConfig::Game(GameConfig { interval_ms, .. }) => {
                 let k = events(1e3 / pos(*interval_ms).max(0.1), active);
                 add(&mut reserved, mul(n, k.min(1 << 20) * 24));
                 k
             }
-            AppConfig::Voip { .. } => {
+            AppConfig::Voip(_) => {
                 let per_s = match &f.transport {
                     TransportConfig::Cbr { rate_mbps, packet_bytes } => {
                         pos(*rate_mbps) * 1e6 / ((*packet_bytes as f64 + 28.0) * 8.0)
@@ -284,8 +285,10 @@ pub fn estimate(sc: &Scenario) -> MemoryEstimate {
                 let pages = (active / page_s).ceil() as u64 + 1;
                 if c.pages == 0 { pages } else { pages.min(c.pages as u64) }
             }
+            // An app without an estimate here: its session only.
+            _ => 0,
         };
-        if app.legs().is_some() {
+        if !matches!(app, AppConfig::Ping(_) | AppConfig::Game(_) | AppConfig::Voip(_)) {
             sessions = sessions.saturating_add(n);
         }
         add(&mut records, mul(n, per_ue));

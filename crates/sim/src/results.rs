@@ -1,17 +1,57 @@
 //! What a run produces: the summary (serialized as `summary.json`) and the per-second series
-//! and CDFs the Python layer writes as Parquet tables.
+//! and CDFs the Python layer writes as Parquet tables. The types only: the engine fills them
+//! (`engine/collect.rs`).
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use cellshare_core::time::to_secs_f64;
-use cellshare_core::TTI;
 use cellshare_core::TrafficClass;
 
 use cellshare_cell::LinkStats;
 use cellshare_ran::HandoverLog;
 
-use crate::engine::{DropCounts, Simulation};
-use crate::metrics::{jain_index, DelayPercentiles};
+use crate::metrics::DelayPercentiles;
+
+/// What the user of an interactive app (ping, game, voip) feels: request → whole response.
+pub use cellshare_apps::RttReport as AppResult;
+
+/// Drop counters by cause.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct DropCounts {
+    /// Rejected at the base-station queue on arrival (queue full or AQM).
+    pub bs_enqueue: u64,
+    /// Dropped at the base-station queue at dequeue (AQM) or pushed out by head drop.
+    pub bs_dequeue: u64,
+    /// Dropped on arrival at the base station by a cell-level dropper (Sneaker, strict
+    /// priority) before reaching the UE's queue.
+    pub bs_admission: u64,
+    /// Lost over the air (realistic link on radio channels): a transport block carrying
+    /// part of the packet was given up by HARQ, or its control information missed (reported
+    /// only when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub air: u64,
+    /// Lost at a handover (a network of cells; reported only when non-zero): in HARQ or on
+    /// air when the UE left its cell, partly sent, or queued with `forwarding = "drop"`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub handover: u64,
+    /// Dropped at a full wired-link buffer.
+    pub wired: u64,
+    /// Lost at random on a server's remote link (`wired.remote_loss_rate`; reported only
+    /// when non-zero).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub random_loss: u64,
+    /// Dropped at the full shared FIFO.
+    pub shared_fifo: u64,
+    /// Dropped at a UE's full device transmit queue (reported only when non-zero, i.e.
+    /// with a modelled uplink).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub device: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
 
 /// Results of one run.
 #[derive(Clone, Debug, Serialize)]
@@ -75,6 +115,10 @@ pub struct RunResult {
     /// Web page loads (`app = { kind = "web" }`), with every page.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub web: Vec<SessionResult>,
+    /// The sessions of the other apps with a list of their own, by the list's name
+    /// (`cellshare_apps::AppReport::TABLE`); each list is a key of the summary.
+    #[serde(flatten)]
+    pub app_tables: BTreeMap<&'static str, Vec<SessionResult>>,
     /// Cell-wide per-second series.
     pub series: CellSeries,
     /// The network's cells (a scenario with `[network]`).
@@ -181,57 +225,6 @@ pub struct FlowResult {
     /// An interactive app's per-request RTTs (its request leg only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app: Option<AppResult>,
-}
-
-/// What the user of an interactive app feels: request → whole response.
-#[derive(Clone, Debug, Serialize)]
-pub struct AppResult {
-    /// `"ping"`, `"game"` or `"voip"`.
-    pub kind: &'static str,
-    /// Requests issued (VoIP: datagrams sent).
-    pub requests: u64,
-    /// Requests completed (response or echo received).
-    pub completed: u64,
-    /// Median RTT, ms (NaN, serialized as null, without completed requests).
-    pub rtt_p50_ms: f64,
-    /// 95th-percentile RTT, ms.
-    pub rtt_p95_ms: f64,
-    /// Mean RTT, ms.
-    pub rtt_mean_ms: f64,
-    /// Largest RTT, ms.
-    pub rtt_max_ms: f64,
-    /// Completion time of each completed request, s (the per-request table).
-    pub t_s: Vec<f64>,
-    /// RTT of each completed request, ms, in completion order.
-    pub rtt_ms: Vec<f64>,
-}
-
-/// Nearest-rank percentile `q` (0..=1) of `sorted` (NaN when empty).
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-fn app_result(f: &crate::engine::FlowRt) -> Option<AppResult> {
-    let app = f.app.as_ref()?;
-    let mut sorted = app.rtt_ms.clone();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let mean = if n > 0 { sorted.iter().sum::<f64>() / n as f64 } else { f64::NAN };
-    Some(AppResult {
-        kind: app.kind,
-        requests: if app.tcp.is_some() { app.requests } else { f.sent_datagrams() },
-        completed: n as u64,
-        rtt_p50_ms: percentile(&sorted, 0.5),
-        rtt_p95_ms: percentile(&sorted, 0.95),
-        rtt_mean_ms: mean,
-        rtt_max_ms: sorted.last().copied().unwrap_or(f64::NAN),
-        t_s: app.t_s.clone(),
-        rtt_ms: app.rtt_ms.clone(),
-    })
 }
 
 /// What an app session measured (see `cellshare-apps`).
@@ -522,249 +515,4 @@ pub struct CellSeries {
     /// CDF of all data packets' one-way delay (first transmission to arrival, see
     /// `FlowResult::one_way_delay_ms`) as (ms, fraction) points.
     pub one_way_delay_cdf: Vec<(f64, f64)>,
-}
-
-pub(crate) fn collect(sim: &Simulation) -> RunResult {
-    let end = sim.end;
-    let dur = to_secs_f64(end);
-    let lte = sim.scenario.shared_fifo.is_none();
-    let total_prbs: u64 = sim.prbs.bins().iter().sum();
-    let n_cells = sim.ran().map_or(1, |r| r.n_cells());
-    let prb_per_sec = sim.n_prb as f64 * 1000.0 * n_cells as f64;
-    let offered = Offered::of(sim);
-    let flows: Vec<FlowResult> = sim
-        .flows
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let delivered = f.delivered();
-            let life_end = match f.fct {
-                Some(fct) => f.start + fct,
-                None => f.stop.min(end),
-            };
-            let life = to_secs_f64(life_end.saturating_sub(f.start));
-            let (retransmits, timeouts) = f.loss_stats();
-            let (queue_delay_ms, rtt_ms, one_way_delay_ms) =
-                f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles(), f.owd.percentiles()));
-            FlowResult {
-                id: i as u32,
-                name: f.name.clone(),
-                ue: f.ue,
-                class: f.class,
-                category: f.category.to_string(),
-                transport: f.label.clone(),
-                start_s: to_secs_f64(f.start),
-                size_bytes: f.size,
-                bytes_delivered: delivered,
-                throughput_mbps: if life > 0.0 { delivered as f64 * 8.0 / life / 1e6 } else { 0.0 },
-                fct_s: f.fct.map(to_secs_f64),
-                completed: f.size.is_some() && f.fct.is_some(),
-                drops: f.drops,
-                retransmits,
-                timeouts,
-                queue_delay_ms,
-                rtt_ms,
-                one_way_delay_ms,
-                per_second_mbps: f.series.mbps(end),
-                series_start_s: f.series.first_second(),
-                trace: f.trace.clone(),
-                mode_changes: f.mode_changes.clone(),
-                direction: (f.dir == crate::apps::Direction::Uplink).then_some("uplink"),
-                app: app_result(f),
-            }
-        })
-        .collect();
-    let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
-    let class = |name: String, member: &dyn Fn(&crate::engine::FlowRt) -> bool| {
-        let mut delay = sim.closed_delay.get(&name).cloned().unwrap_or_default();
-        let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
-        for f in sim.flows.iter().filter(|f| member(f)) {
-            delay.merge(&f.delay);
-            n += 1;
-            air += f.air_bytes;
-            good += f.delivered();
-            drops += f.drops;
-        }
-        let queue_delay_ms = delay.percentiles();
-        let delivered_mbps = air as f64 * 8.0 / dur / 1e6;
-        let power = if queue_delay_ms.p99 > 0.0 { delivered_mbps / queue_delay_ms.p99 } else { 0.0 };
-        ClassResult { class: name, flows: n, delivered_mbps, goodput_mbps: good as f64 * 8.0 / dur / 1e6, drops, queue_delay_ms, power }
-    };
-    let mut classes = vec![
-        class("foreground".into(), &|f| f.class == TrafficClass::Foreground),
-        class("background".into(), &|f| f.class == TrafficClass::Background),
-    ];
-    let mut dscps: Vec<u8> = sim.flows.iter().map(|f| f.dscp).collect();
-    dscps.sort_unstable();
-    dscps.dedup();
-    for d in dscps {
-        classes.push(class(format!("dscp{d}"), &|f| f.dscp == d));
-    }
-    let (video_calls, streams, web) = sim.session_results();
-    RunResult {
-        video_calls,
-        streams,
-        web,
-        scenario: sim.scenario.name.clone(),
-        seed: sim.scenario.simulation.seed,
-        duration_s: dur,
-        access: if lte { "lte_cell".into() } else { "shared_fifo".into() },
-        prb_utilization: if lte {
-            offered.utilization(total_prbs, prb_per_sec * dur, sim.prb_bytes.bins().iter().sum())
-        } else {
-            0.0
-        },
-        prb_used_share_of_all: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
-        prb_offered_share: if lte { offered.share(1000.0 * dur * n_cells as f64) } else { 0.0 },
-        delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
-        queue_delay_ms: sim.delay.percentiles(),
-        drops: sim.drops,
-        link: {
-            let per_ue: Vec<LinkStats> = sim.ran().map_or(Vec::new(), |c| (0..c.n_ues() as u32).filter_map(|u| c.link_stats(u)).collect());
-            let stats = (!per_ue.is_empty()).then(|| {
-                let mut sum = LinkStats::default();
-                per_ue.iter().for_each(|s| sum.add(s));
-                sum
-            });
-            LinkResult {
-                kind: if lte { sim.scenario.cell.link.kind_name() } else { "none" },
-                retransmissions_per_block: stats.filter(|s| s.transport_blocks > 0).map(|s| s.retransmissions as f64 / s.transport_blocks as f64),
-                stats,
-            }
-        },
-        jain_index: jain_index(&tputs),
-        events: sim.events,
-        ttis: sim.ttis_run,
-        peak_packets: sim.peak_packets(),
-        flows,
-        ues: sim
-            .ues
-            .iter()
-            .enumerate()
-            .map(|(i, u)| UeResult {
-                id: i as u32,
-                bytes: u.bytes,
-                throughput_mbps: u.bytes as f64 * 8.0 / dur / 1e6,
-                mean_snr_db: u.mean_snr_db,
-                queue_delay_ms: u.delay.percentiles(),
-                per_second_mbps: u.series.mbps(end),
-                trace: u.trace.clone(),
-                link: sim.ran().and_then(|c| c.link_stats(i as u32)),
-            })
-            .collect(),
-        classes,
-        workload: sim.workload.as_ref().map(|w| WorkloadResult {
-            kind: sim.scenario.workload.as_ref().map_or("", |c| c.arrivals.kind()).to_string(),
-            target_load: w.target_load,
-            capacity_mbps: w.capacity_bytes_per_s * 8.0 / 1e6,
-            offered_mbps: w.offered_bytes_per_s * 8.0 / 1e6,
-            generated_mbps: w.bytes.iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
-            flows: w.flows,
-            bytes: w.bytes,
-        }),
-        series: CellSeries {
-            prb_utilization: if lte {
-                sim.prbs
-                    .bins()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &b)| {
-                        let len = (dur - i as f64).min(1.0);
-                        let weighted = sim.prb_bytes.bins().get(i).copied().unwrap_or(0);
-                        offered.utilization_in(i, b, prb_per_sec * len.max(0.0), weighted)
-                    })
-                    .collect()
-            } else {
-                vec![]
-            },
-            prb_used_share_of_all: if lte {
-                sim.prbs
-                    .bins()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &b)| {
-                        let len = (dur - i as f64).min(1.0);
-                        if len > 0.0 { b as f64 / (prb_per_sec * len) } else { 0.0 }
-                    })
-                    .collect()
-            } else {
-                vec![]
-            },
-            delivered_mbps: sim.air_bytes.mbps(end),
-            queue_delay_cdf: sim.delay.cdf_ms(),
-            one_way_delay_cdf: sim.owd.cdf_ms(),
-        },
-        cells: sim.ran().filter(|r| r.is_network()).map(|r| {
-            r.sites()
-                .iter()
-                .zip(r.prbs_used())
-                .enumerate()
-                .map(|(i, (s, &p))| CellResult {
-                    id: i as u32,
-                    site: s.site,
-                    x_m: s.pos[0],
-                    y_m: s.pos[1],
-                    azimuth_deg: s.azimuth.map(f64::to_degrees),
-                    // A network's UEs are radio UEs: every cell offers every PRB.
-                    prb_utilization: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
-                    prb_used_share_of_all: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
-                })
-                .collect()
-        }),
-        handovers: sim.ran().and_then(|r| r.handovers().cloned()),
-    }
-}
-
-/// What the run's cells offered ([`cellshare_cell::Cell::offers_every_tti`]): every PRB of
-/// every TTI (radio and fixed channels; every network, whose UEs are radio UEs), or, in a cell
-/// of trace UEs, the TTIs with an opportunity, their PRBs weighted by the bytes they carry.
-struct Offered {
-    /// Every TTI of every cell offered its PRBs, unweighted.
-    every: bool,
-    /// Per second of the run: (offered cell-TTIs, offered PRBs × bytes); empty when `every`.
-    per_second: Vec<(u64, u64)>,
-}
-
-impl Offered {
-    fn of(sim: &Simulation) -> Self {
-        let every = Self { every: true, per_second: Vec::new() };
-        let Some(ran) = sim.ran() else { return every };
-        if ran.cells().iter().all(|c| c.offers_every_tti()) {
-            return every;
-        }
-        // Only a lone cell can hold trace UEs (a network's UEs are radio UEs).
-        let n_ttis = sim.end.div_ceil(TTI);
-        Self { every: false, per_second: ran.cells()[0].offered_per_second(n_ttis) }
-    }
-
-    /// PRBs used over PRBs offered. `used` PRBs of `all` (the run's PRBs) when every TTI
-    /// offered, computed exactly as before trace channels were accounted for (radio and
-    /// fixed outputs unchanged to the byte); else `used_weighted` (PRBs × bytes,
-    /// [`cellshare_cell::TtiReport::prb_bytes_used`]) over the offered weighted PRBs. 0 when
-    /// nothing was offered.
-    fn utilization(&self, used: u64, all: f64, used_weighted: u64) -> f64 {
-        if self.every {
-            return used as f64 / all;
-        }
-        let offered: u64 = self.per_second.iter().map(|&(_, w)| w).sum();
-        if offered > 0 { used_weighted as f64 / offered as f64 } else { 0.0 }
-    }
-
-    /// The utilization of second `i` (`None` when it offered nothing); `used`, `all` and
-    /// `used_weighted` are that second's.
-    fn utilization_in(&self, i: usize, used: u64, all: f64, used_weighted: u64) -> Option<f64> {
-        if self.every {
-            return Some(if all > 0.0 { used as f64 / all } else { 0.0 });
-        }
-        let offered = self.per_second.get(i).map_or(0, |&(_, w)| w);
-        (offered > 0).then(|| used_weighted as f64 / offered as f64)
-    }
-
-    /// Offered TTIs over the run's TTIs, `all_ttis` (summed over the cells).
-    fn share(&self, all_ttis: f64) -> f64 {
-        if self.every {
-            return 1.0;
-        }
-        self.per_second.iter().map(|&(n, _)| n).sum::<u64>() as f64 / all_ttis
-    }
 }

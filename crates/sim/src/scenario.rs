@@ -14,7 +14,7 @@ use cellshare_channel::RadioConfig;
 use cellshare_core::TrafficClass;
 use cellshare_ran::{geometry, MobilityConfig, NetworkConfig};
 
-use crate::apps::{AppConfig, Direction};
+use crate::apps::{AppConfig, AppConfigExt, Direction};
 use crate::limits::Limits;
 use crate::transport::TransportConfig;
 use crate::uplink::UplinkConfig;

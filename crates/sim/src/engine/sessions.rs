@@ -1,16 +1,16 @@
-//! The engine's side of the applications of `cellshare-apps` (video calls, adaptive
-//! streams, web page loads): a session's legs are flows of the engine; this module carries
-//! the app's actions to them and their deliveries back to the app. A child module of
-//! `engine` (it drives the engine's own state); the engine calls it at six places: building
-//! a `[[flows]]` entry with such an app, the flow's start and stop, a packet's arrival at a
-//! leg's far end, the session's timer, and the results.
+//! The engine's side of the apps of `cellshare-apps` (ping, game, voip, video calls,
+//! adaptive streams, web page loads): a session's legs are flows of the engine; this module
+//! carries the app's actions to them and their deliveries back to the app. The engine calls
+//! it at six places: building a `[[flows]]` entry with an app, the flow's start and stop, a
+//! packet's arrival at a leg's far end, the session's timer, and the results.
 //!
 //! - A **TCP leg** is an ordinary flow whose application writes what the app asks
-//!   ([`Action::Write`]); every in-order delivery at its receiver is reported to the app as
-//!   the leg's delivered byte count.
+//!   ([`Action::Write`]) until it stops ([`Action::Stop`]); every in-order delivery at its
+//!   receiver is reported to the app as the leg's delivered byte count.
 //! - A **UDP leg** is a flow whose sender is idle: the app's datagrams ([`Action::Send`])
 //!   become packets here (IP + UDP headers added; the datagram's fields ride in the packet's
 //!   `seq`, `app_tag`, `ts_val` and `ts_ecr`), and each one that arrives is handed back.
+//!   A UDP leg whose transport sends by itself (`cbr`) sends what the app writes.
 //! - A leg against the app's direction starts at the UE: through the UE's modelled uplink
 //!   when it has one, otherwise over the fixed uplink delay (`engine::enqueue_uplink`).
 //! - The app's timer is one `Ev::AppTimer` per session, re-armed after every hook
@@ -19,13 +19,12 @@
 //!
 //! Nothing here allocates per packet: the actions go through one reused [`Io`].
 
-use cellshare_apps::{Action, Datagram, Io, LegSpec, Session, Stream, VideoCall, Web};
+use cellshare_apps::{Action, Datagram, Io, LegCounts, LegSpec, Report, Session};
 use cellshare_core::time::rearm;
 use cellshare_core::{Nanos, Packet, PacketKind};
 
 use super::{Ev, Simulation};
-use crate::apps::{AppConfig, Direction};
-use crate::results::SessionResult;
+use crate::apps::Direction;
 
 /// A running session: the app and the flows of its legs.
 #[derive(Debug)]
@@ -42,18 +41,9 @@ pub(crate) struct SessionRt {
 }
 
 impl Simulation {
-    /// Makes the session of app `cfg` over the flows `legs` (built from `specs`, the first
-    /// being the flow entry's own); `index` seeds the app's random draws.
-    pub(super) fn add_session(&mut self, cfg: &AppConfig, legs: Vec<u32>, specs: &[LegSpec]) {
-        let seed = self.scenario.simulation.seed;
-        let app = match cfg {
-            AppConfig::VideoCall(c) => Session::VideoCall(Box::new(VideoCall::new(c))),
-            AppConfig::Stream(c) => Session::Stream(Box::new(Stream::new(c))),
-            AppConfig::Web(c) => Session::Web(Box::new(Web::new(c, seed, legs[0] as u64))),
-            AppConfig::Ping { .. } | AppConfig::Game { .. } | AppConfig::Voip { .. } => {
-                unreachable!("request/response apps are built by the engine")
-            }
-        };
+    /// Makes the session of `app` over the flows `legs` (built from `specs`, the first
+    /// being the flow entry's own).
+    pub(super) fn add_session(&mut self, app: Session, legs: Vec<u32>, specs: &[LegSpec]) {
         let s = self.sessions.len() as u32;
         for (k, &f) in legs.iter().enumerate() {
             self.flows[f as usize].session = Some((s, k as u8));
@@ -83,6 +73,12 @@ impl Simulation {
                 Action::Send { leg, datagram } => {
                     let f = self.sessions[s as usize].legs[leg as usize];
                     self.send_datagram(f, &datagram);
+                }
+                Action::Stop { leg } => {
+                    let f = self.sessions[s as usize].legs[leg as usize];
+                    let fl = &mut self.flows[f as usize];
+                    fl.app_left = 0;
+                    fl.sender.app_stop(now);
                 }
             }
         }
@@ -161,18 +157,16 @@ impl Simulation {
         }
     }
 
-    /// Every session's results, by kind: (video calls, streams, web).
-    pub(crate) fn session_results(&self) -> (Vec<SessionResult>, Vec<SessionResult>, Vec<SessionResult>) {
-        let (mut calls, mut streams, mut web) = (Vec::new(), Vec::new(), Vec::new());
-        for s in &self.sessions {
-            let main = &self.flows[s.legs[0] as usize];
-            let r = SessionResult { flow: s.legs[0], name: main.name.clone(), ue: main.ue, report: s.app.report(self.end) };
-            match s.app {
-                Session::VideoCall(_) => calls.push(r),
-                Session::Stream(_) => streams.push(r),
-                Session::Web(_) => web.push(r),
-            }
-        }
-        (calls, streams, web)
+    /// Every session's report, with the flow of its first leg, in session order.
+    pub(super) fn session_reports(&self) -> Vec<(u32, Report)> {
+        let mut counts = Vec::new();
+        self.sessions
+            .iter()
+            .map(|s| {
+                counts.clear();
+                counts.extend(s.legs.iter().map(|&f| LegCounts { datagrams_sent: self.flows[f as usize].sent_datagrams() }));
+                (s.legs[0], s.app.report(self.end, &counts))
+            })
+            .collect()
     }
 }

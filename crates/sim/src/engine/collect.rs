@@ -1,0 +1,275 @@
+//! The results of a run ([`RunResult`]), built from the engine's state when the caller asks
+//! ([`Simulation::results`]).
+
+use std::collections::BTreeMap;
+
+use cellshare_cell::LinkStats;
+use cellshare_core::time::to_secs_f64;
+use cellshare_core::{TrafficClass, TTI};
+
+use super::flows::FlowRt;
+use super::Simulation;
+use crate::metrics::jain_index;
+use crate::results::{CellResult, CellSeries, ClassResult, FlowResult, LinkResult, RunResult, SessionResult, UeResult, WorkloadResult};
+
+pub(super) fn collect(sim: &Simulation) -> RunResult {
+    let end = sim.end;
+    let dur = to_secs_f64(end);
+    let lte = sim.scenario.shared_fifo.is_none();
+    let total_prbs: u64 = sim.prbs.bins().iter().sum();
+    let n_cells = sim.ran().map_or(1, |r| r.n_cells());
+    let prb_per_sec = sim.n_prb as f64 * 1000.0 * n_cells as f64;
+    let offered = Offered::of(sim);
+    let mut flows: Vec<FlowResult> = sim
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let delivered = f.delivered();
+            let life_end = match f.fct {
+                Some(fct) => f.start + fct,
+                None => f.stop.min(end),
+            };
+            let life = to_secs_f64(life_end.saturating_sub(f.start));
+            let (retransmits, timeouts) = f.loss_stats();
+            let (queue_delay_ms, rtt_ms, one_way_delay_ms) =
+                f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles(), f.owd.percentiles()));
+            FlowResult {
+                id: i as u32,
+                name: f.name.clone(),
+                ue: f.ue,
+                class: f.class,
+                category: f.category.to_string(),
+                transport: f.label.clone(),
+                start_s: to_secs_f64(f.start),
+                size_bytes: f.size,
+                bytes_delivered: delivered,
+                throughput_mbps: if life > 0.0 { delivered as f64 * 8.0 / life / 1e6 } else { 0.0 },
+                fct_s: f.fct.map(to_secs_f64),
+                completed: f.size.is_some() && f.fct.is_some(),
+                drops: f.drops,
+                retransmits,
+                timeouts,
+                queue_delay_ms,
+                rtt_ms,
+                one_way_delay_ms,
+                per_second_mbps: f.series.mbps(end),
+                series_start_s: f.series.first_second(),
+                trace: f.trace.clone(),
+                mode_changes: f.mode_changes.clone(),
+                direction: (f.dir == crate::apps::Direction::Uplink).then_some("uplink"),
+                app: None,
+            }
+        })
+        .collect();
+    // Each app's report: on its first flow (request/response apps) or in its list.
+    let (mut video_calls, mut streams, mut web, mut app_tables) = (Vec::new(), Vec::new(), Vec::new(), BTreeMap::new());
+    for (flow, report) in sim.session_reports() {
+        if let Some(r) = report.flow_record() {
+            flows[flow as usize].app = Some(r.clone());
+            continue;
+        }
+        let main = &sim.flows[flow as usize];
+        let table = report.table();
+        let r = SessionResult { flow, name: main.name.clone(), ue: main.ue, report };
+        match table {
+            "video_calls" => video_calls.push(r),
+            "streams" => streams.push(r),
+            "web" => web.push(r),
+            other => app_tables.entry(other).or_insert_with(Vec::new).push(r),
+        }
+    }
+    let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+    let class = |name: String, member: &dyn Fn(&FlowRt) -> bool| {
+        let mut delay = sim.closed_delay.get(&name).cloned().unwrap_or_default();
+        let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
+        for f in sim.flows.iter().filter(|f| member(f)) {
+            delay.merge(&f.delay);
+            n += 1;
+            air += f.air_bytes;
+            good += f.delivered();
+            drops += f.drops;
+        }
+        let queue_delay_ms = delay.percentiles();
+        let delivered_mbps = air as f64 * 8.0 / dur / 1e6;
+        let power = if queue_delay_ms.p99 > 0.0 { delivered_mbps / queue_delay_ms.p99 } else { 0.0 };
+        ClassResult { class: name, flows: n, delivered_mbps, goodput_mbps: good as f64 * 8.0 / dur / 1e6, drops, queue_delay_ms, power }
+    };
+    let mut classes = vec![
+        class("foreground".into(), &|f| f.class == TrafficClass::Foreground),
+        class("background".into(), &|f| f.class == TrafficClass::Background),
+    ];
+    let mut dscps: Vec<u8> = sim.flows.iter().map(|f| f.dscp).collect();
+    dscps.sort_unstable();
+    dscps.dedup();
+    for d in dscps {
+        classes.push(class(format!("dscp{d}"), &|f| f.dscp == d));
+    }
+    RunResult {
+        video_calls,
+        streams,
+        web,
+        app_tables,
+        scenario: sim.scenario.name.clone(),
+        seed: sim.scenario.simulation.seed,
+        duration_s: dur,
+        access: if lte { "lte_cell".into() } else { "shared_fifo".into() },
+        prb_utilization: if lte {
+            offered.utilization(total_prbs, prb_per_sec * dur, sim.prb_bytes.bins().iter().sum())
+        } else {
+            0.0
+        },
+        prb_used_share_of_all: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
+        prb_offered_share: if lte { offered.share(1000.0 * dur * n_cells as f64) } else { 0.0 },
+        delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
+        queue_delay_ms: sim.delay.percentiles(),
+        drops: sim.drops,
+        link: {
+            let per_ue: Vec<LinkStats> = sim.ran().map_or(Vec::new(), |c| (0..c.n_ues() as u32).filter_map(|u| c.link_stats(u)).collect());
+            let stats = (!per_ue.is_empty()).then(|| {
+                let mut sum = LinkStats::default();
+                per_ue.iter().for_each(|s| sum.add(s));
+                sum
+            });
+            LinkResult {
+                kind: if lte { sim.scenario.cell.link.kind_name() } else { "none" },
+                retransmissions_per_block: stats.filter(|s| s.transport_blocks > 0).map(|s| s.retransmissions as f64 / s.transport_blocks as f64),
+                stats,
+            }
+        },
+        jain_index: jain_index(&tputs),
+        events: sim.events,
+        ttis: sim.ttis_run,
+        peak_packets: sim.peak_packets(),
+        flows,
+        ues: sim
+            .ues
+            .iter()
+            .enumerate()
+            .map(|(i, u)| UeResult {
+                id: i as u32,
+                bytes: u.bytes,
+                throughput_mbps: u.bytes as f64 * 8.0 / dur / 1e6,
+                mean_snr_db: u.mean_snr_db,
+                queue_delay_ms: u.delay.percentiles(),
+                per_second_mbps: u.series.mbps(end),
+                trace: u.trace.clone(),
+                link: sim.ran().and_then(|c| c.link_stats(i as u32)),
+            })
+            .collect(),
+        classes,
+        workload: sim.workload.as_ref().map(|w| WorkloadResult {
+            kind: sim.scenario.workload.as_ref().map_or("", |c| c.arrivals.kind()).to_string(),
+            target_load: w.target_load,
+            capacity_mbps: w.capacity_bytes_per_s * 8.0 / 1e6,
+            offered_mbps: w.offered_bytes_per_s * 8.0 / 1e6,
+            generated_mbps: w.bytes.iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
+            flows: w.flows,
+            bytes: w.bytes,
+        }),
+        series: CellSeries {
+            prb_utilization: if lte {
+                sim.prbs
+                    .bins()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| {
+                        let len = (dur - i as f64).min(1.0);
+                        let weighted = sim.prb_bytes.bins().get(i).copied().unwrap_or(0);
+                        offered.utilization_in(i, b, prb_per_sec * len.max(0.0), weighted)
+                    })
+                    .collect()
+            } else {
+                vec![]
+            },
+            prb_used_share_of_all: if lte {
+                sim.prbs
+                    .bins()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &b)| {
+                        let len = (dur - i as f64).min(1.0);
+                        if len > 0.0 { b as f64 / (prb_per_sec * len) } else { 0.0 }
+                    })
+                    .collect()
+            } else {
+                vec![]
+            },
+            delivered_mbps: sim.air_bytes.mbps(end),
+            queue_delay_cdf: sim.delay.cdf_ms(),
+            one_way_delay_cdf: sim.owd.cdf_ms(),
+        },
+        cells: sim.ran().filter(|r| r.is_network()).map(|r| {
+            r.sites()
+                .iter()
+                .zip(r.prbs_used())
+                .enumerate()
+                .map(|(i, (s, &p))| CellResult {
+                    id: i as u32,
+                    site: s.site,
+                    x_m: s.pos[0],
+                    y_m: s.pos[1],
+                    azimuth_deg: s.azimuth.map(f64::to_degrees),
+                    // A network's UEs are radio UEs: every cell offers every PRB.
+                    prb_utilization: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
+                    prb_used_share_of_all: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
+                })
+                .collect()
+        }),
+        handovers: sim.ran().and_then(|r| r.handovers().cloned()),
+    }
+}
+
+/// What the run's cells offered ([`cellshare_cell::Cell::offers_every_tti`]): every PRB of
+/// every TTI (radio and fixed channels; every network, whose UEs are radio UEs), or, in a cell
+/// of trace UEs, the TTIs with an opportunity, their PRBs weighted by the bytes they carry.
+struct Offered {
+    /// Every TTI of every cell offered its PRBs, unweighted.
+    every: bool,
+    /// Per second of the run: (offered cell-TTIs, offered PRBs × bytes); empty when `every`.
+    per_second: Vec<(u64, u64)>,
+}
+
+impl Offered {
+    fn of(sim: &Simulation) -> Self {
+        let every = Self { every: true, per_second: Vec::new() };
+        let Some(ran) = sim.ran() else { return every };
+        if ran.cells().iter().all(|c| c.offers_every_tti()) {
+            return every;
+        }
+        // Only a lone cell can hold trace UEs (a network's UEs are radio UEs).
+        let n_ttis = sim.end.div_ceil(TTI);
+        Self { every: false, per_second: ran.cells()[0].offered_per_second(n_ttis) }
+    }
+
+    /// PRBs used over PRBs offered. `used` PRBs of `all` (the run's PRBs) when every TTI
+    /// offered, computed exactly as before trace channels were accounted for (radio and
+    /// fixed outputs unchanged to the byte); else `used_weighted` (PRBs × bytes,
+    /// [`cellshare_cell::TtiReport::prb_bytes_used`]) over the offered weighted PRBs. 0 when
+    /// nothing was offered.
+    fn utilization(&self, used: u64, all: f64, used_weighted: u64) -> f64 {
+        if self.every {
+            return used as f64 / all;
+        }
+        let offered: u64 = self.per_second.iter().map(|&(_, w)| w).sum();
+        if offered > 0 { used_weighted as f64 / offered as f64 } else { 0.0 }
+    }
+
+    /// The utilization of second `i` (`None` when it offered nothing); `used`, `all` and
+    /// `used_weighted` are that second's.
+    fn utilization_in(&self, i: usize, used: u64, all: f64, used_weighted: u64) -> Option<f64> {
+        if self.every {
+            return Some(if all > 0.0 { used as f64 / all } else { 0.0 });
+        }
+        let offered = self.per_second.get(i).map_or(0, |&(_, w)| w);
+        (offered > 0).then(|| used_weighted as f64 / offered as f64)
+    }
+
+    /// Offered TTIs over the run's TTIs, `all_ttis` (summed over the cells).
+    fn share(&self, all_ttis: f64) -> f64 {
+        if self.every {
+            return 1.0;
+        }
+        self.per_second.iter().map(|&(n, _)| n).sum::<u64>() as f64 / all_ttis
+    }
+}
