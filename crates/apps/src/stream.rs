@@ -9,7 +9,7 @@
 //!
 //! - **Video**: the defaults are the video of Pensieve's dash.js (Mao et al., SIGCOMM 2017
 //!   \[pensieve\];
-//!   the BoDe paper's reference [38]): 48 chunks of 4 s (192 s), ladder 300, 750, 1200, 1850,
+//!   the BoDe paper's reference \[38\]): 48 chunks of 4 s (192 s), ladder 300, 750, 1200, 1850,
 //!   2850, 4300 kbit/s for 240p…1440p. **A choice**: constant bitrate — a chunk at rate R is
 //!   R·`chunk_s` bits (Pensieve's chunks vary around that).
 //! - **Player**: requests chunk k+1 as soon as chunk k has arrived, unless the buffer holds

@@ -6,7 +6,7 @@
 //! are skipped (the PF averages decay lazily, see `cellshare-cell`), so idle periods cost
 //! nothing. Packets live in one arena; queues and events carry indices.
 //!
-//! This file is the loop: the events ([`Ev`]), their dispatch and the run. What the events
+//! This file is the loop: the events (`Ev`), their dispatch and the run. What the events
 //! do lives in the child modules:
 //!
 //! - `build`: a scenario becomes a simulation (its flows, app sessions, uplinks, workload);

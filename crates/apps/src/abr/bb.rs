@@ -11,7 +11,7 @@
 //! The paper's reservoir (90 s) and cushion (126 s) belong to Netflix's 240-s buffer; ours
 //! default to 5 s and 10 s, the values of the BB implementation in Pensieve's dash.js
 //! (Mao et al., SIGCOMM 2017 \[pensieve\]), which the BoDe paper \[bode\] used (§VI-B, its
-//! reference [38]).
+//! reference \[38\]).
 
 use serde::{Deserialize, Serialize};
 

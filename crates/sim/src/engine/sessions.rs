@@ -12,7 +12,7 @@
 //!   `seq`, `app_tag`, `ts_val` and `ts_ecr`), and each one that arrives is handed back.
 //!   A UDP leg whose transport sends by itself (`cbr`) sends what the app writes.
 //! - A leg against the app's direction starts at the UE: through the UE's modelled uplink
-//!   when it has one, otherwise over the fixed uplink delay (`engine::enqueue_uplink`).
+//!   when it has one, otherwise over the fixed uplink delay (`engine/wired.rs`, `enqueue_uplink`).
 //! - The app's timer is one `Ev::AppTimer` per session, re-armed after every hook
 //!   (`rearm`: an earlier request queues a new event; a later one waits for the armed one,
 //!   which then finds nothing due).
