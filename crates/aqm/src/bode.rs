@@ -21,7 +21,7 @@
 use cellshare_core::{time::from_millis_f64, Nanos, Packet};
 use serde::{Deserialize, Serialize};
 
-use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueDiscipline, QueueLimit, QueueView};
+use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueConfig, QueueDiscipline, QueueLimit, QueueSite, QueueView};
 
 /// Rule 3: the head is dropped only if at least this many packets remain behind it.
 pub const BODE_MIN_PACKETS: u32 = 3;
@@ -44,10 +44,20 @@ impl Default for BodeConfig {
     }
 }
 
-impl BodeConfig {
+impl QueueConfig for BodeConfig {
+    type Discipline = Bode;
+
     /// Checks ranges.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         check_range("bounded_delay_ms", self.bounded_delay_ms, 1e-3, 1e6, "a delay in ms in (0, 1e6]")
+    }
+
+    fn limit_packets(&self) -> Option<u32> {
+        self.limit_packets
+    }
+
+    fn build(&self, limit: QueueLimit, _site: &QueueSite) -> Bode {
+        Bode::new(self, limit)
     }
 }
 

@@ -21,7 +21,7 @@
 use cellshare_core::{time::from_millis_f64, Nanos, Packet};
 use serde::{Deserialize, Serialize};
 
-use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueDiscipline, QueueLimit, QueueView};
+use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueConfig, QueueDiscipline, QueueLimit, QueueSite, QueueView};
 
 /// CoDel's parameters (`cell.aqm = { kind = "codel", ... }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -44,15 +44,25 @@ impl Default for CoDelConfig {
     }
 }
 
-impl CoDelConfig {
+impl QueueConfig for CoDelConfig {
+    type Discipline = CoDel;
+
     /// Checks ranges.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         check_range("target_ms", self.target_ms, 1e-3, 1e6, "a delay in ms in (0, 1e6]")?;
         check_range("interval_ms", self.interval_ms, 1e-3, 1e6, "a duration in ms in (0, 1e6]")?;
         if self.mtu_bytes == 0 {
             return Err(("mtu_bytes", "0".into(), "a packet size in bytes >= 1".into()));
         }
         Ok(())
+    }
+
+    fn limit_packets(&self) -> Option<u32> {
+        self.limit_packets
+    }
+
+    fn build(&self, limit: QueueLimit, _site: &QueueSite) -> CoDel {
+        CoDel::new(self, limit)
     }
 }
 

@@ -31,7 +31,7 @@ use cellshare_core::{time::from_millis_f64, Nanos, Packet, StreamRng};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueDiscipline, QueueLimit, QueueView};
+use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueConfig, QueueDiscipline, QueueLimit, QueueSite, QueueView};
 
 /// Mean packet size PIE's small-queue safeguard counts in (RFC 8033 `MEAN_PKTSIZE`).
 const MEAN_PKTSIZE: u64 = 1500;
@@ -62,14 +62,24 @@ impl Default for PieConfig {
     }
 }
 
-impl PieConfig {
+impl QueueConfig for PieConfig {
+    type Discipline = Pie;
+
     /// Checks ranges.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         check_range("target_ms", self.target_ms, 1e-3, 1e6, "a delay in ms in (0, 1e6]")?;
         check_range("t_update_ms", self.t_update_ms, 1e-3, 1e6, "a period in ms in (0, 1e6]")?;
         check_range("alpha", self.alpha, 0.0, 1e3, "a gain in Hz in [0, 1000]")?;
         check_range("beta", self.beta, 0.0, 1e3, "a gain in Hz in [0, 1000]")?;
         check_range("max_burst_ms", self.max_burst_ms, 0.0, 1e6, "a duration in ms in [0, 1e6]")
+    }
+
+    fn limit_packets(&self) -> Option<u32> {
+        self.limit_packets
+    }
+
+    fn build(&self, limit: QueueLimit, site: &QueueSite) -> Pie {
+        Pie::new(self, limit, site.rng())
     }
 }
 

@@ -25,7 +25,7 @@ use cellshare_core::{Nanos, Packet, StreamRng};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueDiscipline, QueueLimit, QueueView};
+use crate::{check_range, DequeueVerdict, EnqueueVerdict, ParamError, QueueConfig, QueueDiscipline, QueueLimit, QueueSite, QueueView};
 
 /// How RED measures the queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -81,9 +81,11 @@ impl Default for RedConfig {
     }
 }
 
-impl RedConfig {
+impl QueueConfig for RedConfig {
+    type Discipline = Red;
+
     /// Checks ranges.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         check_range("min_th", self.min_th, 1e-9, 1e9, "a threshold in packets > 0")?;
         if !(self.max_th > self.min_th && self.max_th.is_finite()) {
             return Err(("max_th", self.max_th.to_string(), format!("a threshold in packets > min_th = {}", self.min_th)));
@@ -94,6 +96,14 @@ impl RedConfig {
             return Err(("mean_packet_bytes", "0".into(), "a packet size in bytes >= 1".into()));
         }
         check_range("idle_rate_mbps", self.idle_rate_mbps, 1e-9, 1e9, "a rate in Mbps > 0")
+    }
+
+    fn limit_packets(&self) -> Option<u32> {
+        self.limit_packets
+    }
+
+    fn build(&self, limit: QueueLimit, site: &QueueSite) -> Red {
+        Red::new(self, limit, site.rng())
     }
 }
 

@@ -46,7 +46,7 @@ use cellshare_core::{Nanos, Packet, PacketKind, StreamRng, TrafficClass, TTI};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::{check_range, CellDropper, CellSignals, EnqueueVerdict, ParamError, SignalNeeds};
+use crate::{check_range, CellDropper, CellSignals, CellSite, DropperConfig, EnqueueVerdict, ParamError, SignalNeeds};
 
 /// Which drop probability Sneaker uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -100,15 +100,26 @@ impl Default for SneakerConfig {
     }
 }
 
-impl SneakerConfig {
+impl DropperConfig for SneakerConfig {
+    type Dropper = Sneaker;
+
     /// Checks ranges.
-    pub fn validate(&self) -> Result<(), ParamError> {
+    fn validate(&self) -> Result<(), ParamError> {
         check_range("epsilon", self.epsilon, 1e-9, 1.0 - 1e-9, "a share in (0, 1)")?;
         check_range("beta", self.beta, 1e-9, 1.0 - 1e-9, "a decrease factor in (0, 1)")?;
         if self.packet_bytes == 0 {
             return Err(("packet_bytes", "0".into(), "a packet size in bytes >= 1".into()));
         }
         check_range("active_window_ms", self.active_window_ms, 1e-3, 1e9, "a window in ms > 0")
+    }
+
+    /// Sneaker on the cell's stream ("sneaker", cell index).
+    fn build(&self, site: &CellSite) -> Sneaker {
+        Sneaker::new(self, site.rng("sneaker"))
+    }
+
+    fn active_window(&self) -> Nanos {
+        cellshare_core::time::from_millis_f64(self.active_window_ms)
     }
 }
 

@@ -9,8 +9,22 @@
 //! touched. The per-UE queue's own discipline (tail drop) still applies to what is admitted.
 
 use cellshare_core::{Nanos, Packet, PacketKind, TrafficClass};
+use serde::{Deserialize, Serialize};
 
-use crate::{CellDropper, CellSignals, EnqueueVerdict, SignalNeeds};
+use crate::{CellDropper, CellSignals, CellSite, DropperConfig, EnqueueVerdict, SignalNeeds};
+
+/// Strict priority's parameters: none (`cell.aqm = { kind = "strict_priority" }`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StrictPriorityConfig {}
+
+impl DropperConfig for StrictPriorityConfig {
+    type Dropper = StrictPriority;
+
+    fn build(&self, _site: &CellSite) -> StrictPriority {
+        StrictPriority
+    }
+}
 
 /// Strict-priority dropping of background arrivals.
 #[derive(Clone, Copy, Debug, Default)]

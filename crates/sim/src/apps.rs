@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub use cellshare_apps::AppConfig;
 use cellshare_apps::TransportKind;
 
-use crate::scenario::ScenarioError;
+use cellshare_core::ScenarioError;
 use crate::transport::TransportConfig;
 
 /// Where a flow's data goes.

@@ -6,59 +6,26 @@
 //! [`build_ran`] is the entry point: without `[network]` it is one cell
 //! ([`build_cell`]) in a [`Ran`] of one member; with it, every cell of the layout with a slot
 //! for every UE (its radio channel towards that cell, its RLC queue), the UEs' movements and
-//! the interference board.
+//! the interference board. The queue disciplines, DiffServ classes and cell-level droppers
+//! come from `cellshare_aqm::AqmConfig`, the channels from [`ChannelConfig::build`].
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use cellshare_aqm::{limit_of, Aqm, Bode, CoDel, Dropper, HeadDrop, Pie, Red, Sneaker, StrictPriority, TailDrop};
+use cellshare_aqm::{AqmConfig, CellSite, QueueSet, QueueSite};
 use cellshare_cell::{Cell, LinkKind, RlcQueue};
-use cellshare_channel::{Channel, FixedChannel, LoadBoard, MahimahiTrace, RadioChannel, TraceChannel};
-use cellshare_core::stream_rng;
-use cellshare_core::time::from_millis_f64;
-use cellshare_ran::{geometry, Measurement, MobileUe, MobilityConfig, PositionTrace, Propagation, Ran, Track};
-use rand::Rng;
+use cellshare_channel::{Channel, LoadBoard, RadioChannel};
+use cellshare_core::{stream_rng, ScenarioError};
+use cellshare_ran::{geometry, Measurement, MobileUe, MobilityConfig, Propagation, Ran, Track};
 
-use crate::scenario::{AqmConfig, ChannelConfig, Scenario, ScenarioError};
+use crate::channel::ChannelConfig;
+use crate::scenario::Scenario;
 
-/// Parsed trace files by the file string written in the scenario.
-pub type TraceSet = BTreeMap<String, Arc<MahimahiTrace>>;
+pub use crate::traces::{PositionTraces, TraceSet};
 
-/// Parsed position traces (`ues[i].mobility = { kind = "trace" }`) by the file string written
-/// in the scenario.
-pub type PositionTraces = BTreeMap<String, Arc<PositionTrace>>;
-
-/// The discipline of one queue (UE `ue`, class `class`) whose byte limit is `bytes`.
-/// Random disciplines draw from stream ("aqm", ue·256 + class), with the cell index in bits
-/// 40 and up for the cells of a network after the first.
-fn aqm_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, class: u64, cell: u64) -> Aqm {
-    let rng = || stream_rng(seed, "aqm", (ue * 256 + class) ^ (cell << 40));
-    match cfg {
-        AqmConfig::TailDrop { limit_packets } => Aqm::TailDrop(TailDrop { limit: limit_of(*limit_packets, bytes) }),
-        AqmConfig::HeadDrop { limit_packets } => Aqm::HeadDrop(HeadDrop { limit: limit_of(*limit_packets, bytes) }),
-        AqmConfig::Red(c) => Aqm::Red(Box::new(Red::new(c, limit_of(c.limit_packets, bytes), rng()))),
-        AqmConfig::Codel(c) => Aqm::CoDel(Box::new(CoDel::new(c, limit_of(c.limit_packets, bytes)))),
-        AqmConfig::Pie(c) => Aqm::Pie(Box::new(Pie::new(c, limit_of(c.limit_packets, bytes), rng()))),
-        AqmConfig::Bode(c) => Aqm::Bode(Bode::new(c, limit_of(c.limit_packets, bytes))),
-        // Cell-level droppers run in front of tail-drop UE queues.
-        AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) | AqmConfig::Diffserv(_) => Aqm::TailDrop(TailDrop { limit: limit_of(None, bytes) }),
-    }
-}
-
-/// The RLC queue of UE `ue` under `cfg`.
+/// The RLC queue of UE `ue` in cell `cell` under `cfg`, its byte limit `bytes`: the
+/// discipline (or DiffServ classes) `cfg` builds (`cellshare_aqm::AqmConfig::queue`).
 fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, cell: u64) -> RlcQueue {
-    match cfg {
-        AqmConfig::Diffserv(d) => {
-            let mut class_of = vec![(d.classes.len() - 1) as u8; 256];
-            for (i, c) in d.classes.iter().enumerate() {
-                for &v in &c.dscp {
-                    class_of[v as usize] = i as u8;
-                }
-            }
-            let classes = d.classes.iter().enumerate().map(|(i, c)| aqm_for(&c.aqm, c.queue_bytes.unwrap_or(bytes), seed, ue, i as u64, cell)).collect();
-            RlcQueue::with_classes(classes, &class_of)
-        }
-        _ => RlcQueue::new(aqm_for(cfg, bytes, seed, ue, 0, cell)),
+    match cfg.queue(bytes, QueueSite { seed, ue, class: 0, cell }) {
+        QueueSet::Single(aqm) => RlcQueue::new(aqm),
+        QueueSet::Classes { classes, class_of } => RlcQueue::with_classes(classes, &class_of),
     }
 }
 
@@ -76,24 +43,14 @@ pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<
     let mut cell = Cell::new(n_prb, sc.cell.scheduler);
     let mut snrs = Vec::new();
     for (gi, g) in sc.ues.iter().enumerate() {
+        let at = format!("ues[{gi}].channel");
         for _ in 0..g.count {
             let idx = snrs.len() as u64;
             let mut rng = stream_rng(seed, "ue-channel", idx);
-            let mut mean_snr_db = None;
-            let channel = match &g.channel {
-                ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
-                ChannelConfig::Trace { file, offset_ms, random_offset } => {
-                    let trace = traces.get(file).cloned().ok_or_else(|| {
-                        ScenarioError::new(format!("ues[{gi}].channel.file"), format!("{file:?}"), "a trace file that was loaded")
-                    })?;
-                    let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
-                    Channel::Trace(TraceChannel::new(trace, off))
-                }
-                ChannelConfig::Radio(r) => {
-                    let ch = RadioChannel::new(r, n_prb, &mut rng);
-                    mean_snr_db = Some(ch.mean_snr_db());
-                    Channel::Radio(Box::new(ch))
-                }
+            let channel = g.channel.build(n_prb, traces, &mut rng, &at)?;
+            let mean_snr_db = match &channel {
+                Channel::Radio(r) => Some(r.mean_snr_db()),
+                _ => None,
             };
             cell.add_ue_with_queue(channel, queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, idx, 0));
             snrs.push(mean_snr_db);
@@ -112,13 +69,8 @@ fn finish_cell(cell: &mut Cell, sc: &Scenario, index: u64) {
     // with their index.
     let salted = if index == 0 { seed } else { seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
     cell.set_link(&sc.cell.link, salted);
-    match &sc.cell.aqm {
-        AqmConfig::StrictPriority {} => cell.set_dropper(Dropper::StrictPriority(StrictPriority), 0),
-        AqmConfig::Sneaker(c) => {
-            let d = Dropper::Sneaker(Box::new(Sneaker::new(c, stream_rng(seed, "sneaker", index))));
-            cell.set_dropper(d, from_millis_f64(c.active_window_ms));
-        }
-        _ => {}
+    if let Some((dropper, active_window)) = sc.cell.aqm.dropper(&CellSite { seed, cell: index }) {
+        cell.set_dropper(dropper, active_window);
     }
 }
 

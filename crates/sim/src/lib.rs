@@ -6,11 +6,16 @@
 //! (`cellshare-aqm`) and the transport endpoints (`cellshare-transport`), and yields a
 //! [`results::RunResult`]. No I/O happens here: trace files are read by the caller and
 //! handed over parsed ([`TraceSet`]).
+//!
+//! The modules form layers, each importing only from those before it: [`traces`] and
+//! [`transport`]; [`channel`]; [`uplink`] and [`apps`]; [`scenario`]; [`limits`];
+//! [`validate`]; [`assembly`]; [`load`]; the engine.
 
 #![warn(missing_docs)]
 
 pub mod apps;
 pub mod assembly;
+pub mod channel;
 pub mod engine;
 mod event_queue;
 pub mod input;
@@ -20,10 +25,13 @@ pub mod metrics;
 pub mod results;
 pub mod scenario;
 pub mod schema;
+pub mod traces;
 pub mod transport;
 pub mod uplink;
+pub mod validate;
 
-pub use assembly::{build_cell, build_ran, PositionTraces, TraceSet};
+pub use assembly::{build_cell, build_ran};
+pub use traces::{PositionTraces, TraceSet};
 pub use engine::Simulation;
 pub use limits::Limits;
 pub use results::{RunResult, TraceDrain};
@@ -49,3 +57,6 @@ mod app_tests;
 
 #[cfg(test)]
 mod datagram_tests;
+
+#[cfg(test)]
+mod qdisc_example_tests;

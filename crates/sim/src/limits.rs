@@ -15,8 +15,10 @@
 use cellshare_apps::web::PageModel;
 use cellshare_apps::{GameConfig, PingConfig};
 
+use cellshare_core::ScenarioError;
+
 use crate::apps::{AppConfig, AppConfigExt};
-use crate::scenario::{AqmConfig, FlowConfig, Scenario, ScenarioError, UeSelector};
+use crate::scenario::{FlowConfig, Scenario, UeSelector};
 use crate::transport::TransportConfig;
 
 /// Default largest number of UEs in a scenario.
@@ -165,24 +167,6 @@ fn events(per_s: f64, secs: f64) -> u64 {
     (pos(per_s) * pos(secs)).ceil() as u64 + 1
 }
 
-/// Packets a UE's base-station queue holds at its limit (`limit_packets`, or its byte limit
-/// in full-size packets; a DiffServ queue's classes together).
-fn queue_packets(aqm: &AqmConfig, bytes: u64) -> u64 {
-    let by_bytes = bytes.div_ceil(MTU);
-    let or_bytes = |l: Option<u32>| l.map_or(by_bytes, u64::from);
-    match aqm {
-        AqmConfig::TailDrop { limit_packets } | AqmConfig::HeadDrop { limit_packets } => or_bytes(*limit_packets),
-        AqmConfig::Red(c) => or_bytes(c.limit_packets),
-        AqmConfig::Codel(c) => or_bytes(c.limit_packets),
-        AqmConfig::Pie(c) => or_bytes(c.limit_packets),
-        AqmConfig::Bode(c) => or_bytes(c.limit_packets),
-        AqmConfig::StrictPriority {} | AqmConfig::Sneaker(_) => by_bytes,
-        AqmConfig::Diffserv(d) => {
-            d.classes.iter().map(|c| queue_packets(&c.aqm, c.queue_bytes.unwrap_or(bytes))).fold(0u64, u64::saturating_add)
-        }
-    }
-}
-
 /// What a run of a scenario is estimated to need, bytes, in two parts: while it goes, and
 /// what ending it adds (see [`estimate`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -235,14 +219,13 @@ pub fn estimate(sc: &Scenario) -> MemoryEstimate {
     // queues, and the remote links of constant-rate flows sending faster than them.
     let dl_limit = match &sc.shared_fifo {
         Some(f) => f.queue_bytes.div_ceil(MTU),
-        None => mul(ues, queue_packets(&sc.cell.aqm, sc.cell.rlc_queue_bytes)),
+        None => mul(ues, sc.cell.aqm.packets_at_limit(sc.cell.rlc_queue_bytes, MTU)),
     };
     let backhaul_pkts = (pos(w.backhaul_rate_mbps) * 1e6 / (8 * MTU) as f64 * dur).ceil() as u64;
     let mut packets = dl_limit.min(backhaul_pkts).saturating_add(w.backhaul_queue_bytes.div_ceil(MTU));
     for g in &sc.ues {
         if let Some(u) = &g.uplink {
-            let fifos = if matches!(u.qdisc, crate::uplink::QdiscConfig::Sorpc { .. }) { 2 } else { 1 };
-            add(&mut packets, mul(g.count as u64, fifos * u.queue_bytes.div_ceil(MTU)));
+            add(&mut packets, mul(g.count as u64, u.qdisc.fifos() * u.queue_bytes.div_ceil(MTU)));
         }
     }
 

@@ -27,13 +27,12 @@
 
 use std::collections::VecDeque;
 
-use cellshare_channel::{Channel, FixedChannel, RadioChannel, TraceChannel};
-use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind};
-use rand::Rng;
+use cellshare_channel::Channel;
+use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, ScenarioError};
 use serde::{Deserialize, Serialize};
 
-use crate::assembly::TraceSet;
-use crate::scenario::{ChannelConfig, ScenarioError};
+use crate::channel::{validate_channel, ChannelConfig};
+use crate::traces::TraceSet;
 
 /// `ues[i].uplink`: the UE's uplink channel and device transmit queue. When absent, the UE
 /// sends its ACKs over the fixed-delay path (`wired.uplink_delay_ms`) and cannot upload.
@@ -76,19 +75,42 @@ fn default_sor_th() -> f64 {
     0.5
 }
 
-impl UplinkConfig {
-    /// Checks the channel, the queue limit and the discipline; `at` is the key path.
+impl QdiscConfig {
+    /// Checks the parameters; `at` is the key path of the table (e.g. `ues[0].uplink.qdisc`).
     pub fn validate(&self, at: &str) -> Result<(), ScenarioError> {
-        crate::scenario::validate_channel(&format!("{at}.channel"), &self.channel)?;
-        if self.queue_bytes < 1500 {
-            return Err(ScenarioError::new(format!("{at}.queue_bytes"), self.queue_bytes, "at least 1500 bytes (one packet)"));
-        }
-        if let QdiscConfig::Sorpc { sor_threshold } = self.qdisc {
+        if let QdiscConfig::Sorpc { sor_threshold } = *self {
             if !(sor_threshold > 0.0 && sor_threshold <= 1.0) {
-                return Err(ScenarioError::new(format!("{at}.qdisc.sor_threshold"), sor_threshold, "a ratio in (0, 1]"));
+                return Err(ScenarioError::new(format!("{at}.sor_threshold"), sor_threshold, "a ratio in (0, 1]"));
             }
         }
         Ok(())
+    }
+
+    /// SORPC's threshold, or `None` for the single FIFO.
+    pub fn sor_threshold(&self) -> Option<f64> {
+        match *self {
+            QdiscConfig::Fifo => None,
+            QdiscConfig::Sorpc { sor_threshold } => Some(sor_threshold),
+        }
+    }
+
+    /// The FIFOs of the device queue, each with the uplink's `queue_bytes` limit.
+    pub fn fifos(&self) -> u64 {
+        match self {
+            QdiscConfig::Fifo => 1,
+            QdiscConfig::Sorpc { .. } => 2,
+        }
+    }
+}
+
+impl UplinkConfig {
+    /// Checks the channel, the queue limit and the discipline; `at` is the key path.
+    pub fn validate(&self, at: &str) -> Result<(), ScenarioError> {
+        validate_channel(&format!("{at}.channel"), &self.channel)?;
+        if self.queue_bytes < 1500 {
+            return Err(ScenarioError::new(format!("{at}.queue_bytes"), self.queue_bytes, "at least 1500 bytes (one packet)"));
+        }
+        self.qdisc.validate(&format!("{at}.qdisc"))
     }
 }
 
@@ -130,26 +152,12 @@ impl UeUplink {
     /// Builds UE `idx`'s uplink; its channel draws from stream `("ue-uplink-channel", idx)`.
     pub fn new(cfg: &UplinkConfig, n_prb: u32, traces: &TraceSet, seed: u64, idx: u64, at: &str) -> Result<Self, ScenarioError> {
         let mut rng = stream_rng(seed, "ue-uplink-channel", idx);
-        let channel = match &cfg.channel {
-            ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
-            ChannelConfig::Trace { file, offset_ms, random_offset } => {
-                let trace = traces.get(file).cloned().ok_or_else(|| {
-                    ScenarioError::new(format!("{at}.channel.file"), format!("{file:?}"), "a trace file that was loaded")
-                })?;
-                let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
-                Channel::Trace(TraceChannel::new(trace, off))
-            }
-            ChannelConfig::Radio(r) => Channel::Radio(Box::new(RadioChannel::new(r, n_prb, &mut rng))),
-        };
-        let sor_threshold = match cfg.qdisc {
-            QdiscConfig::Fifo => None,
-            QdiscConfig::Sorpc { sor_threshold } => Some(sor_threshold),
-        };
+        let channel = cfg.channel.build(n_prb, traces, &mut rng, &format!("{at}.channel"))?;
         Ok(Self {
             channel,
             n_prb,
             limit: cfg.queue_bytes,
-            sor_threshold,
+            sor_threshold: cfg.qdisc.sor_threshold(),
             bands: [VecDeque::with_capacity(1024), VecDeque::new()],
             bytes: [0, 0],
             head_sent: 0,
