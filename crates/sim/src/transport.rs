@@ -7,18 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use cellshare_core::Nanos;
-use cellshare_transport::cc::{
-    bbr::{Bbr, BbrConfig},
-    c2tcp::{C2tcp, C2tcpConfig},
-    cubic::{Cubic, CubicConfig},
-    ledbat::{Ledbat, LedbatConfig},
-    legilimens::{Legilimens, LegilimensConfig},
-    reno::{Reno, RenoConfig},
-    tcp_lp::{TcpLp, TcpLpConfig},
-    vegas::{Vegas, VegasConfig},
-    westwood::{Westwood, WestwoodConfig},
-    CcTrace, CongestionControl,
-};
+use cellshare_transport::cc::CcTrace;
 use cellshare_transport::datagram::{
     sprout::{SproutConfig, SproutReceiver, SproutSender},
     verus::{VerusConfig, VerusReceiver, VerusSender},
@@ -29,88 +18,8 @@ use cellshare_transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use cellshare_transport::udp::{CbrSource, DatagramSink};
 use cellshare_transport::wire::{Ack, Segment, TCP_HEADER_BYTES, TCP_SYN_HEADER_BYTES, UDP_HEADER_BYTES};
 
-/// A congestion controller and its parameters (`kind` selects it; every other key is the
-/// controller's own, with the defaults of its RFC or paper).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum CcConfig {
-    /// Reno/NewReno AIMD (RFC 5681, RFC 6582).
-    Reno(RenoConfig),
-    /// CUBIC (RFC 9438).
-    Cubic(CubicConfig),
-    /// BBR v1 \[bbr\] (Cardwell et al. 2016).
-    Bbr(BbrConfig),
-    /// TCP Vegas (Brakmo & Peterson 1995).
-    Vegas(VegasConfig),
-    /// LEDBAT (RFC 6817).
-    Ledbat(LedbatConfig),
-    /// TCP-LP (Kuzmanovic & Knightly 2003).
-    TcpLp(TcpLpConfig),
-    /// Legilimens \[legilimens\]: capacity and busyness from TCP timestamps
-    /// under a PF scheduler, GAP probing modes.
-    Legilimens(LegilimensConfig),
-    /// Westwood+ \[westwood\] (Mascolo et al. 2004; Linux `tcp_westwood.c`): Reno with ssthresh =
-    /// bandwidth estimate × RTTmin after a loss.
-    Westwood(WestwoodConfig),
-    /// C2TCP \[c2tcp\] (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
-    /// Interval on the RTT, α tuned towards the application's target delay.
-    C2tcp(C2tcpConfig),
-}
-
-impl Default for CcConfig {
-    fn default() -> Self {
-        CcConfig::Cubic(CubicConfig::default())
-    }
-}
-
-impl CcConfig {
-    /// Short name, e.g. `"cubic"`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::Reno(_) => "reno",
-            CcConfig::Cubic(_) => "cubic",
-            CcConfig::Bbr(_) => "bbr",
-            CcConfig::Vegas(_) => "vegas",
-            CcConfig::Ledbat(_) => "ledbat",
-            CcConfig::TcpLp(_) => "tcp_lp",
-            CcConfig::Legilimens(_) => "legilimens",
-            CcConfig::Westwood(_) => "westwood",
-            CcConfig::C2tcp(_) => "c2tcp",
-        }
-    }
-
-    /// Checks the controller's parameters.
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            CcConfig::Reno(c) => c.validate(),
-            CcConfig::Cubic(c) => c.validate(),
-            CcConfig::Bbr(c) => c.validate(),
-            CcConfig::Vegas(c) => c.validate(),
-            CcConfig::Ledbat(c) => c.validate(),
-            CcConfig::TcpLp(c) => c.validate(),
-            CcConfig::Legilimens(c) => c.validate(),
-            CcConfig::Westwood(c) => c.validate(),
-            CcConfig::C2tcp(c) => c.validate(),
-        }
-    }
-
-    /// Builds the controller for segments of `mss` bytes and an initial window of `iw` bytes.
-    /// Controllers that draw random numbers use `stream_rng(seed, …, index)`: the scenario's
-    /// seed and the flow's index.
-    pub fn build(&self, mss: u32, iw: u64, seed: u64, index: u64) -> Box<dyn CongestionControl> {
-        match self {
-            CcConfig::Reno(c) => Box::new(Reno::new(c, mss, iw)),
-            CcConfig::Cubic(c) => Box::new(Cubic::new(c, mss, iw)),
-            CcConfig::Bbr(c) => Box::new(Bbr::new(c, mss, iw)),
-            CcConfig::Vegas(c) => Box::new(Vegas::new(c, mss, iw)),
-            CcConfig::Ledbat(c) => Box::new(Ledbat::new(c, mss, iw)),
-            CcConfig::TcpLp(c) => Box::new(TcpLp::new(c, mss, iw)),
-            CcConfig::Legilimens(c) => Box::new(Legilimens::new(c, mss, iw, seed, index)),
-            CcConfig::Westwood(c) => Box::new(Westwood::new(c, mss, iw)),
-            CcConfig::C2tcp(c) => Box::new(C2tcp::new(c, mss, iw)),
-        }
-    }
-}
+/// The congestion controllers' registry lives with them (`cellshare_transport::cc`).
+pub use cellshare_transport::cc::CcConfig;
 
 /// A flow's transport (`kind` selects it).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

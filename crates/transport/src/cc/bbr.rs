@@ -79,7 +79,10 @@ use cellshare_core::{
 };
 use rand::Rng;
 
-use super::{AckEvent, CcTrace, CongestionControl, Established, LossEvent, RateSample, UndoEvent};
+use super::{
+    AckEvent, CcContext, CcParams, CcTrace, CongestionControl, Established, LossEvent, RateSample,
+    UndoEvent,
+};
 
 /// Parameters of [`Bbr`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -157,9 +160,9 @@ impl Default for BbrConfig {
     }
 }
 
-impl BbrConfig {
+impl CcParams for BbrConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
@@ -201,6 +204,10 @@ impl BbrConfig {
             ));
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Bbr::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

@@ -62,7 +62,7 @@ use cellshare_core::{Nanos, MS};
 
 use super::cubic::{Cubic, CubicConfig};
 use super::reno::is_cwnd_limited;
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{AckEvent, CcContext, CcParams, CcTrace, CongestionControl, LossEvent};
 
 /// C2TCP parameters.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -101,9 +101,9 @@ impl Default for C2tcpConfig {
     }
 }
 
-impl C2tcpConfig {
+impl CcParams for C2tcpConfig {
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.target_ms.is_finite() && (0.0..=60_000.0).contains(&self.target_ms)) {
             return Err(format!(
                 "target_ms must be in [0, 60000] ms (0: 2·minRTT), got {}",
@@ -132,6 +132,10 @@ impl C2tcpConfig {
             ));
         }
         self.cubic.validate().map_err(|e| format!("cubic.{e}"))
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(C2tcp::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

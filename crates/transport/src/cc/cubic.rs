@@ -50,7 +50,8 @@ use cellshare_core::{Nanos, MS, SEC};
 
 use super::reno::is_cwnd_limited;
 use super::{
-    idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent,
+    idle_restart, AckEvent, CcContext, CcParams, CcTrace, CongestionControl, IdleRestart,
+    LossEvent, UndoEvent,
 };
 
 /// CUBIC parameters.
@@ -166,9 +167,9 @@ impl Default for CubicConfig {
     }
 }
 
-impl CubicConfig {
+impl CcParams for CubicConfig {
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(format!("c must be > 0, got {}", self.c));
         }
@@ -182,6 +183,10 @@ impl CubicConfig {
             return Err("initial_ssthresh must be > 0 bytes, got 0".into());
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Cubic::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

@@ -53,7 +53,8 @@
 use cellshare_core::{time::from_secs_f64, Nanos};
 
 use super::{
-    idle_restart, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent, UndoEvent,
+    idle_restart, AckEvent, CcContext, CcParams, CcTrace, CongestionControl, IdleRestart,
+    LossEvent, UndoEvent,
 };
 
 /// Parameters of [`Ledbat`] (names as in RFC 6817 §2.5).
@@ -117,9 +118,9 @@ impl Default for LedbatConfig {
 /// Largest filter length accepted (the filters are allocated once, at construction).
 const MAX_FILTER_LEN: usize = 1024;
 
-impl LedbatConfig {
+impl CcParams for LedbatConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         let positive = |name: &str, v: f64| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
@@ -154,6 +155,10 @@ impl LedbatConfig {
             return Err("ledbat.min_cwnd = 0: expected at least 1 segment".to_string());
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Ledbat::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

@@ -139,7 +139,7 @@ use cellshare_core::{stream_rng, Nanos, StreamRng, MS};
 use rand::Rng;
 
 use super::reno::{is_cwnd_limited, reno_cong_avoid};
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent, UndoEvent};
+use super::{AckEvent, CcContext, CcParams, CcTrace, CongestionControl, LossEvent, UndoEvent};
 
 /// Which flavour of Legilimens to run. The thesis ([Th]) evaluates an *active* and a
 /// *passive* version without defining them beyond "active gives background flows more,
@@ -216,9 +216,9 @@ impl Default for LegilimensConfig {
     }
 }
 
-impl LegilimensConfig {
+impl CcParams for LegilimensConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.lambda.is_finite() && (0.0..=1.0).contains(&self.lambda)) {
             return Err(format!(
                 "legilimens.lambda = {}: expected a number in [0, 1]",
@@ -244,6 +244,16 @@ impl LegilimensConfig {
             ));
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Legilimens::new(
+            self,
+            ctx.mss,
+            ctx.initial_window,
+            ctx.seed,
+            ctx.index,
+        ))
     }
 }
 

@@ -18,18 +18,49 @@
 //! without: NewReno window inflation; and retransmission);
 //! a controller owns the window (`cwnd`, `ssthresh`) and the pacing rate.
 //! Controllers must not grow `cwnd` while `AckEvent::in_recovery` is true.
+//!
+//! A scenario names a controller through [`CcConfig`], which the registry below declares
+//! (its macro is in `registry.rs`): each controller's parameters implement [`CcParams`]
+//! (validation and constructor) in its own file, and one registry entry makes it selectable
+//! as `cc = { kind = "..." }`.
 
 use cellshare_core::Nanos;
 
-pub mod bbr;
-pub mod c2tcp;
-pub mod cubic;
-pub mod ledbat;
-pub mod legilimens;
-pub mod reno;
-pub mod tcp_lp;
-pub mod vegas;
-pub mod westwood;
+#[macro_use]
+mod registry;
+
+pub use registry::{CcContext, CcParams};
+
+// The controllers, one entry each: its description (the scenario reference shows it), its
+// `kind`, and its module (`cc/<module>.rs`) with its parameters type (see `registry.rs`).
+registry! {
+    /// Reno/NewReno AIMD (RFC 5681, RFC 6582).
+    "reno" => Reno(reno::RenoConfig),
+    /// CUBIC (RFC 9438).
+    "cubic" => Cubic(cubic::CubicConfig),
+    /// BBR v1 \[bbr\] (Cardwell et al. 2016).
+    "bbr" => Bbr(bbr::BbrConfig),
+    /// TCP Vegas (Brakmo & Peterson 1995).
+    "vegas" => Vegas(vegas::VegasConfig),
+    /// LEDBAT (RFC 6817).
+    "ledbat" => Ledbat(ledbat::LedbatConfig),
+    /// TCP-LP (Kuzmanovic & Knightly 2003).
+    "tcp_lp" => TcpLp(tcp_lp::TcpLpConfig),
+    /// Legilimens \[legilimens\]: capacity and busyness from TCP timestamps
+    /// under a PF scheduler, GAP probing modes.
+    "legilimens" => Legilimens(legilimens::LegilimensConfig),
+    /// Westwood+ \[westwood\] (Mascolo et al. 2004; Linux `tcp_westwood.c`): Reno with ssthresh =
+    /// bandwidth estimate × RTTmin after a loss.
+    "westwood" => Westwood(westwood::WestwoodConfig),
+    /// C2TCP \[c2tcp\] (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
+    /// Interval on the RTT, α tuned towards the application's target delay.
+    "c2tcp" => C2tcp(c2tcp::C2tcpConfig),
+    /// AIMD, the worked example of docs/extending/controller.md, compiled from that page's
+    /// file; registered only with the `cc-example` feature, which its test enables.
+    #[cfg(feature = "cc-example")]
+    #[path = "../../../../docs/extending/cc_example.rs"]
+    "aimd_example" => AimdExample(example::AimdConfig),
+}
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation), computed by the
 /// sender for the newest segment this ACK delivered.

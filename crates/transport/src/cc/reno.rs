@@ -19,8 +19,8 @@
 use cellshare_core::Nanos;
 
 use super::{
-    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
-    UndoEvent,
+    idle_restart, reno_undo, AckEvent, CcContext, CcParams, CcTrace, CongestionControl,
+    IdleRestart, LossEvent, UndoEvent,
 };
 
 /// Reno parameters.
@@ -48,9 +48,9 @@ impl Default for RenoConfig {
     }
 }
 
-impl RenoConfig {
+impl CcParams for RenoConfig {
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if self.abc_limit == 0 {
             return Err("abc_limit must be >= 1 segment, got 0".into());
         }
@@ -61,6 +61,10 @@ impl RenoConfig {
             return Err("initial_ssthresh must be > 0 bytes, got 0".into());
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Reno::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

@@ -100,8 +100,8 @@
 use cellshare_core::{Nanos, MS};
 
 use super::{
-    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
-    UndoEvent,
+    idle_restart, reno_undo, AckEvent, CcContext, CcParams, CcTrace, CongestionControl,
+    IdleRestart, LossEvent, UndoEvent,
 };
 
 /// Parameters of [`TcpLp`].
@@ -126,9 +126,9 @@ impl Default for TcpLpConfig {
     }
 }
 
-impl TcpLpConfig {
+impl CcParams for TcpLpConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.delta > 0.0 && self.delta <= 1.0) {
             return Err(format!(
                 "tcp_lp.delta = {}: expected a fraction in (0, 1]",
@@ -142,6 +142,10 @@ impl TcpLpConfig {
             ));
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(TcpLp::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

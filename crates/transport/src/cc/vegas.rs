@@ -44,8 +44,8 @@
 use cellshare_core::Nanos;
 
 use super::{
-    idle_restart, reno_undo, AckEvent, CcTrace, CongestionControl, IdleRestart, LossEvent,
-    UndoEvent,
+    idle_restart, reno_undo, AckEvent, CcContext, CcParams, CcTrace, CongestionControl,
+    IdleRestart, LossEvent, UndoEvent,
 };
 
 /// Parameters of [`Vegas`].
@@ -102,9 +102,9 @@ impl Default for VegasConfig {
     }
 }
 
-impl VegasConfig {
+impl CcParams for VegasConfig {
     /// Checks the parameters; the error names the offending field, its value and what is expected.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.alpha.is_finite() && self.alpha >= 0.0) {
             return Err(format!(
                 "vegas.alpha = {}: expected a finite number of segments >= 0",
@@ -124,6 +124,10 @@ impl VegasConfig {
             ));
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Vegas::new(self, ctx.mss, ctx.initial_window))
     }
 }
 

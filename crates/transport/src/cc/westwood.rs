@@ -52,7 +52,7 @@
 use cellshare_core::{Nanos, MS, SEC};
 
 use super::reno::tcp_reno_cong_avoid;
-use super::{AckEvent, CcTrace, CongestionControl, LossEvent};
+use super::{AckEvent, CcContext, CcParams, CcTrace, CongestionControl, LossEvent};
 
 /// The low-pass filter applied to Westwood+'s bandwidth samples.
 #[derive(
@@ -89,9 +89,9 @@ impl Default for WestwoodConfig {
     }
 }
 
-impl WestwoodConfig {
+impl CcParams for WestwoodConfig {
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), String> {
         if !(self.min_sample_ms.is_finite() && (0.0..=10_000.0).contains(&self.min_sample_ms)) {
             return Err(format!(
                 "min_sample_ms must be in [0, 10000] ms, got {}",
@@ -99,6 +99,10 @@ impl WestwoodConfig {
             ));
         }
         Ok(())
+    }
+
+    fn build(&self, ctx: &CcContext) -> Box<dyn CongestionControl> {
+        Box::new(Westwood::new(self, ctx.mss, ctx.initial_window))
     }
 }
 
