@@ -99,6 +99,46 @@ def test_bpf_cli_list_and_bad_names(run_cli):
     assert names == ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"]
 
 
+def test_the_table_is_the_one_list_of_controls(run_cli, tmp_path):
+    """`controls.txt` lists the eBPF twins; each is a simulator controller whose source
+    registers under the table's name, and the Makefile, the help texts and `bpf list`
+    follow the table."""
+    import re
+
+    from cellshare import _core
+
+    schema = json.loads(_core.scenario_schema())
+    kinds = {v["properties"]["kind"]["enum"][0] for v in schema["definitions"]["CcConfig"]["oneOf"]}
+    assert list(bpf.CONTROLS) == ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"]
+    for name, c in bpf.CONTROLS.items():
+        assert name in kinds, f"{name} is no simulator controller ({sorted(kinds)})"
+        text = (bpf.source_dir() / c.source).read_text()
+        assert re.findall(r'\.name\s*=\s*"([^"]+)"', text) == [name], c.source
+        assert c.description
+    if shutil.which("make"):
+        p = subprocess.run(["make", "-n", "-B", f"BUILD={tmp_path}"], cwd=bpf.source_dir(), capture_output=True,
+                           text=True)
+        assert p.returncode == 0, p.stderr
+        built = re.findall(r"-c (\S+) -o", p.stdout)
+        assert built == [c.source for c in bpf.CONTROLS.values()], p.stdout
+    assert bpf.names_text() == "legilimens, ledbat, tcp_lp, westwood or c2tcp"
+    r = run_cli("bpf", "load", "--help")
+    assert r.returncode == 0 and bpf.names_text() in r.stdout, r.stdout
+    r = run_cli("bpf", "--help")
+    assert r.returncode == 0 and "LEDBAT (RFC 6817)" in r.stdout and "Westwood+" in r.stdout, r.stdout
+    rows = json.loads(run_cli("bpf", "list", "--json").stdout)["controls"]
+    assert [r["description"] for r in rows] == [c.description for c in bpf.CONTROLS.values()]
+
+
+def test_a_malformed_table_line_is_named(tmp_path):
+    t = tmp_path / "controls.txt"
+    t.write_text("# NAME SOURCE DESCRIPTION\n\nreno reno.bpf.c Reno\ncubic cubic.bpf.c\n")
+    with pytest.raises(ValueError, match=r"controls.txt:4: expected NAME SOURCE DESCRIPTION, got 'cubic cubic.bpf.c'"):
+        bpf._read_table(t)
+    t.write_text("reno   reno.bpf.c   Reno (RFC 5681)  \n")
+    assert bpf._read_table(t) == {"reno": bpf.Control("reno", "reno.bpf.c", "Reno (RFC 5681)")}
+
+
 def test_two_concurrent_loads_of_one_control_both_succeed(veth_pair):
     """Issue 22: two `cellshare bpf load` of the same control at once both registered it and
     the second failed with "can't register ... Success". Under the load lock the others find

@@ -1,11 +1,12 @@
 """`cellshare bpf`: build, load, unload and list the project's eBPF TCP congestion controls.
 
 The controls' sources ship inside the package, in `cellshare/data/bpf/` (the repository's
-`bpf/` links there): Legilimens, LEDBAT, TCP-LP, Westwood+, and C2TCP on top of the kernel's
-CUBIC (a stock Debian kernel ships none of LEDBAT, TCP-LP and Westwood+), so an installed
-wheel builds and loads them as a source checkout does. Each is a `tcp_congestion_ops` written in eBPF: it is
-compiled with clang (`-target bpf`) against a `vmlinux.h` dumped from the running kernel's
-BTF by bpftool, and registered with `bpftool struct_ops register`, after which the kernel
+`bpf/` links there), listed in its `controls.txt` (one line each: name, source file,
+description; :data:`CONTROLS` reads it), so an installed wheel builds and loads them as a
+source checkout does. They are the eBPF twins of simulator controllers that a stock Debian
+kernel lacks. Each is a `tcp_congestion_ops` written in eBPF: it is compiled with clang
+(`-target bpf`) against a `vmlinux.h` dumped from the running kernel's BTF by bpftool, and
+registered with `bpftool struct_ops register`, after which the kernel
 lists it in `/proc/sys/net/ipv4/tcp_available_congestion_control` and any socket can select
 it (`setsockopt(TCP_CONGESTION)`, `iperf3 -C NAME`, `sysctl net.ipv4.tcp_congestion_control`).
 Registration outlives this process; `unload` unregisters it (sockets still using it keep it
@@ -21,15 +22,51 @@ import platform
 import shutil
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
-#: The controls this project ships: name → (source file, struct_ops map name).
-CONTROLS = {
-    "legilimens": "legilimens.bpf.c",
-    "ledbat": "ledbat.bpf.c",
-    "tcp_lp": "tcp_lp.bpf.c",
-    "westwood": "westwood.bpf.c",
-    "c2tcp": "c2tcp.bpf.c",
-}
+
+class Control(NamedTuple):
+    """One line of `controls.txt`."""
+
+    #: The kernel's name of the control (its struct_ops `.name`), the simulator's `kind`.
+    name: str
+    #: Its source file in :func:`source_dir`.
+    source: str
+    #: What it is, for help texts and `cellshare bpf list`.
+    description: str
+
+
+#: The table of the controls this project ships, next to their sources.
+TABLE = Path(__file__).resolve().parent / "data" / "bpf" / "controls.txt"
+
+
+def _read_table(path: Path) -> dict[str, Control]:
+    """The controls of `path`: one per line `NAME SOURCE DESCRIPTION` (the description is
+    the rest of the line); blank lines and `#` comments are skipped."""
+    controls = {}
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        if len(parts) < 3:
+            raise ValueError(f"{path}:{n}: expected NAME SOURCE DESCRIPTION, got {line.strip()!r}")
+        controls[parts[0]] = Control(parts[0], parts[1], parts[2].strip())
+    return controls
+
+
+#: The controls this project ships: name → :class:`Control`, in the table's order.
+CONTROLS: dict[str, Control] = _read_table(TABLE)
+
+
+def names_text() -> str:
+    """The controls' names as a help text lists them: `a, b or c`."""
+    names = list(CONTROLS)
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def descriptions_text() -> str:
+    """The controls' descriptions, comma-separated."""
+    return ", ".join(c.description for c in CONTROLS.values())
 
 AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 BTF = Path("/sys/kernel/btf/vmlinux")
@@ -98,7 +135,7 @@ def build(name: str) -> Path:
         if shutil.which(tool) is None:
             raise BpfError(f"{tool} is not installed: apt-get install clang llvm libbpf-dev bpftool")
     src = source_dir()
-    c = src / CONTROLS[name]
+    c = src / CONTROLS[name].source
     if not c.exists():
         raise BpfError(f"eBPF source {c} not found (CELLSHARE_BPF_DIR={os.environ.get('CELLSHARE_BPF_DIR')!r}: "
                        "unset it to use the sources shipped with cellshare)" if os.environ.get("CELLSHARE_BPF_DIR")
@@ -201,6 +238,7 @@ def _registered_ids(name: str) -> list[int]:
 
 
 def status() -> list[dict]:
-    """One row per shipped control: name, loaded, source."""
+    """One row per shipped control: name, description, loaded, source."""
     avail = set(available())
-    return [{"name": n, "loaded": n in avail, "source": str(source_dir() / f)} for n, f in CONTROLS.items()]
+    return [{"name": c.name, "description": c.description, "loaded": c.name in avail,
+             "source": str(source_dir() / c.source)} for c in CONTROLS.values()]

@@ -17,7 +17,7 @@ from .clihelp import Command
 from . import emulate as emu
 
 bpf_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                      help="eBPF TCP congestion controls (Legilimens, LEDBAT, TCP-LP): build, load, unload, list.")
+                      help=f"eBPF TCP congestion controls ({bpfmod.descriptions_text()}): build, load, unload, list.")
 
 
 def _fail(msg: str, code: int = 2) -> typer.Exit:
@@ -32,7 +32,7 @@ def _name_arg(name: str) -> str:
 
 
 @bpf_app.command("load", cls=Command)
-def bpf_load(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
+def bpf_load(name: str = typer.Argument(..., metavar="NAME", help=bpfmod.names_text())) -> None:
     """Compile (clang, against this kernel's BTF) and register a control; it then appears in
     /proc/sys/net/ipv4/tcp_available_congestion_control."""
     from .cli import out_console
@@ -45,7 +45,7 @@ def bpf_load(name: str = typer.Argument(..., metavar="NAME", help="legilimens, l
 
 
 @bpf_app.command("unload", cls=Command)
-def bpf_unload(name: str = typer.Argument(..., metavar="NAME", help="legilimens, ledbat, tcp_lp, westwood or c2tcp")) -> None:
+def bpf_unload(name: str = typer.Argument(..., metavar="NAME", help=bpfmod.names_text())) -> None:
     """Unregister a control (sockets using it keep it until they close)."""
     from .cli import out_console
     _name_arg(name)

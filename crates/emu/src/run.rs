@@ -299,7 +299,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
     let avail = available_cc();
     for f in &flows {
         if !avail.contains(&f.cc) {
-            let hint = if ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"].contains(&f.cc.as_str()) {
+            let hint = if is_bpf_control(&f.cc) {
                 format!("; load it first with `cellshare bpf load {}`", f.cc)
             } else {
                 String::new()
@@ -582,4 +582,32 @@ fn summarize(
         "clock_start_tti": res.clock_start_tti,
         "handovers": res.handovers,
     })
+}
+
+/// The table of the project's eBPF congestion controls (`NAME SOURCE DESCRIPTION` per line),
+/// shipped with their sources and read by `cellshare bpf`.
+const BPF_CONTROLS: &str = include_str!("../../../python/cellshare/data/bpf/controls.txt");
+
+/// Whether `cc` is one of the project's eBPF controls (`cellshare bpf load` offers it).
+fn is_bpf_control(cc: &str) -> bool {
+    BPF_CONTROLS
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .any(|l| l.split_whitespace().next() == Some(cc))
+}
+
+#[cfg(test)]
+mod bpf_control_tests {
+    use super::is_bpf_control;
+
+    #[test]
+    fn the_bpf_table_names_the_shipped_controls_only() {
+        for cc in ["legilimens", "ledbat", "tcp_lp", "westwood", "c2tcp"] {
+            assert!(is_bpf_control(cc), "{cc}");
+        }
+        // The kernel's own controls, the table's comment lines and its other columns are not.
+        for cc in ["cubic", "reno", "bbr", "#", "NAME", "ledbat.bpf.c", "LEDBAT"] {
+            assert!(!is_bpf_control(cc), "{cc}");
+        }
+    }
 }
