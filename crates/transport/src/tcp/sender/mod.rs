@@ -1,35 +1,14 @@
 //! The TCP sender: windows, SACK (RFC 6675 + PRR) and NewReno loss recovery, the
 //! retransmission timer, pacing and delivery-rate samples.
 //!
-//! # SACK scoreboard
+//! # SACK-based loss recovery
 //!
-//! With SACK in use, every `SentSegment` of the ring carries RFC 6675 scoreboard flags:
-//! `sacked`, `lost` (IsLost held, or an RTO) and `retx_out` (a retransmission sent since and
-//! presumed in flight). The sender keeps running byte totals of SACKed, lost and
-//! retransmitted-in-flight unSACKed bytes, so
-//!
-//! `pipe = (snd_max − snd_una) − sacked − lost + retx_out`
-//!
-//! (RFC 6675 `SetPipe` with a per-segment `HighRxt`, as Linux's `tcp_packets_in_flight`)
-//! costs O(1). Per ACK the work is bounded by what is new:
-//!
-//! - SACK blocks are compared with the previous ACK's (Linux's `recv_sack_cache`); only
-//!   byte ranges not covered by those are walked, so an ACK that extends a block by one
-//!   segment walks one segment (plus an O(log n) search);
-//! - IsLost is monotone, so a boundary `lost_high` only moves up: below it every unSACKed
-//!   segment is lost. Finding the new boundary walks down from the highest SACKed segment
-//!   until DupThresh SACKed segments (or more than `(DupThresh − 1)·MSS` SACKed bytes) are
-//!   counted, usually DupThresh segments;
-//! - `retx_next` points at the first unSACKed segment not retransmitted since it was marked
-//!   lost: NextSeg rules 1 and 3 read it in O(log n), and it only moves forward, except
-//!   when a lost retransmission is detected (it moves back to that segment) and on an RTO
-//!   (one O(outstanding) pass that also marks everything lost);
-//! - lost retransmissions (beyond RFC 6675, as Linux's pre-RACK `tcp_mark_lost_retrans`):
-//!   each retransmission of a lost segment remembers `snd_max` when it was sent; once a
-//!   byte at or above that mark is SACKed, data sent after the retransmission has arrived,
-//!   so on this FIFO path the retransmission is lost and the segment is resent again
-//!   instead of waiting for the RTO. Retransmissions are queued in send order and the
-//!   marks never decrease, so the check pops from the front: amortised O(1) per ACK.
+//! - [`sack`]: the RFC 6675 \[rfc6675\] scoreboard — SACKed, lost and retransmitted
+//!   segments, `pipe`, NextSeg's candidate and the lost-retransmission rule — kept in
+//!   O(new data) per ACK.
+//! - [`prr`]: Proportional Rate Reduction (RFC 6937 \[prr\]), the send quota during
+//!   recovery.
+//! - Recovery entry and exit, NextSeg's rules and the timeout here, in [`TcpSender`].
 //!
 //! # Linux's loss recovery on top (each switchable, see [`TcpConfig`])
 //!
@@ -51,7 +30,9 @@
 //!   ([`CongestionControl::on_timeout_again`]).
 
 mod handshake;
+mod prr;
 mod rack;
+mod sack;
 mod tlp;
 mod undo;
 
@@ -59,17 +40,19 @@ use std::collections::VecDeque;
 
 use cellshare_core::{Nanos, SEC};
 
-use crate::cc::{AckEvent, CongestionControl, IdleRestart, LossEvent};
+use crate::cc::{AckEvent, CongestionControl, IdleRestart, LossEvent, RateSample};
 use crate::tcp::rate::{PacketRateState, RateEstimator, SampleBuilder};
 use crate::tcp::rtt::{RtoEstimator, RttEstimator};
 use crate::tcp::{ts_clock, ts_newer_or_equal, ts_not_older, TcpConfig};
-use crate::wire::{Ack, Segment, MAX_SACK_BLOCKS};
+use crate::wire::{Ack, Segment};
 
 use handshake::Handshake;
 pub use handshake::TCP_SYN_RETRIES;
+use prr::Prr;
 use rack::{sent_after, Rack};
+use sack::Scoreboard;
 use tlp::Tlp;
-use undo::Undo;
+use undo::{Dsack, Undo};
 
 /// Counters and RTT figures kept by a [`TcpSender`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -182,6 +165,25 @@ struct AckCtx {
     prior_fack: u64,
     /// Linux `high_seq` (`recover`): for F-RTO's "sent before the timeout".
     high_seq: u64,
+}
+
+/// What an ACK says, judged against the sender's state before it (from
+/// [`TcpSender::accept_ack`]).
+#[derive(Clone, Copy, Debug)]
+struct AckInfo {
+    /// Bytes in flight before the ACK (`pipe` with SACK).
+    prior_in_flight: u64,
+    prior_snd_una: u64,
+    /// `snd_max − snd_una` before the ACK.
+    outstanding: u64,
+    /// Bytes newly acknowledged cumulatively.
+    acked: u64,
+    /// The advertised window differs from the previous ACK's.
+    window_changed: bool,
+    /// A duplicate ACK (RFC 5681 §2).
+    is_dup: bool,
+    /// The first SACK block is a D-SACK (RFC 2883 §4).
+    dsack: Option<Dsack>,
 }
 
 /// What one ACK newly delivered (cumulatively or by SACK): rate sample, RTT candidate, and
@@ -376,27 +378,8 @@ pub struct TcpSender {
     partial_ack_seen: bool,
     /// The hole at `snd_una` must be retransmitted (at once, whatever the window).
     hole_pending: bool,
-    /// SACK scoreboard totals over unSACKed segments (see the module docs):
-    /// bytes SACKed, bytes lost, bytes retransmitted and presumed in flight; and the
-    /// number of SACKed segments (Linux `sacked_out`).
-    sacked_bytes: u64,
-    sacked_segs: u32,
-    lost_bytes: u64,
-    retx_bytes: u64,
-    /// One past the highest SACKed byte (RFC 6675 HighSACK, exclusive).
-    high_sacked: u64,
-    /// Every unSACKed segment below this sequence is marked lost.
-    lost_high: u64,
-    /// Start of the first unSACKed segment not retransmitted since it was deemed lost
-    /// (`snd_max` if none): NextSeg's candidate for rules 1 and 3.
-    retx_next: u64,
-    /// Blocks of the previous ACK, clipped and sorted: already applied to the scoreboard.
-    sack_cache: [(u64, u64); MAX_SACK_BLOCKS],
-    sack_cache_len: usize,
-    /// Retransmissions in send order: (segment start, `snd_max` when sent, ordinal), for
-    /// lost-retransmission detection (RFC 6675 mode: of lost segments only). Capacity is
-    /// reused.
-    retx_queue: VecDeque<(u64, u64, Nanos)>,
+    /// The SACK scoreboard (RFC 6675).
+    board: Scoreboard,
     /// RACK state (RFC 8985 §6) and the reordering timer.
     rack: Rack,
     reo_deadline: Option<Nanos>,
@@ -410,12 +393,8 @@ pub struct TcpSender {
     xmit_count: u64,
     /// RFC 6675 RescueRxt (exclusive end): rule 4 may fire once `snd_una` passes it.
     rescue_point: u64,
-    /// RFC 6937 PRR state: bytes delivered and sent during this recovery, FlightSize at its
-    /// start, and what the last ACK allowed to send that has not been sent yet.
-    prr_delivered: u64,
-    prr_out: u64,
-    prr_recover_fs: u64,
-    prr_quota: u64,
+    /// PRR (RFC 6937) during SACK recovery.
+    prr: Prr,
     /// Bytes sent under Limited Transmit since the last new ACK (excluded from FlightSize).
     limited_bytes: u64,
     rto_deadline: Option<Nanos>,
@@ -476,16 +455,7 @@ impl TcpSender {
             inflation: 0,
             partial_ack_seen: false,
             hole_pending: false,
-            sacked_bytes: 0,
-            sacked_segs: 0,
-            lost_bytes: 0,
-            retx_bytes: 0,
-            high_sacked: 0,
-            lost_high: 0,
-            retx_next: 0,
-            sack_cache: [(0, 0); MAX_SACK_BLOCKS],
-            sack_cache_len: 0,
-            retx_queue: VecDeque::new(),
+            board: Scoreboard::new(),
             rack: Rack::new(cfg.dupack_threshold.max(1)),
             reo_deadline: None,
             tlp: Tlp::default(),
@@ -493,10 +463,7 @@ impl TcpSender {
             last_send: None,
             xmit_count: 0,
             rescue_point: 0,
-            prr_delivered: 0,
-            prr_out: 0,
-            prr_recover_fs: 0,
-            prr_quota: 0,
+            prr: Prr::default(),
             limited_bytes: 0,
             rto_deadline: None,
             next_release: 0,
@@ -543,12 +510,6 @@ impl TcpSender {
         self.sack_enabled
     }
 
-    /// RFC 6675 `pipe` from the scoreboard totals.
-    fn pipe(&self) -> u64 {
-        (self.snd_max - self.snd_una).saturating_sub(self.sacked_bytes + self.lost_bytes)
-            + self.retx_bytes
-    }
-
     /// Window the sender currently honours. Without SACK: `cc.cwnd()` plus fast-recovery
     /// inflation (or the Limited Transmit allowance). With SACK: `cc.cwnd()`, compared with
     /// `pipe`; during recovery with PRR, `pipe` plus what PRR still allows (as Linux sets
@@ -556,7 +517,7 @@ impl TcpSender {
     pub fn cwnd(&self) -> u64 {
         if self.sack_active() {
             return if self.in_recovery && self.prr_enabled {
-                self.pipe() + self.prr_quota
+                self.pipe() + self.prr.quota()
             } else {
                 self.cc.cwnd()
             };
@@ -645,7 +606,7 @@ impl TcpSender {
         let cwnd = self.cc.cwnd();
         // Before recovery, sending against `pipe` is RFC 6675's Limited Transmit (§5 step
         // 1); without Limited Transmit the whole outstanding data counts until a loss.
-        let flight = if !self.limited_transmit && !self.in_recovery && self.lost_bytes == 0 {
+        let flight = if !self.limited_transmit && !self.in_recovery && self.board.lost_bytes == 0 {
             outstanding
         } else {
             pipe
@@ -654,14 +615,14 @@ impl TcpSender {
             // At least one segment may always be in flight, whatever the controller says.
             pipe == 0
                 || if self.in_recovery && self.prr_enabled {
-                    len <= self.prr_quota
+                    len <= self.prr.quota()
                 } else {
                     flight + len <= cwnd
                 }
         };
         // NextSeg's candidate (rules 1 and 3) only matters with a lost segment, or for rule 3
         // in RFC 6675 recovery: no search otherwise.
-        let cand = if self.lost_bytes > 0 || (self.in_recovery && !self.rack_enabled) {
+        let cand = if self.board.lost_bytes > 0 || (self.in_recovery && !self.rack_enabled) {
             self.retx_candidate()
         } else {
             None
@@ -688,7 +649,7 @@ impl TcpSender {
             return None;
         }
         // Rule 3: an unSACKed hole below the highest SACK, not yet deemed lost.
-        if let Some(i) = cand.filter(|&i| self.segments[i].end() <= self.high_sacked) {
+        if let Some(i) = cand.filter(|&i| self.segments[i].end() <= self.board.high_sacked) {
             return fits(self.segments[i].len as u64).then_some(Next::Retx(i));
         }
         // Rule 4: one rescue retransmission per episode of the tail, when it is unSACKed
@@ -697,31 +658,11 @@ impl TcpSender {
         if self.snd_una > self.rescue_point {
             let i = self.segments.len().checked_sub(1)?;
             let s = &self.segments[i];
-            if !s.sacked && !s.retx_out && s.end() > self.high_sacked {
+            if !s.sacked && !s.retx_out && s.end() > self.board.high_sacked {
                 return fits(s.len as u64).then_some(Next::Retx(i));
             }
         }
         None
-    }
-
-    /// Index of the segment at `retx_next`, if any.
-    fn retx_candidate(&self) -> Option<usize> {
-        (self.retx_next < self.snd_max).then(|| self.index_of(self.retx_next))
-    }
-
-    /// Moves `retx_next` over SACKed and already retransmitted segments.
-    fn advance_retx_next(&mut self) {
-        self.retx_next = self.retx_next.max(self.snd_una);
-        // The ring starts at snd_una: no search for the usual case.
-        let mut i = if self.retx_next == self.snd_una {
-            0
-        } else {
-            self.index_of(self.retx_next)
-        };
-        while i < self.segments.len() && (self.segments[i].sacked || self.segments[i].retx_out) {
-            i += 1;
-        }
-        self.retx_next = self.segments.get(i).map_or(self.snd_max, |s| s.seq);
     }
 
     /// Index in `segments` of the segment containing byte `seq` (`segments.len()` at or
@@ -915,9 +856,7 @@ impl TcpSender {
             }
         };
         if self.in_recovery && self.sack_active() {
-            // RFC 6937: prr_out counts every byte sent during recovery.
-            self.prr_out += len as u64;
-            self.prr_quota = self.prr_quota.saturating_sub(len as u64);
+            self.prr.on_sent(len as u64);
         }
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -985,11 +924,11 @@ impl TcpSender {
         let (seq, len) = (s.seq, s.len);
         if sack && !s.sacked && !s.retx_out {
             s.retx_out = true;
-            self.retx_bytes += len as u64;
+            self.board.retx_bytes += len as u64;
             if s.lost || self.rack_enabled {
-                self.retx_queue.push_back((seq, self.snd_max, order));
+                self.board.retx_queue.push_back((seq, self.snd_max, order));
             }
-            if seq == self.retx_next {
+            if seq == self.board.retx_next {
                 self.advance_retx_next();
             }
         }
@@ -1001,7 +940,7 @@ impl TcpSender {
     fn check_app_limited(&mut self) {
         let flight = self.bytes_in_flight();
         let lost_pending = self.sack_active()
-            && self.lost_bytes > 0
+            && self.board.lost_bytes > 0
             && self.retx_candidate().is_some_and(|i| self.segments[i].lost);
         if self.snd_nxt == self.app_end
             && self.snd_nxt == self.snd_max
@@ -1014,20 +953,80 @@ impl TcpSender {
         }
     }
 
-    /// Processes an arriving ACK.
+    /// Processes an arriving ACK, step by step as Linux's `tcp_ack`: accept it (range,
+    /// timestamp, window, D-SACK), update the scoreboard, take the RTT and delivery-rate
+    /// samples, advance RACK, handle the cumulative ACK (timer, NewReno's partial ACKs),
+    /// detect losses and run the recovery state machine (with PRR's send quota), inform the
+    /// controller, then re-arm the tail loss probe.
     pub fn on_ack(&mut self, now: Nanos, ack: &Ack) {
         if (self.hs.busy || ack.syn) && self.handshake_ack(now, ack) {
             return;
         }
+        let Some(info) = self.accept_ack(ack) else {
+            return;
+        };
+        let sack = self.sack_active();
+        let mut dl = Delivery::new(self.ack_ctx(now, ack));
+        self.update_scoreboard(ack, &info, &mut dl);
+        let rtt_sample = self.take_rtt_sample(now, ack, info.acked, &dl);
+        let rate_sample = self.take_rate_sample(now, info.acked, &dl);
+        if self.rack_enabled {
+            self.rack_on_delivery(&dl);
+        }
+
+        let mut ends_recovery = false;
+        if info.acked > 0 {
+            ends_recovery = self.on_new_ack(now, ack, info.acked);
+        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some()
+        {
+            self.restart_rto_on_sack(now, &dl);
+        }
+        if info.is_dup {
+            self.stats.dup_acks += 1;
+        }
+        let mut reenter = false;
+        if sack {
+            ends_recovery = self.sack_recovery_step(now, ack, &info, &dl, &mut reenter);
+            if self.in_recovery && self.prr_enabled {
+                // RFC 6937: what this ACK lets the sender send.
+                let delivered = dl.cum_unsacked + dl.sacked;
+                self.prr
+                    .on_ack(delivered, self.cc.cwnd(), self.pipe(), self.mss);
+            }
+        } else if info.is_dup {
+            self.newreno_dupack(now, ack.ack, info.outstanding);
+        }
+
+        self.cc_on_ack(now, ack, &info, rtt_sample, rate_sample, ends_recovery);
+        if reenter && !self.in_recovery && !self.in_loss && self.time_to_recover(ack.ack) {
+            // RACK found losses above the recovery point that just ended: a new episode
+            // (Linux enters it on the same ACK, after the exit).
+            let pipe = self.pipe();
+            self.enter_sack_recovery(now, pipe);
+        }
+        if self.tlp_enabled {
+            if info.acked > 0 {
+                self.schedule_tlp(now, true);
+            } else if self.tlp.deadline.is_some() && !self.tlp_allowed() {
+                self.tlp.deadline = None;
+            }
+        }
+        #[cfg(test)]
+        self.check_scoreboard();
+    }
+
+    /// Step 1 of [`TcpSender::on_ack`]: ignores an ACK outside `[snd_una, snd_max]`; else
+    /// records its timestamp and window, checks for a D-SACK and returns what it says
+    /// against the state before it.
+    fn accept_ack(&mut self, ack: &Ack) -> Option<AckInfo> {
         if ack.ack > self.snd_max || ack.ack < self.snd_una {
             // RFC 9293 §3.10.7.4: ignore ACKs of unsent data and old ACKs.
-            return;
+            return None;
         }
         // RFC 7323 §4.3: remember the newest peer TSval, echoed as TSecr (PAWS, §5.3).
         if ts_not_older(ack.ts_val, self.ts_recent) {
             self.ts_recent = Some(ack.ts_val);
         }
-        let sack = self.sack_active();
         // F-RTO's "new data first" holds for the ACK that asked for it only (Linux's
         // per-ACK `rexmit`).
         self.undo.frto_new_data = false;
@@ -1042,34 +1041,61 @@ impl TcpSender {
         let is_dup = acked == 0 && outstanding > 0 && !window_changed;
         self.snd_wnd = rwnd;
         // RFC 2883 §4: a duplicate reported in the first SACK block.
-        let dsack = if sack {
+        let dsack = if self.sack_active() {
             self.check_dsack(ack, prior_snd_una)
         } else {
             None
         };
+        Some(AckInfo {
+            prior_in_flight,
+            prior_snd_una,
+            outstanding,
+            acked,
+            window_changed,
+            is_dup,
+            dsack,
+        })
+    }
 
-        let ctx = AckCtx {
+    /// What the sender knows as `ack` arrives at `now`, for judging what it delivers.
+    fn ack_ctx(&self, now: Nanos, ack: &Ack) -> AckCtx {
+        AckCtx {
             now,
             min_rtt: self.rtt.min_rtt(),
             ts_ecr: ack.ts_ecr,
             ts_offset_ms: self.ts_offset_ms,
-            prior_fack: if self.sacked_segs > 0 {
-                self.high_sacked
+            prior_fack: if self.board.sacked_segs > 0 {
+                self.board.high_sacked
             } else {
                 self.snd_una
             },
             high_seq: self.recover,
-        };
-        let mut dl = Delivery::new(ctx);
-        if acked > 0 {
-            self.take_acked(ack.ack, &mut dl);
         }
-        if sack {
-            self.apply_sack(ack, dsack.is_some(), &mut dl);
-            if let Some(d) = dsack {
+    }
+
+    /// Step 2: the cumulative ACK and the SACK blocks update the ring and the scoreboard;
+    /// what they newly delivered goes to `dl`.
+    fn update_scoreboard(&mut self, ack: &Ack, info: &AckInfo, dl: &mut Delivery) {
+        if info.acked > 0 {
+            self.take_acked(ack.ack, dl);
+        }
+        if self.sack_active() {
+            self.apply_sack(ack, info.dsack.is_some(), dl);
+            if let Some(d) = info.dsack {
                 self.dsack_above_una(d);
             }
         }
+    }
+
+    /// Step 3: the ACK's RTT sample (RFC 6298 with Karn's rule, or Linux's sources) goes to
+    /// the estimator; returns the controller's sample.
+    fn take_rtt_sample(
+        &mut self,
+        now: Nanos,
+        ack: &Ack,
+        acked: u64,
+        dl: &Delivery,
+    ) -> Option<Nanos> {
         let (rtt_sample, srtt_sample) = match self.rtt.algorithm() {
             RtoEstimator::Rfc6298 => {
                 let r = dl.rtt(now);
@@ -1090,140 +1116,139 @@ impl TcpSender {
             self.stats.min_rtt = self.rtt.min_rtt();
             self.stats.latest_rtt = r;
         }
-        let mut rate_sample = None;
-        if sack {
+        rtt_sample
+    }
+
+    /// Step 4: the delivery-rate sample of what the ACK delivered (SACKed bytes count
+    /// with SACK; duplicate ACKs count as delivered segments without it).
+    fn take_rate_sample(&mut self, now: Nanos, acked: u64, dl: &Delivery) -> Option<RateSample> {
+        if self.sack_active() {
             if acked > 0 || dl.sacked > 0 {
                 self.rate.on_sack_delivery(now, dl.cum_unsacked, dl.sacked);
-                rate_sample = self.rate.generate(&dl.rs, now, self.rtt.min_rtt());
+                return self.rate.generate(&dl.rs, now, self.rtt.min_rtt());
             }
         } else if acked > 0 {
             self.rate.on_cumulative_ack(now, acked, self.mss);
-            rate_sample = self.rate.generate(&dl.rs, now, self.rtt.min_rtt());
+            return self.rate.generate(&dl.rs, now, self.rtt.min_rtt());
         }
-        if self.rack_enabled {
-            // RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`, `tcp_check_sack_reordering`,
-            // `tcp_rack_update_reo_wnd`).
-            if let Some((o, r)) = dl.rack {
-                self.rack.advance(o, r);
-            }
-            if let Some(low) = dl
-                .reord_low
-                .filter(|_| !self.in_loss || self.undo.marker.is_some())
-            {
-                self.rack_check_reordering(low);
-            }
-            self.rack
-                .update_reo_wnd(dl.rs.prior_delivered(), self.rate.delivered());
-        }
+        None
+    }
 
+    /// Step 5, with RACK: RFC 8985 §6.2 steps 2-4 (Linux `tcp_rack_advance`,
+    /// `tcp_check_sack_reordering`, `tcp_rack_update_reo_wnd`).
+    fn rack_on_delivery(&mut self, dl: &Delivery) {
+        if let Some((o, r)) = dl.rack {
+            self.rack.advance(o, r);
+        }
+        if let Some(low) = dl
+            .reord_low
+            .filter(|_| !self.in_loss || self.undo.marker.is_some())
+        {
+            self.rack_check_reordering(low);
+        }
+        self.rack
+            .update_reo_wnd(dl.rs.prior_delivered(), self.rate.delivered());
+    }
+
+    /// Step 6: `acked` new bytes cumulatively acknowledged — the retransmission timer
+    /// (RFC 6298 §5.2–5.3) and, without SACK, NewReno's partial and full acknowledgments
+    /// (RFC 6582 §3.2). Returns whether NewReno's fast recovery ends on this ACK (the
+    /// controller is told after its `on_ack`).
+    fn on_new_ack(&mut self, now: Nanos, ack: &Ack, acked: u64) -> bool {
+        let sack = self.sack_active();
         let mut ends_recovery = false;
-        if acked > 0 {
-            self.snd_nxt = self.snd_nxt.max(self.snd_una);
-            self.stats.bytes_acked += acked;
-            self.dupacks = 0;
-            self.limited_bytes = 0;
-            self.hole_pending = false;
-            self.rto_repeats = 0;
-            let mut restart_timer = true;
-            if self.in_recovery && !sack {
-                if ack.ack >= self.recover {
-                    // RFC 6582 §3.2 step 3: full acknowledgment, exit (after the controller
-                    // has seen this ACK as part of recovery), cwnd = ssthresh.
-                    ends_recovery = true;
+        self.snd_nxt = self.snd_nxt.max(self.snd_una);
+        self.stats.bytes_acked += acked;
+        self.dupacks = 0;
+        self.limited_bytes = 0;
+        self.hole_pending = false;
+        self.rto_repeats = 0;
+        let mut restart_timer = true;
+        if self.in_recovery && !sack {
+            if ack.ack >= self.recover {
+                // RFC 6582 §3.2 step 3: full acknowledgment, exit (after the controller
+                // has seen this ACK as part of recovery), cwnd = ssthresh.
+                ends_recovery = true;
+            } else {
+                // Partial acknowledgment: retransmit the next hole, deflate by the
+                // amount acknowledged, add back one SMSS if at least one SMSS was
+                // acknowledged; reset the timer on the first partial ACK only.
+                self.hole_pending = true;
+                let add_back = if acked >= self.mss as u64 {
+                    self.mss as i64
                 } else {
-                    // Partial acknowledgment: retransmit the next hole, deflate by the
-                    // amount acknowledged, add back one SMSS if at least one SMSS was
-                    // acknowledged; reset the timer on the first partial ACK only.
-                    self.hole_pending = true;
-                    let add_back = if acked >= self.mss as u64 {
-                        self.mss as i64
-                    } else {
-                        0
-                    };
-                    self.inflation = self.inflation - acked.min(i64::MAX as u64) as i64 + add_back;
-                    restart_timer = !self.partial_ack_seen;
-                    self.partial_ack_seen = true;
-                }
-                // With SACK a partial ACK needs nothing special: the scoreboard says what
-                // is lost, and the timer restarts as on any new ACK (RFC 6298 §5.3).
+                    0
+                };
+                self.inflation = self.inflation - acked.min(i64::MAX as u64) as i64 + add_back;
+                restart_timer = !self.partial_ack_seen;
+                self.partial_ack_seen = true;
             }
-            if !sack && self.in_loss && ack.ack >= self.recover {
-                self.in_loss = false;
-            }
-            if self.snd_una == self.snd_max {
-                // RFC 6298 §5.2: all data acknowledged, stop the timer.
-                self.rto_deadline = None;
-            } else if restart_timer {
-                // RFC 6298 §5.3: new data acknowledged, restart the timer.
+            // With SACK a partial ACK needs nothing special: the scoreboard says what
+            // is lost, and the timer restarts as on any new ACK (RFC 6298 §5.3).
+        }
+        if !sack && self.in_loss && ack.ack >= self.recover {
+            self.in_loss = false;
+        }
+        if self.snd_una == self.snd_max {
+            // RFC 6298 §5.2: all data acknowledged, stop the timer.
+            self.rto_deadline = None;
+        } else if restart_timer {
+            // RFC 6298 §5.3: new data acknowledged, restart the timer.
+            self.restart_rto(now);
+        }
+        ends_recovery
+    }
+
+    /// Step 6 without new data acknowledged, with SACK and Linux's timer: Linux
+    /// `tcp_clean_rtx_queue` (`FLAG_SET_XMIT_TIMER`): a SACK of data sent before the head's
+    /// latest transmission restarts the timer; the head may still be on its way behind
+    /// that data.
+    fn restart_rto_on_sack(&mut self, now: Nanos, dl: &Delivery) {
+        if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
+            if first < head.sent_at {
                 self.restart_rto(now);
             }
-        } else if sack && self.rtt.algorithm() == RtoEstimator::Linux && self.rto_deadline.is_some()
-        {
-            // Linux `tcp_clean_rtx_queue` (`FLAG_SET_XMIT_TIMER` without new data
-            // acknowledged): a SACK of data sent before the head's latest transmission
-            // restarts the timer; the head may still be on its way behind that data.
-            if let (Some((first, _)), Some(head)) = (dl.sack_times, self.segments.front()) {
-                if first < head.sent_at {
-                    self.restart_rto(now);
-                }
-            }
         }
-        if is_dup {
-            self.stats.dup_acks += 1;
-        }
-        let mut reenter = false;
-        if sack {
-            // RFC 6675 §2 DupAck: the cumulative ACK did not move and the ACK SACKs new data.
-            if acked == 0 && dl.sacked > 0 {
-                self.dupacks += 1;
-            }
-            if self.tlp.high_seq.is_some() {
-                let progress = acked > 0 || window_changed || dl.sacked > 0;
-                self.process_tlp_ack(
-                    now,
-                    ack.ack,
-                    dsack.is_some_and(|d| d.tlp),
-                    progress,
-                    prior_in_flight,
-                );
-            }
-            let dupack = is_dup && dsack.is_none();
-            ends_recovery = self.sack_recovery_step(
-                now,
-                ack,
-                &dl,
-                prior_snd_una,
-                prior_in_flight,
-                dupack,
-                &mut reenter,
-            );
-            if self.in_recovery && self.prr_enabled {
-                self.prr_on_ack(dl.cum_unsacked + dl.sacked);
-            }
-        } else if is_dup {
-            self.dupacks += 1;
-            self.rate.on_dupack(now, self.mss, outstanding);
-            if self.in_recovery {
-                // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
-                self.inflation += self.mss as i64;
-            } else if self.dupacks == self.dupack_threshold && ack.ack >= self.recover {
-                self.enter_recovery(now);
-            }
-        }
+    }
 
+    /// Step 7 without SACK: a duplicate ACK (RFC 5681 §3.2 steps 2 and 4): the
+    /// delivery-rate credit, inflation during fast recovery, fast retransmit on the
+    /// DupThresh-th.
+    fn newreno_dupack(&mut self, now: Nanos, ack: u64, outstanding: u64) {
+        self.dupacks += 1;
+        self.rate.on_dupack(now, self.mss, outstanding);
+        if self.in_recovery {
+            // RFC 5681 §3.2 step 4: inflate by one SMSS per additional duplicate ACK.
+            self.inflation += self.mss as i64;
+        } else if self.dupacks == self.dupack_threshold && ack >= self.recover {
+            self.enter_recovery(now);
+        }
+    }
+
+    /// Step 8: the controller's view of the ACK ([`CongestionControl::on_ack`]), then the
+    /// end of a fast recovery that ended on it.
+    fn cc_on_ack(
+        &mut self,
+        now: Nanos,
+        ack: &Ack,
+        info: &AckInfo,
+        rtt_sample: Option<Nanos>,
+        rate_sample: Option<RateSample>,
+        ends_recovery: bool,
+    ) {
         let ev = AckEvent {
             now,
-            acked_bytes: acked,
+            acked_bytes: info.acked,
             ack_seq: ack.ack,
             snd_nxt: self.snd_max,
-            is_dup,
+            is_dup: info.is_dup,
             rtt_sample,
             srtt: self.rtt.srtt(),
             min_rtt: self.rtt.min_rtt(),
             ts_val: ack.ts_val,
             ts_ecr: ack.ts_ecr,
             bytes_in_flight: self.bytes_in_flight(),
-            prior_in_flight,
+            prior_in_flight: info.prior_in_flight,
             delivered: self.rate.delivered(),
             rate_sample,
             in_recovery: self.in_recovery || ends_recovery,
@@ -1236,38 +1261,37 @@ impl TcpSender {
             self.inflation = 0;
             self.cc.on_recovery_end(now);
         }
-        if reenter && !self.in_recovery && !self.in_loss && self.time_to_recover(ack.ack) {
-            // RACK found losses above the recovery point that just ended: a new episode
-            // (Linux enters it on the same ACK, after the exit).
-            let pipe = self.pipe();
-            self.enter_sack_recovery(now, pipe);
-        }
-        if self.tlp_enabled {
-            if acked > 0 {
-                self.schedule_tlp(now, true);
-            } else if self.tlp.deadline.is_some() && !self.tlp_allowed() {
-                self.tlp.deadline = None;
-            }
-        }
-        #[cfg(test)]
-        self.check_scoreboard();
     }
 
-    /// Linux `tcp_fastretrans_alert` for SACK connections, after the scoreboard took the
-    /// ACK: state exits (with undo), loss detection by state, recovery entry. Returns
-    /// whether fast recovery ends on this ACK without an undo (the controller is told after
-    /// its `on_ack`); `reenter` asks for a new recovery after that (RACK only).
-    #[allow(clippy::too_many_arguments)]
+    /// Step 7 with SACK: RFC 6675's DupAck count and the probe's acknowledgment (RFC 8985
+    /// §7.4), then Linux `tcp_fastretrans_alert`: state exits (with undo), loss detection
+    /// by state, recovery entry. Returns whether fast recovery ends on this ACK without an
+    /// undo (the controller is told after its `on_ack`); `reenter` asks for a new recovery
+    /// after that (RACK only).
     fn sack_recovery_step(
         &mut self,
         now: Nanos,
         ack: &Ack,
+        info: &AckInfo,
         dl: &Delivery,
-        prior_snd_una: u64,
-        prior_pipe: u64,
-        dupack: bool,
         reenter: &mut bool,
     ) -> bool {
+        // RFC 6675 §2 DupAck: the cumulative ACK did not move and the ACK SACKs new data.
+        if info.acked == 0 && dl.sacked > 0 {
+            self.dupacks += 1;
+        }
+        if self.tlp.high_seq.is_some() {
+            let progress = info.acked > 0 || info.window_changed || dl.sacked > 0;
+            self.process_tlp_ack(
+                now,
+                ack.ack,
+                info.dsack.is_some_and(|d| d.tlp),
+                progress,
+                info.prior_in_flight,
+            );
+        }
+        let (prior_snd_una, prior_pipe) = (info.prior_snd_una, info.prior_in_flight);
+        let dupack = info.is_dup && info.dsack.is_none();
         let advanced = self.snd_una > prior_snd_una;
         let mut ends = false;
         // D. State exit: the recovery point is acknowledged (RFC 6675 §5, RFC 6582 §3.2).
@@ -1294,7 +1318,8 @@ impl TcpSender {
                 return ends;
             }
         } else {
-            if self.retx_bytes == 0 && !self.segments.front().is_some_and(|s| s.retransmitted) {
+            if self.board.retx_bytes == 0 && !self.segments.front().is_some_and(|s| s.retransmitted)
+            {
                 // Linux: in order again, nothing retransmitted outstanding.
                 self.undo.retrans_stamp = None;
             }
@@ -1339,206 +1364,10 @@ impl TcpSender {
             return false;
         }
         if self.rack_enabled {
-            return self.lost_bytes > 0;
+            return self.board.lost_bytes > 0;
         }
         ack >= self.recover
-            && (self.dupacks >= self.dupack_threshold || self.lost_high > self.snd_una)
-    }
-
-    /// Removes the segments a cumulative ACK up to `ack` covers (trimming one only partly
-    /// covered), updating the scoreboard totals, and feeds those not SACKed before to
-    /// `dl` (RTT candidate and rate sample); sets `snd_una = ack`.
-    fn take_acked(&mut self, ack: u64, dl: &mut Delivery) {
-        while let Some(front) = self.segments.front_mut() {
-            if front.end() <= ack {
-                let s = *front;
-                self.segments.pop_front();
-                let len = s.len as u64;
-                if s.sacked {
-                    self.sacked_bytes -= len;
-                    self.sacked_segs -= 1;
-                    dl.cum_retx |= s.retransmitted;
-                } else {
-                    self.lost_bytes -= if s.lost { len } else { 0 };
-                    self.retx_bytes -= if s.retx_out { len } else { 0 };
-                    dl.cum_unsacked += len;
-                    dl.add(&mut self.rate, &s, true);
-                }
-            } else {
-                if front.seq < ack {
-                    let d = ack - front.seq;
-                    if front.sacked {
-                        self.sacked_bytes -= d;
-                    } else {
-                        self.lost_bytes -= if front.lost { d } else { 0 };
-                        self.retx_bytes -= if front.retx_out { d } else { 0 };
-                        dl.cum_unsacked += d;
-                    }
-                    front.len -= d as u32;
-                    front.seq = ack;
-                }
-                break;
-            }
-        }
-        self.snd_una = ack;
-        if self.segments.is_empty() {
-            self.retx_queue.clear();
-        }
-        if self.sack_active() {
-            self.lost_high = self.lost_high.max(ack);
-            if self.retx_next < ack {
-                self.advance_retx_next();
-            }
-        }
-    }
-
-    /// Applies the ACK's SACK blocks to the scoreboard (RFC 6675 §4 Update()). Ranges
-    /// already covered by the previous ACK's blocks were applied then and are skipped; so is
-    /// the first block when it is a D-SACK (`skip_first`, RFC 2883 §4).
-    fn apply_sack(&mut self, ack: &Ack, skip_first: bool, dl: &mut Delivery) {
-        if ack.sack_len == 0 && self.sack_cache_len == 0 {
-            return;
-        }
-        let mut blocks = [(0u64, 0u64); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        for &(s, e) in &ack.sack_blocks()[skip_first as usize..] {
-            let (s, e) = (s.max(self.snd_una), e.min(self.snd_max));
-            if s < e {
-                blocks[n] = (s, e);
-                n += 1;
-            }
-        }
-        let cache = self.sack_cache;
-        let cache = &cache[..self.sack_cache_len];
-        for &(bs, be) in &blocks[..n] {
-            // [bs, be) minus the cached ranges (sorted, disjoint).
-            let mut cur = bs;
-            for &(cs, ce) in cache {
-                if ce <= cur {
-                    continue;
-                }
-                if cs >= be {
-                    break;
-                }
-                if cs > cur {
-                    self.mark_sacked(bs, be, cur, cs, dl);
-                }
-                cur = cur.max(ce);
-                if cur >= be {
-                    break;
-                }
-            }
-            if cur < be {
-                self.mark_sacked(bs, be, cur, be, dl);
-            }
-        }
-        blocks[..n].sort_unstable();
-        self.sack_cache = blocks;
-        self.sack_cache_len = n;
-        if dl.sacked > 0 && self.retx_next < self.snd_max {
-            self.advance_retx_next();
-        }
-    }
-
-    /// Marks SACKed the segments overlapping `[from, to)` that lie wholly inside the block
-    /// `[bs, be)`.
-    fn mark_sacked(&mut self, bs: u64, be: u64, from: u64, to: u64, dl: &mut Delivery) {
-        let mut i = self.index_of(from);
-        while let Some(s) = self.segments.get_mut(i) {
-            if s.seq >= to {
-                break;
-            }
-            if !s.sacked && s.seq >= bs && s.end() <= be {
-                let len = s.len as u64;
-                s.sacked = true;
-                self.sacked_bytes += len;
-                self.sacked_segs += 1;
-                self.lost_bytes -= if s.lost { len } else { 0 };
-                self.retx_bytes -= if s.retx_out { len } else { 0 };
-                self.high_sacked = self.high_sacked.max(s.end());
-                dl.sacked += len;
-                self.stats.bytes_sacked += len;
-                let s = *s;
-                dl.add(&mut self.rate, &s, false);
-            }
-            i += 1;
-        }
-    }
-
-    /// RFC 6675 IsLost(): an unSACKed segment is lost once DupThresh segments, or more than
-    /// `(DupThresh − 1)·MSS` bytes, above it are SACKed. Walks down from the highest SACKed
-    /// segment to the point where that count is reached and marks everything unSACKed
-    /// below it lost.
-    fn update_lost(&mut self) {
-        if self.high_sacked <= self.lost_high {
-            return;
-        }
-        let bytes_limit = (self.dupack_threshold as u64 - 1) * self.mss as u64;
-        let mut i = self.index_of(self.high_sacked - 1);
-        let (mut count, mut bytes) = (0u32, 0u64);
-        let mut boundary = None;
-        while let Some(s) = self.segments.get(i) {
-            if s.seq < self.lost_high {
-                break;
-            }
-            if s.sacked {
-                count += 1;
-                bytes += s.len as u64;
-                if count >= self.dupack_threshold || bytes > bytes_limit {
-                    boundary = Some(s.seq);
-                    break;
-                }
-            }
-            if i == 0 {
-                break;
-            }
-            i -= 1;
-        }
-        if let Some(b) = boundary {
-            self.mark_lost_below(b);
-        }
-    }
-
-    /// A retransmission is lost once data sent after it is SACKed: it loses its `retx_out`
-    /// mark (leaves `pipe`) and becomes NextSeg's rule-1 candidate again.
-    fn detect_lost_retransmissions(&mut self) {
-        while let Some(&(seq, mark, order)) = self.retx_queue.front() {
-            if self.high_sacked <= mark {
-                break;
-            }
-            self.retx_queue.pop_front();
-            if seq < self.snd_una {
-                continue;
-            }
-            let i = self.index_of(seq);
-            let s = &mut self.segments[i];
-            // Only if this is still that retransmission, in flight and unSACKed.
-            if s.seq == seq && s.order == order && s.retx_out && !s.sacked && s.lost {
-                s.retx_out = false;
-                self.retx_bytes -= s.len as u64;
-                self.retx_next = self.retx_next.min(seq);
-                self.stats.lost_retransmits += 1;
-            }
-        }
-    }
-
-    /// Marks every unSACKed segment below `end` lost.
-    fn mark_lost_below(&mut self, end: u64) {
-        if end <= self.lost_high {
-            return;
-        }
-        let mut i = self.index_of(self.lost_high);
-        while let Some(s) = self.segments.get_mut(i) {
-            if s.seq >= end {
-                break;
-            }
-            if !s.sacked && !s.lost {
-                s.lost = true;
-                self.lost_bytes += s.len as u64;
-            }
-            i += 1;
-        }
-        self.lost_high = end;
+            && (self.dupacks >= self.dupack_threshold || self.board.lost_high > self.snd_una)
     }
 
     /// SACK loss recovery (RFC 6675 §5 steps 4.1–4.3): RecoveryPoint = HighData, the
@@ -1573,41 +1402,9 @@ impl TcpSender {
         }
         self.hole_pending = true;
         self.rescue_point = head_end;
-        self.prr_init();
+        self.prr.start(self.snd_max - self.snd_una);
         self.stats.fast_retransmits += 1;
         self.stats.sack_recoveries += 1;
-    }
-
-    /// RFC 6937 §3 "on entering recovery": RecoverFS = snd.nxt − snd.una.
-    fn prr_init(&mut self) {
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.prr_quota = 0;
-        self.prr_recover_fs = (self.snd_max - self.snd_una).max(1);
-    }
-
-    /// RFC 6937 §3 "on every ACK during recovery" (PRR-SSRB): the quota `sndcnt` this ACK
-    /// releases. The target is the controller's `cwnd` (= ssthresh for loss-based
-    /// controllers, which set it in `on_congestion_event`).
-    fn prr_on_ack(&mut self, delivered: u64) {
-        self.prr_delivered += delivered;
-        let target = self.cc.cwnd();
-        let pipe = self.pipe();
-        self.prr_quota = if pipe > target {
-            // Proportional part: sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out.
-            let fs = self.prr_recover_fs as u128;
-            let allowed = (self.prr_delivered as u128 * target as u128).div_ceil(fs);
-            (allowed.min(u64::MAX as u128) as u64).saturating_sub(self.prr_out)
-        } else {
-            // Slow-start reduction bound: grow back towards the target, at most one MSS
-            // beyond what was delivered.
-            let limit = self
-                .prr_delivered
-                .saturating_sub(self.prr_out)
-                .max(delivered)
-                + self.mss as u64;
-            (target - pipe).min(limit)
-        };
     }
 
     /// Third duplicate ACK: fast retransmit and NewReno fast recovery (RFC 5681 §3.2,
@@ -1707,18 +1504,9 @@ impl TcpSender {
             if self.rack_enabled {
                 self.rack_timeout_mark_lost(now);
             } else {
-                // RFC 6675 §5.1: every unSACKed segment is lost and resent, in order, as the
-                // (slow-starting) window allows; SACKed segments are never resent.
-                for s in &mut self.segments {
-                    s.retx_out = false;
-                    s.lost = !s.sacked;
-                }
-                self.lost_bytes = self.snd_max - self.snd_una - self.sacked_bytes;
-                self.retx_bytes = 0;
-                self.lost_high = self.snd_max;
-                self.retx_queue.clear();
+                self.sack_timeout_mark_lost();
             }
-            self.retx_next = self.snd_una;
+            self.board.retx_next = self.snd_una;
             self.advance_retx_next();
         } else {
             // Go-back-N: everything from snd_una is resent as the (slow-starting) window allows.
@@ -1773,55 +1561,11 @@ impl TcpSender {
             end = end.max(s.end());
             if s.lost && s.retx_out {
                 s.retx_out = false;
-                self.retx_bytes -= s.len as u64;
+                self.board.retx_bytes -= s.len as u64;
                 self.stats.lost_retransmits += 1;
             }
         }
         self.mark_lost_below(end);
-    }
-
-    /// Test-only consistency check of the scoreboard totals and pointers.
-    #[cfg(test)]
-    fn check_scoreboard(&self) {
-        let (mut sacked, mut lost, mut retx, mut sacked_segs) = (0, 0, 0, 0);
-        let mut expect = self.snd_una;
-        for s in &self.segments {
-            assert_eq!(s.seq, expect, "ring is contiguous");
-            expect = s.end();
-            if s.sacked {
-                sacked += s.len as u64;
-                sacked_segs += 1;
-            } else {
-                lost += if s.lost { s.len as u64 } else { 0 };
-                retx += if s.retx_out { s.len as u64 } else { 0 };
-                if self.sack_active() {
-                    assert_eq!(
-                        s.lost,
-                        s.end() <= self.lost_high,
-                        "lost marks form a prefix: {s:?}"
-                    );
-                    if s.seq < self.retx_next {
-                        assert!(
-                            s.retx_out,
-                            "below retx_next every unSACKed segment was resent: {s:?}"
-                        );
-                    }
-                }
-            }
-        }
-        assert_eq!(expect, self.snd_max);
-        assert_eq!(
-            (sacked, lost, retx),
-            (self.sacked_bytes, self.lost_bytes, self.retx_bytes)
-        );
-        assert_eq!(sacked_segs, self.sacked_segs);
-        if self.sack_active() {
-            assert_eq!(self.snd_nxt, self.snd_max);
-            if let Some(i) = self.retx_candidate() {
-                let s = &self.segments[i];
-                assert!(s.seq == self.retx_next && !s.sacked && !s.retx_out, "{s:?}");
-            }
-        }
     }
 
     /// Whether every byte written so far has been acknowledged.

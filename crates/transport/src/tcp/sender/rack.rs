@@ -147,7 +147,7 @@ impl TcpSender {
     /// Linux `tcp_rack_reo_wnd` (RFC 8985 §6.2 step 4).
     pub(super) fn rack_reo_wnd(&self) -> Nanos {
         if !self.rack.reord_seen
-            && (self.in_recovery || self.in_loss || self.sacked_segs >= self.rack.reordering)
+            && (self.in_recovery || self.in_loss || self.board.sacked_segs >= self.rack.reordering)
         {
             return 0;
         }
@@ -160,8 +160,8 @@ impl TcpSender {
     /// Linux `tcp_check_sack_reordering`: a never-retransmitted segment starting at `low`
     /// was delivered below the highest SACKed sequence.
     pub(super) fn rack_check_reordering(&mut self, low: u64) {
-        let fack = if self.sacked_segs > 0 {
-            self.high_sacked
+        let fack = if self.board.sacked_segs > 0 {
+            self.board.high_sacked
         } else {
             self.snd_una
         };
@@ -187,7 +187,7 @@ impl TcpSender {
         let Some(reference) = self.rack.reference else {
             return false;
         };
-        if self.sacked_segs == 0 && self.retx_bytes == 0 {
+        if self.board.sacked_segs == 0 && self.board.retx_bytes == 0 {
             // Nothing SACKed and no retransmission in flight: every delivered segment lies
             // below snd_una, and every unacknowledged one still counted in flight was sent
             // after it (originals go in sequence order). Nothing can be due.
@@ -196,9 +196,9 @@ impl TcpSender {
         let deadline = self.rack.rtt + self.rack_reo_wnd();
         let mut wait: Option<Nanos> = None;
         // (a) Segments never retransmitted (send order = sequence order), from lost_high.
-        let start = self.lost_high.max(self.snd_una);
+        let start = self.board.lost_high.max(self.snd_una);
         let mut i = self.index_of(start);
-        let mut mark_end = self.lost_high;
+        let mut mark_end = self.board.lost_high;
         while let Some(s) = self.segments.get(i) {
             if s.sacked || s.lost || s.retransmitted {
                 i += 1;
@@ -218,26 +218,26 @@ impl TcpSender {
         }
         self.mark_lost_below(mark_end);
         // Keep the walk short: SACKed segments right above the boundary need no new look.
-        let mut j = self.index_of(self.lost_high.max(self.snd_una));
+        let mut j = self.index_of(self.board.lost_high.max(self.snd_una));
         while let Some(s) = self.segments.get(j) {
             if !s.sacked {
                 break;
             }
-            self.lost_high = s.end();
+            self.board.lost_high = s.end();
             j += 1;
         }
         // (b) Retransmissions in flight, in send order.
         let mut lost_retx = false;
-        while let Some(&(seq, _, order)) = self.retx_queue.front() {
+        while let Some(&(seq, _, order)) = self.board.retx_queue.front() {
             if seq < self.snd_una {
-                self.retx_queue.pop_front();
+                self.board.retx_queue.pop_front();
                 continue;
             }
             let k = self.index_of(seq);
             let s = self.segments[k];
             if s.seq != seq || s.order != order || !s.retx_out || s.sacked {
                 // Stale: acknowledged, SACKed, resent since, or no longer in flight.
-                self.retx_queue.pop_front();
+                self.board.retx_queue.pop_front();
                 continue;
             }
             if !sent_after(reference, s.order) {
@@ -248,15 +248,15 @@ impl TcpSender {
                 wait = Some(wait.map_or(0, |w: Nanos| w).max(deadline - elapsed));
                 break;
             }
-            self.retx_queue.pop_front();
+            self.board.retx_queue.pop_front();
             if !s.lost {
                 // A probe's retransmission (not deemed lost before): lost with the prefix.
                 self.mark_lost_below(s.end());
             }
             let s = &mut self.segments[k];
             s.retx_out = false;
-            self.retx_bytes -= s.len as u64;
-            self.retx_next = self.retx_next.min(seq);
+            self.board.retx_bytes -= s.len as u64;
+            self.board.retx_next = self.board.retx_next.min(seq);
             self.stats.lost_retransmits += 1;
             lost_retx = true;
         }
@@ -275,9 +275,9 @@ impl TcpSender {
             return;
         }
         let prior_pipe = self.pipe();
-        let (lost_before, retx_before) = (self.lost_bytes, self.retx_bytes);
+        let (lost_before, retx_before) = (self.board.lost_bytes, self.board.retx_bytes);
         self.rack_detect_loss(now);
-        if self.lost_bytes == lost_before && self.retx_bytes == retx_before {
+        if self.board.lost_bytes == lost_before && self.board.retx_bytes == retx_before {
             return;
         }
         if !self.in_recovery {
@@ -285,7 +285,8 @@ impl TcpSender {
             self.enter_sack_recovery(now, prior_pipe);
             if self.prr_enabled {
                 // Linux: `tcp_cwnd_reduction(sk, 1, 0)`, one segment's worth delivered.
-                self.prr_on_ack(self.mss as u64);
+                self.prr
+                    .on_ack(self.mss as u64, self.cc.cwnd(), self.pipe(), self.mss);
             }
         }
         #[cfg(test)]

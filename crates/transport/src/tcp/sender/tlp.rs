@@ -53,9 +53,9 @@ impl TcpSender {
             && self.snd_una < self.snd_max
             && !self.in_recovery
             && !self.in_loss
-            && self.sacked_bytes == 0
-            && self.lost_bytes == 0
-            && self.retx_bytes == 0
+            && self.board.sacked_bytes == 0
+            && self.board.lost_bytes == 0
+            && self.board.retx_bytes == 0
             && !self.segments.front().is_some_and(|s| s.retransmitted)
     }
 

@@ -163,7 +163,7 @@ impl TcpSender {
 
     /// Retransmitted segments presumed in flight (Linux `retrans_out`).
     fn retx_segments(&self) -> u64 {
-        if self.retx_bytes == 0 {
+        if self.board.retx_bytes == 0 {
             return 0;
         }
         self.segments
@@ -205,10 +205,10 @@ impl TcpSender {
             for s in &mut self.segments {
                 s.lost = false;
             }
-            self.lost_bytes = 0;
-            self.lost_high = self.snd_una;
+            self.board.lost_bytes = 0;
+            self.board.lost_high = self.snd_una;
             self.hole_pending = false;
-            self.retx_next = self.snd_una;
+            self.board.retx_next = self.snd_una;
             self.advance_retx_next();
         }
         if let Some((prior_cwnd, prior_ssthresh)) = self.undo.prior.take() {
@@ -258,7 +258,7 @@ impl TcpSender {
         if self.rack_enabled {
             self.rack_check_reordering(prior_snd_una);
         }
-        if self.retx_bytes > 0 {
+        if self.board.retx_bytes > 0 {
             return true;
         }
         self.undo_reduction(now, true);
