@@ -739,12 +739,13 @@ ORDER = ("pf-fairness", "lpt-fifo-vs-cell", "legilimens-onoff", "legilimens-queu
 
 
 def load_all() -> None:
-    """Imports every experiment module so they register."""
-    from . import (  # noqa: F401
-        bode, bode_apps, bode_diffserv, dtpa, legilimens, legilimens_mobile, lpt_fifo_vs_cell, pf_fairness, rtac,
-        sneaker_fairness,
-        sneaker_prioritization, sneaker_scaling, sorpc, workloads,
-    )
+    """Imports every module of this package so that the reproductions in them register: a
+    new reproduction is its module file (docs/extending/reproduction.md)."""
+    import importlib
+    import pkgutil
+
+    for mod in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{mod.name}")
 
 
 def all_experiments() -> list[Experiment]:
