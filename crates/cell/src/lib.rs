@@ -4,17 +4,19 @@
 //! queue-discipline hook ([`rlc::RlcQueue`]), and the MAC scheduler that hands out the
 //! cell's PRBs every TTI ([`scheduler`]).
 //!
-//! Per TTI ([`Cell::run_tti`]): the scheduler ranks the backlogged UEs by its metric; the
-//! winner takes all the PRBs its queue can fill, the leftover PRBs go to the next UE, and so
-//! on (the papers' description of PF; `scheduler.leftover = "padding"` pads the winner's
-//! block instead, as ns-3 LENA's PF does). Transmission is RLC-segmented: a packet may span
-//! TTIs and is delivered when its last byte has been sent.
+//! Per TTI ([`Cell::run_tti`]): the cell shows the scheduler (a [`scheduler::MacScheduler`])
+//! the backlogged UEs and the free PRBs and sends the grants it returns, in order; the
+//! built-in schedulers rank the UEs by their metric, the winner takes all the PRBs its queue
+//! can fill, the leftover PRBs go to the next UE, and so on (the papers' description of PF;
+//! `scheduler.leftover = "padding"` pads the winner's block instead, as ns-3 LENA's PF does).
+//! Transmission is RLC-segmented: a packet may span TTIs and is delivered when its last byte
+//! has been sent.
 //!
 //! With the realistic link ([`link`], the default for radio UEs) a block is sent through a
 //! HARQ process ([`harq`]), may fail and be retransmitted, reaches the UE
 //! `pipeline_delay_tti` TTIs after the decision, and its packets are delivered in order by the
-//! UE's RLC ([`rlc_um`]); the scheduler serves due retransmissions first, in one call
-//! ([`Cell::run_tti`] → `retransmit`), then new data.
+//! UE's RLC ([`rlc_um`]); the cell serves due retransmissions first, in one call
+//! ([`Cell::run_tti`] → `retransmit`), then asks the scheduler for the PRBs left.
 //!
 //! An optional cell-level dropper ([`Cell::set_dropper`]: Sneaker, strict priority) sees
 //! every arrival before the UE's queue does, with the cell-wide signals of
@@ -38,13 +40,15 @@ use crate::harq::Outcome;
 use crate::link::{CellLink, UeLink};
 pub use link::{LinkConfig, LinkKind, LinkStats};
 pub use rlc::{DropCause, RlcQueue};
-pub use scheduler::{Leftover, SchedulerConfig, SchedulerKind};
+pub use scheduler::{Leftover, MacScheduler, Scheduler, SchedulerConfig, SchedulerKind};
+
+use crate::scheduler::{Grant, Sent, TtiView};
 
 /// One UE as the base station sees it.
 ///
 /// Laid out in the order given (`repr(C)`, one cache line first): what the scheduler's pass
 /// over the backlogged UEs reads of every UE every TTI (the cached quality's span, the
-/// eligibility, the averaged rate, the achievable bytes) in the first line; the rest after.
+/// eligibility, the achievable bytes) in the first line; the rest after.
 /// The layout changes no value.
 #[derive(Debug)]
 #[repr(C, align(64))]
@@ -56,9 +60,6 @@ pub struct UeState {
     /// served in, and (realistic link) once a HARQ process is free. One comparison in the
     /// scheduler's pass over the backlogged UEs.
     eligible_from: u64,
-    /// Averaged served bytes per TTI divided by the cell's common decay factor
-    /// (see [`Cell::decay`]): the average at the current TTI is `scaled_avg · decay`.
-    scaled_avg: f64,
     quality: LinkQuality,
     /// Bytes deliverable with every PRB under `quality`: the achievable rate of the metric.
     full: u32,
@@ -129,26 +130,19 @@ pub struct TtiReport {
     pub prb_bytes_used: u64,
 }
 
-/// Smallest initial value of the averaged rate, so a never-served UE has a finite, maximal
-/// PF metric.
-const AVG_FLOOR: f64 = 1e-3;
-
 /// The cell: UEs, their queues and the scheduler.
 #[derive(Debug)]
 pub struct Cell {
     ues: Vec<UeState>,
     n_prb: u32,
-    scheduler: SchedulerConfig,
+    /// The scheduler's configuration (its α also weighs the measured scheduling share).
+    sched_cfg: SchedulerConfig,
+    /// The MAC scheduler.
+    scheduler: Scheduler,
+    /// The scheduler's grants of the current call (reused every TTI).
+    grants: Vec<Grant>,
     /// Indices of UEs whose queue is non-empty.
     backlogged: Vec<u32>,
-    /// Round-robin pointer: the next UE index to consider.
-    rr_next: u32,
-    /// Common decay factor (1 − α)^(TTIs since the last renormalization), valid at the start
-    /// of TTI `decay_tti`. Every UE not served in a TTI has its average multiplied by
-    /// 1 − α; keeping that factor once for the whole cell makes skipping idle TTIs and
-    /// ranking UEs cost one multiply per UE instead of a power.
-    decay: f64,
-    decay_tti: u64,
     /// Bytes of a transport block over all PRBs, by layers − 1 and I_MCS: the achievable
     /// rate of a radio UE, looked up once per UE per TTI.
     full_tbs_bytes: [[u32; 29]; 2],
@@ -179,11 +173,10 @@ impl Cell {
         Self {
             ues: Vec::new(),
             n_prb,
-            scheduler,
+            sched_cfg: scheduler,
+            scheduler: scheduler.build(),
+            grants: Vec::with_capacity(8),
             backlogged: Vec::new(),
-            rr_next: 0,
-            decay: 1.0,
-            decay_tti: 0,
             full_tbs_bytes,
             dropper: None,
             flow_seen: Vec::new(),
@@ -244,11 +237,9 @@ impl Cell {
 
     /// Adds a UE with the given (e.g. DiffServ) queue; returns its index.
     pub fn add_ue_with_queue(&mut self, channel: Channel, queue: RlcQueue) -> u32 {
-        let scaled_avg = AVG_FLOOR / self.decay;
         self.ues.push(UeState {
             queue,
             channel,
-            scaled_avg,
             backlog_slot: None,
             quality: LinkQuality::Linear { full_bytes: 0 },
             quality_from: 1,
@@ -261,7 +252,9 @@ impl Cell {
             eligible_from: 0,
         });
         self.trace_only = self.ues.iter().all(|u| matches!(u.channel, Channel::Trace(_)));
-        (self.ues.len() - 1) as u32
+        let ue = (self.ues.len() - 1) as u32;
+        self.scheduler.add_ue(ue);
+        ue
     }
 
     /// Number of UEs.
@@ -354,28 +347,15 @@ impl Cell {
         !self.backlogged.is_empty() || self.link.as_ref().is_some_and(|l| l.busy())
     }
 
-    /// Averaged served rate (bytes per TTI) of UE `ue` at the start of TTI `tti`.
-    pub fn averaged_rate(&self, ue: u32, tti: u64) -> f64 {
-        let extra = tti.saturating_sub(self.decay_tti).min(i32::MAX as u64) as i32;
-        let d = self.decay * (1.0 - self.scheduler.alpha()).powi(extra);
-        (self.ues[ue as usize].scaled_avg * d).max(AVG_FLOOR)
+    /// The MAC scheduler.
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
     }
 
-    /// Brings the common decay factor to the start of TTI `tti`, renormalizing every UE's
-    /// scaled average before the factor underflows.
-    #[inline]
-    fn advance_decay(&mut self, tti: u64) {
-        if tti > self.decay_tti {
-            let gap = (tti - self.decay_tti).min(i32::MAX as u64) as i32;
-            self.decay *= (1.0 - self.scheduler.alpha()).powi(gap);
-            self.decay_tti = tti;
-        }
-        if self.decay < 1e-150 {
-            for u in &mut self.ues {
-                u.scaled_avg = (u.scaled_avg * self.decay).max(AVG_FLOOR);
-            }
-            self.decay = 1.0;
-        }
+    /// Averaged served rate (bytes per TTI) of UE `ue` at the start of TTI `tti`, if the
+    /// scheduler keeps one (PF, BET, priority).
+    pub fn averaged_rate(&self, ue: u32, tti: u64) -> Option<f64> {
+        self.scheduler.averaged_rate(ue, tti)
     }
 
     /// Offers packet `id` (already in `arena`, destined to UE `pkt.ue`) to the UE's queue at
@@ -431,10 +411,9 @@ impl Cell {
     /// `from_tti` on (after the interruption), with a fresh averaged rate (the scheduler has
     /// no history of it) and its link quality read anew.
     pub fn attach(&mut self, ue: u32, from_tti: u64) {
-        let floor = AVG_FLOOR / self.decay;
+        self.scheduler.reset_ue(ue);
         let u = &mut self.ues[ue as usize];
         u.eligible_from = from_tti;
-        u.scaled_avg = floor;
         u.served_tti = u64::MAX;
         (u.quality_from, u.quality_until) = (1, 0);
     }
@@ -561,10 +540,8 @@ impl Cell {
         if !self.has_backlog() {
             return report;
         }
-        let alpha = self.scheduler.alpha();
-        let padding = self.scheduler.leftover == Leftover::Padding;
+        let alpha = self.sched_cfg.alpha();
         let n_prb = self.n_prb;
-        self.advance_decay(tti);
         let track_sched = matches!(self.dropper, Some((_, SignalNeeds::LoadAndScheduling)));
         if track_sched {
             for &ue in &self.backlogged {
@@ -577,48 +554,56 @@ impl Cell {
             report.prbs_used += used;
             prbs_left -= used;
         }
-        while prbs_left > 0 {
-            let Some(ue) = self.pick(tti) else { break };
-            let decay = self.decay;
-            let u = &mut self.ues[ue as usize];
-            u.served_tti = tti;
-            u.eligible_from = tti + 1;
-            if track_sched {
-                u.sched_share += alpha;
-            }
-            let n = if padding { prbs_left } else { prbs_needed(&u.quality, u.queue.pending_bytes(), prbs_left, n_prb) };
-            let grant = u.quality.bytes_for_prbs(n, n_prb);
-            if grant == 0 {
-                continue;
-            }
-            let sent = match u.link.as_deref_mut() {
-                None => u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped),
-                Some(link) => {
-                    let cl = self.link.as_deref_mut().expect("a realistic UE has a realistic cell");
-                    let sent = send_block(tti, now, ue, n, grant, &u.quality, &mut u.queue, &mut u.channel, link, cl, arena, dropped);
-                    u.eligible_from = u.eligible_from.max(link.harq.next_free());
-                    sent
+        // The scheduler's allocation, sent grant by grant; a grant that carries nothing
+        // leaves its PRBs free and the scheduler is asked again for them.
+        loop {
+            self.grants.clear();
+            let mut view = TtiView::new(tti, now, prbs_left, n_prb, &mut self.ues, &self.backlogged, arena, &self.full_tbs_bytes);
+            self.scheduler.schedule(&mut view, &mut self.grants);
+            let mut unused = false;
+            for i in 0..self.grants.len() {
+                let Grant { ue, prbs: n } = self.grants[i];
+                let u = &mut self.ues[ue as usize];
+                assert!(
+                    n >= 1 && n <= prbs_left && u.backlog_slot.is_some() && u.full > 0 && u.eligible_from <= tti,
+                    "the {:?} scheduler granted {n} PRBs to UE {ue} in TTI {tti}: not a UE it was offered, or more than the {prbs_left} PRBs free",
+                    self.sched_cfg.kind
+                );
+                u.served_tti = tti;
+                u.eligible_from = tti + 1;
+                if track_sched {
+                    u.sched_share += alpha;
                 }
-            };
-            // PF bookkeeping, R ← (1 − α)·R + α·served with what was actually served. With
-            // R = scaled·decay and the common factor moving to (1 − α)·decay at the next TTI,
-            // the scaled value grows by α·served / ((1 − α)·decay).
-            // With padding the average counts the whole block, as ns-3's
-            // `lastTtiBytesTransmitted` does.
-            let counted = if padding && sent > 0 { grant as u64 } else { sent };
-            u.scaled_avg += alpha * counted as f64 / ((1.0 - alpha) * decay);
-            if sent == 0 {
-                // Everything left was dropped at dequeue: the PRBs were not used.
+                let grant = u.quality.bytes_for_prbs(n, n_prb);
+                let sent = if grant == 0 {
+                    0
+                } else {
+                    match u.link.as_deref_mut() {
+                        None => u.queue.transmit(now, grant as u64, ue, arena, delivered, dropped),
+                        Some(link) => {
+                            let cl = self.link.as_deref_mut().expect("a realistic UE has a realistic cell");
+                            let sent = send_block(tti, now, ue, n, grant, &u.quality, &mut u.queue, &mut u.channel, link, cl, arena, dropped);
+                            u.eligible_from = u.eligible_from.max(link.harq.next_free());
+                            sent
+                        }
+                    }
+                };
+                if sent == 0 {
+                    // Nothing to carry, or everything left was dropped at dequeue: the PRBs
+                    // were not used.
+                    self.unmark_if_empty(ue);
+                    unused = true;
+                    break;
+                }
+                self.scheduler.sent(ue, &Sent { tti, prbs: n, block_bytes: grant, bytes: sent });
+                report.prbs_used += n;
+                report.bytes_sent += sent;
+                report.ues_served += 1;
+                prbs_left -= n;
                 self.unmark_if_empty(ue);
-                continue;
             }
-            report.prbs_used += n;
-            report.bytes_sent += sent;
-            report.ues_served += 1;
-            prbs_left -= n;
-            self.unmark_if_empty(ue);
-            if self.scheduler.kind == SchedulerKind::RoundRobin {
-                self.rr_next = (ue + 1) % self.ues.len() as u32;
+            if !unused {
+                break;
             }
         }
         if self.link.is_some() {
@@ -634,7 +619,7 @@ impl Cell {
     /// each on its block's PRBs if they are still free (otherwise it waits for the next TTI)
     /// and at most one block per UE per TTI. Returns the PRBs used.
     fn retransmit(&mut self, tti: u64, track_sched: bool) -> u32 {
-        let alpha = self.scheduler.alpha();
+        let alpha = self.sched_cfg.alpha();
         let n_prb = self.n_prb;
         let cl = self.link.as_deref_mut().expect("called with a realistic link");
         let pipeline = cl.cfg.pipeline_delay_tti as u64;
@@ -701,40 +686,6 @@ impl Cell {
         }
         dropped.extend(cl.lost.drain(..).map(|id| (id, DropCause::Air)));
     }
-
-    /// The best backlogged UE not yet served in TTI `tti` under the configured scheduler.
-    ///
-    /// PF compares r_i / R̄_i = full_i / (scaled_i · decay): the common decay factor cancels,
-    /// so the ranking uses full_i / scaled_i. Ties go to the lower UE index.
-    ///
-    /// The same pass refreshes every backlogged UE's cached link quality when it has expired,
-    /// so the TTI's first pick is one walk over the backlogged UEs.
-    #[inline]
-    fn pick(&mut self, tti: u64) -> Option<u32> {
-        let kind = self.scheduler.kind;
-        let n = self.ues.len() as u32;
-        let (n_prb, full_tbs_bytes) = (self.n_prb, &self.full_tbs_bytes);
-        let mut best: Option<(u8, f64, u32)> = None;
-        for &ue in &self.backlogged {
-            let u = &mut self.ues[ue as usize];
-            u.refresh_quality(tti, n_prb, full_tbs_bytes);
-            if u.full == 0 || u.eligible_from > tti {
-                continue;
-            }
-            let (tier, key) = match kind {
-                SchedulerKind::ProportionalFair => (0, u.full as f64 / u.scaled_avg),
-                SchedulerKind::Priority => (u8::from(u.queue.foreground_bytes() > 0), u.full as f64 / u.scaled_avg),
-                SchedulerKind::MaxThroughput => (0, u.full as f64),
-                SchedulerKind::BlindEqualThroughput => (0, 1.0 / u.scaled_avg),
-                // Cyclic order starting at the round-robin pointer: nearer is better.
-                SchedulerKind::RoundRobin => (0, -(((ue + n - self.rr_next) % n) as f64)),
-            };
-            if best.is_none_or(|(bt, bk, bu)| (tier, key) > (bt, bk) || ((tier, key) == (bt, bk) && ue < bu)) {
-                best = Some((tier, key, ue));
-            }
-        }
-        best.map(|(_, _, ue)| ue)
-    }
 }
 
 /// Linear SINR of a radio channel in TTI `tti` (only radio UEs have a realistic link).
@@ -800,38 +751,6 @@ fn send_block(
         Outcome::Decoded | Outcome::Lost => cl.arrivals.push_back((air, ue)),
     }
     sent
-}
-
-/// The fewest PRBs (at most `prbs_left`) that carry `pending` bytes.
-#[inline]
-fn prbs_needed(q: &LinkQuality, pending: u64, prbs_left: u32, n_prb: u32) -> u32 {
-    if q.bytes_for_prbs(prbs_left, n_prb) as u64 <= pending {
-        return prbs_left;
-    }
-    match *q {
-        LinkQuality::Linear { full_bytes } => {
-            // smallest n with floor(full·n/N) >= pending
-            let n = (pending * n_prb as u64).div_ceil(full_bytes as u64) as u32;
-            let mut n = n.clamp(1, prbs_left);
-            while n < prbs_left && (q.bytes_for_prbs(n, n_prb) as u64) < pending {
-                n += 1;
-            }
-            n
-        }
-        LinkQuality::Tbs { .. } => {
-            // binary search: TBS is non-decreasing in the PRB count
-            let (mut lo, mut hi) = (1u32, prbs_left);
-            while lo < hi {
-                let mid = (lo + hi) / 2;
-                if (q.bytes_for_prbs(mid, n_prb) as u64) >= pending {
-                    hi = mid;
-                } else {
-                    lo = mid + 1;
-                }
-            }
-            lo
-        }
-    }
 }
 
 #[cfg(test)]

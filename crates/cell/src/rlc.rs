@@ -144,6 +144,11 @@ impl RlcQueue {
         (s.bytes, s.ids.len() as u32)
     }
 
+    /// When the oldest packet queued (over all classes) arrived; `None` for an empty queue.
+    pub fn head_enqueued_at(&self, arena: &PacketArena) -> Option<Nanos> {
+        self.subs.iter().filter_map(|s| s.ids.front().map(|&id| arena.get(id).enqueued_at)).min()
+    }
+
     /// The discipline of class 0 (the only one of a single-class queue).
     pub fn aqm(&self) -> &Aqm {
         &self.subs[0].aqm

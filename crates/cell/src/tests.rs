@@ -203,9 +203,9 @@ fn averaged_rate_decays_without_service() {
     cell.run_tti(0, 0, &mut arena, &mut delivered, &mut dropped);
     // R = 0.99 * R0 + 0.01 * 2500 with the initial floor R0 = 1e-3
     let expected = 0.99 * 1e-3 + 25.0;
-    let a1 = cell.averaged_rate(0, 1);
+    let a1 = cell.averaged_rate(0, 1).expect("PF keeps an averaged rate");
     assert!((a1 - expected).abs() < 1e-9, "got {a1}");
-    let a101 = cell.averaged_rate(0, 101);
+    let a101 = cell.averaged_rate(0, 101).expect("PF keeps an averaged rate");
     assert!((a101 - expected * 0.99f64.powi(100)).abs() < 1e-9);
 }
 
@@ -447,11 +447,60 @@ fn the_schedulers_per_ue_fields_share_one_cache_line() {
         offset_of!(UeState, quality_from) + 8,
         offset_of!(UeState, quality_until) + 8,
         offset_of!(UeState, eligible_from) + 8,
-        offset_of!(UeState, scaled_avg) + 8,
         offset_of!(UeState, quality) + size_of::<LinkQuality>(),
         offset_of!(UeState, full) + 4,
         offset_of!(UeState, served_tti) + 8,
     ] {
         assert!(end <= 64, "a field the scheduler's pass reads ends at byte {end}");
     }
+}
+
+#[test]
+fn schedulers_without_an_average_report_none() {
+    for kind in [SchedulerKind::RoundRobin, SchedulerKind::MaxThroughput] {
+        let mut cell = Cell::new(50, SchedulerConfig { kind, ..Default::default() });
+        cell.add_ue(fixed(20), tail(512 * 1024));
+        assert_eq!(cell.averaged_rate(0, 1), None, "{kind:?}");
+    }
+    for kind in [SchedulerKind::ProportionalFair, SchedulerKind::BlindEqualThroughput, SchedulerKind::Priority] {
+        let mut cell = Cell::new(50, SchedulerConfig { kind, ..Default::default() });
+        cell.add_ue(fixed(20), tail(512 * 1024));
+        assert_eq!(cell.averaged_rate(0, 0), Some(1e-3), "{kind:?}");
+    }
+}
+
+/// The worked example of docs/extending/scheduler.md (`scheduler_example.rs`, registered
+/// for tests as `"oldest_first"`), chosen the way a scenario chooses a scheduler.
+#[test]
+fn the_worked_example_serves_the_oldest_head_of_line_packet_first() {
+    let cfg: SchedulerConfig = serde_json::from_str(r#"{"kind": "oldest_first"}"#).expect("a registered kind");
+    assert_eq!(cfg.kind, SchedulerKind::OldestFirst);
+    let mut cell = Cell::new(50, cfg);
+    let mut arena = PacketArena::with_capacity(16);
+    cell.add_ue(fixed(40), tail(512 * 1024)); // 5000 B per TTI: PF and MT would serve it first
+    cell.add_ue(fixed(20), tail(512 * 1024)); // 2500 B per TTI, 50 B per PRB
+    cell.add_ue(fixed(20), tail(512 * 1024));
+    let pkt = |ue| Packet { ue, size: 1500, class: TrafficClass::Foreground, ..Default::default() };
+    arrive(&mut cell, &mut arena, 3 * MS, pkt(0));
+    arrive(&mut cell, &mut arena, MS, pkt(1));
+    arrive(&mut cell, &mut arena, 2 * MS, pkt(2));
+    let (mut delivered, mut dropped) = (Vec::new(), Vec::new());
+    // TTI 3: UE 1 (waiting 2 ms) takes the 30 PRBs its packet needs, UE 2 (1 ms) the other
+    // 20 (1000 of its 1500 bytes), UE 0 (0 ms) nothing.
+    let r = cell.run_tti(3, 3 * MS, &mut arena, &mut delivered, &mut dropped);
+    assert_eq!((r.prbs_used, r.ues_served, r.bytes_sent), (50, 2, 2500));
+    assert_eq!(delivered.iter().map(|d| d.ue).collect::<Vec<_>>(), [1]);
+    assert_eq!((cell.ue(0).queue.pending_bytes(), cell.ue(2).queue.pending_bytes()), (1500, 500));
+    // TTI 4: UE 2's partly sent packet is still the oldest (10 PRBs), then UE 0 (15 PRBs).
+    delivered.clear();
+    let r = cell.run_tti(4, 4 * MS, &mut arena, &mut delivered, &mut dropped);
+    assert_eq!((r.prbs_used, r.ues_served, r.bytes_sent), (25, 2, 2000));
+    assert_eq!(delivered.iter().map(|d| d.ue).collect::<Vec<_>>(), [2, 0]);
+    assert!(!cell.has_backlog());
+}
+
+#[test]
+fn an_unknown_scheduler_kind_is_an_error_naming_the_registered_ones() {
+    let err = serde_json::from_str::<SchedulerConfig>(r#"{"kind": "edf"}"#).unwrap_err().to_string();
+    assert!(err.contains("unknown variant `edf`") && err.contains("`pf`, `rr`, `mt`, `bet`, `priority`"), "{err}");
 }
