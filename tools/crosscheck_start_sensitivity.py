@@ -41,11 +41,11 @@ def sweep(scenario: Path, trace: Path | None, cc: str | None, offsets: list[int]
     """Per offset, the crosscheck's simulator statistics of flow 0; and their spread."""
     from cellshare import emulate
     from cellshare.api import run_text
-    from cellshare.cli import _with_overrides
+    from cellshare.scenario_files import with_overrides
 
     base = scenario.resolve().parent
     text = emulate.variant_text(scenario.read_text(), base, trace, cc)
-    sim_text = _with_overrides(emulate.simulator_text(text), None, duration)
+    sim_text = with_overrides(emulate.simulator_text(text), None, duration)
     rows = []
     for off in offsets:
         r = run_text(emulate.shifted_text(sim_text, off), str(base))

@@ -69,11 +69,11 @@ def fingerprint(label: str, scenario: Path, duration: float, replace: list) -> d
 
 def fingerprint_text(label: str, text: str, base: Path, duration: float) -> dict:
     """[`fingerprint`] of a scenario given as text (trace files relative to `base`)."""
-    from cellshare.cli import _with_overrides
+    from cellshare.scenario_files import with_overrides
     from cellshare.api import run_text
     from cellshare.output import _tmp_name, remove_stale_temps, write_result
 
-    text = _with_overrides(text, None, duration)
+    text = with_overrides(text, None, duration)
     result = run_text(text, str(base), progress=False, label=label)
     out = {}
     # The outputs go to a temporary folder named as `cellshare run`'s (its process in the

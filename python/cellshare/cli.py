@@ -8,29 +8,23 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from . import _core
 from .clihelp import Command
-from .lln import is_lln
+from .console import err_console, fail, out_console
 from .output import OutputError
-from .scenario_files import load_scenario, toml_loads
+from .scenario_files import is_lln_table, load_scenario, prepare, read_table
 
 try:  # Python 3.11+
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
-import tomli_w
-
 # Help is plain text and arguments have upper-case metavars: see clihelp.py.
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="cellshare: a fast TTI-level LTE cell simulator for sharing a cell between "
                        "foreground and background traffic.")
-# Piped output is not cut to 80 columns: tables stay readable in logs and CI.
-out_console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _version(value: bool) -> None:
@@ -46,14 +40,6 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
     background traffic."""
 
 
-def _fail(msg: str, code: int = 2) -> typer.Exit:
-    from rich.markup import escape
-
-    # The message is plain text: a key like flows[x] must not be read as markup.
-    err_console.print(f"[bold red]error:[/] {escape(msg)}", highlight=False, soft_wrap=True, markup=True)
-    return typer.Exit(code)
-
-
 def _duration(seconds: float) -> str:
     """12 s, 3.4 min, 1.2 h."""
     if seconds < 90:
@@ -61,21 +47,6 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def _with_overrides(text: str, seed: Optional[int], duration: Optional[float]) -> str:
-    if seed is None and duration is None:
-        return text
-    doc = toml_loads(text)
-    sim = doc.setdefault("simulation", {})
-    if not isinstance(sim, dict):
-        raise _core.ScenarioInvalid(f"`simulation`: got {sim!r:.80}, expected a table", "simulation",
-                                    "expected a table")
-    if seed is not None:
-        sim["seed"] = seed
-    if duration is not None:
-        sim["duration_s"] = duration
-    return tomli_w.dumps(doc)
 
 
 def _print_summary(summary: dict) -> None:
@@ -120,9 +91,9 @@ def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool, force: b
             with atomic_dir(out, kind="run", force=force) as tmp:
                 write_lln_result(result, tmp, scenario_text=text)
     except _core.ScenarioInvalid as e:
-        raise _fail(f"{where}: {e.args[0]}")
+        raise fail(f"{where}: {e.args[0]}")
     except OutputError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     s = result.summary
     if as_json:
         sys.stdout.write(json.dumps(s, indent=2, sort_keys=True) + "\n")
@@ -184,20 +155,20 @@ def run_cmd(
         if out is not None:
             check_out(out, kind="run", force=force)
         text, base = load_scenario(scenario)
-        text = _with_overrides(text, seed, duration)
-        if is_lln(text):
-            return _run_lln(where, text, out, as_json, force)
-        result = run_text(text, base, progress=not as_json, label=where,
+        sc = prepare(text, seed, duration)  # the only parse before the engine's
+        if sc.lln:
+            return _run_lln(where, sc.text, out, as_json, force)
+        result = run_text(sc.text, base, progress=not as_json, label=where,
                           limits=_limits(max_ues, max_flows, max_memory_mb))
         if out is not None:
             with atomic_dir(out, kind="run", force=force) as tmp:
-                write_result(result, tmp, scenario_text=text)
+                write_result(result, tmp, scenario_text=sc.text)
     except _core.ScenarioInvalid as e:
-        raise _fail(f"{where}: {e.args[0]}")
+        raise fail(f"{where}: {e.args[0]}")
     except tomllib.TOMLDecodeError as e:
-        raise _fail(f"{where}: not valid TOML: {e}")
+        raise fail(f"{where}: not valid TOML: {e}")
     except OutputError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     if as_json:
         sys.stdout.write(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
     else:
@@ -220,7 +191,8 @@ def validate_cmd(
     for s in scenarios:
         try:
             text, base = load_scenario(s)
-            if _is_sweep(text):
+            doc = read_table(text)  # None when not TOML: the engine's parser says why
+            if doc is not None and _is_sweep(doc):
                 from .sweeps import SweepError, load_sweep, validate_runs
 
                 try:
@@ -231,7 +203,7 @@ def validate_cmd(
                     raise _core.ScenarioInvalid(str(e)) from None
                 out_console.print(f"[green]ok[/] {s} (a sweep of {len(runs)} runs)", highlight=False)
                 continue
-            if is_lln(text):
+            if doc is not None and is_lln_table(doc):
                 _core.lln_validate(text)
             else:
                 _core.validate(text, base, **_limits(max_ues, max_flows, max_memory_mb))
@@ -246,13 +218,9 @@ def validate_cmd(
         raise typer.Exit(2)
 
 
-def _is_sweep(text: str) -> bool:
-    """Whether a TOML text is a sweep file (a `base` scenario and axes) rather than a scenario."""
-    try:
-        doc = toml_loads(text)
-    except Exception:  # noqa: BLE001 - not TOML: validation of the scenario says why
-        return False
-    return isinstance(doc, dict) and "base" in doc and not ({"ues", "flows", "lln"} & set(doc))
+def _is_sweep(doc: dict) -> bool:
+    """Whether a TOML table is a sweep file (a `base` scenario and axes) rather than a scenario."""
+    return "base" in doc and not ({"ues", "flows", "lln"} & set(doc))
 
 
 @app.command("bench", cls=Command)
@@ -329,15 +297,15 @@ def reproduce_cmd(
     rp.load_all()
     if render_docs:
         if name or all_ or list_:
-            raise _fail("--render-docs runs nothing: give it alone")
+            raise fail("--render-docs runs nothing: give it alone")
         try:
             changed = sb.render_docs(sb.source_root())
         except sb.DocsError as e:
-            raise _fail(str(e))
+            raise fail(str(e))
         out_console.print("regenerated: " + (", ".join(str(p) for p in changed) or "nothing changed"), highlight=False)
         return
     if update_docs and not all_:
-        raise _fail("--update-docs needs --all (the committed scoreboard is the whole set)")
+        raise fail("--update-docs needs --all (the committed scoreboard is the whole set)")
     if list_ or (name is None and not all_):
         times = sb.committed_wall_times()
         t = Table(title="reproductions")
@@ -358,26 +326,26 @@ def reproduce_cmd(
         out_console.print(t)
         return
     if traces is not None and not traces.is_dir():
-        raise _fail(f"--traces {str(traces)!r}: not a folder (expected a folder of Mahimahi traces)")
+        raise fail(f"--traces {str(traces)!r}: not a folder (expected a folder of Mahimahi traces)")
     if all_:
         if name is not None:
-            raise _fail(f"give either a name ({name!r}) or --all, not both")
+            raise fail(f"give either a name ({name!r}) or --all, not both")
         root = None
         if update_docs:
             try:
                 root = sb.source_root()
             except sb.DocsError as e:
-                raise _fail(str(e))
+                raise fail(str(e))
         target = out or Path("results") / "reproductions"
         try:
             board = sb.run_all(target, full=full, sensitivity=sensitivity, console=err_console, force=force,
                                traces_dir=traces)
         except (OutputError, rp.InputError) as e:
-            raise _fail(str(e))
+            raise fail(str(e))
         sb.print_summary(board, out_console)
         out_console.print(f"written to {target}/ (scoreboard.md, scoreboard.json)", highlight=False)
         for line in sb.failures(board):
-            _fail(f"{line} (traceback in {target}/{line.split()[0]}.error.txt)", 3)
+            fail(f"{line} (traceback in {target}/{line.split()[0]}.error.txt)", 3)
         if root is not None:
             changed = sb.update_docs(board, root)
             out_console.print("regenerated: " + (", ".join(str(p) for p in changed) or "nothing changed"),
@@ -385,10 +353,10 @@ def reproduce_cmd(
         raise typer.Exit(sb.exit_code(board))
     exp = rp.REGISTRY.get(name)
     if exp is None:
-        raise _fail(f"unknown experiment {name!r}; expected one of: {', '.join(rp.REGISTRY)}")
+        raise fail(f"unknown experiment {name!r}; expected one of: {', '.join(rp.REGISTRY)}")
     target = out or Path("results") / name
     if traces is not None and not exp.traces:
-        raise _fail(f"--traces: {name} reads no traces (the reproductions that do: "
+        raise fail(f"--traces: {name} reads no traces (the reproductions that do: "
                     f"{', '.join(e.name for e in rp.all_experiments() if e.traces)})")
     try:
         rp.check_traces(exp, traces)
@@ -396,11 +364,11 @@ def reproduce_cmd(
             outcome = rp.run_experiment(exp, tmp, full=full, progress=True, sensitivity=sensitivity, traces_dir=traces)
             rp.write_claims(outcome, tmp)
     except (OutputError, rp.InputError) as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     except (KeyboardInterrupt, OSError):
         raise  # Ctrl-C (exit 130) and a failing disk (main's one line) as for every command
     except Exception as e:  # noqa: BLE001 - a reproduction that breaks is exit 3 with its reason, not a traceback
-        raise _fail(f"{name} failed to run: {type(e).__name__}: {e}", 3)
+        raise fail(f"{name} failed to run: {type(e).__name__}: {e}", 3)
     t = Table(title=exp.title)
     for col in ("claim", "paper", "ours", "tolerance", "verdict"):
         t.add_column(col)
@@ -453,9 +421,9 @@ def sweep_cmd(
             return
         outcome = run_sweep(spec, target, workers=workers, ray_address=ray, force=force, progress=True)
     except (SweepError, RayUnavailable, OutputError) as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     except RunFailed as e:
-        raise _fail(f"{e} (the runs completed so far are kept; run the sweep again to resume)", 1)
+        raise fail(f"{e} (the runs completed so far are kept; run the sweep again to resume)", 1)
     where = f"Ray ({ray})" if ray else f"{outcome.workers} local worker{'s' if outcome.workers != 1 else ''}"
     out_console.print(f"{outcome.total} runs: {outcome.ran} ran in {outcome.wall_s:.1f} s on {where}, "
                       f"{outcome.skipped} already complete", highlight=False)
@@ -487,7 +455,7 @@ def report_cmd(
                              flows=[f.strip() for f in flows.split(",") if f.strip()] if flows is not None else None,
                              force=force)
     except (ReportError, OutputError) as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     out_console.print(f"report written to {index}", highlight=False)
 
 
@@ -512,7 +480,7 @@ def calibrate_cmd(
         except ValueError:
             vals = []
         if not vals or not all(ok(v) for v in vals):
-            raise _fail(f"{flag}: got {text!r}, expected {expected}")
+            raise fail(f"{flag}: got {text!r}, expected {expected}")
         return vals
 
     load_list = parse(loads, "--loads", float, lambda v: 0 < v <= 1, "comma-separated loads in (0, 1], e.g. 0.3,0.6,0.8")
@@ -525,9 +493,9 @@ def calibrate_cmd(
         text, base = load_scenario(scenario)
         rows = calibrate(text, base, load_list, seed_list, duration)
     except _core.ScenarioInvalid as e:
-        raise _fail(f"{scenario}: {e.args[0]}")
+        raise fail(f"{scenario}: {e.args[0]}")
     except tomllib.TOMLDecodeError as e:
-        raise _fail(f"{scenario}: not valid TOML: {e}")
+        raise fail(f"{scenario}: not valid TOML: {e}")
     if out is not None:
         _write_file(out, json.dumps(rows, indent=2) + "\n", force=force)
     if as_json:
@@ -602,11 +570,11 @@ def _check_file_out(path: Path, force: bool, option: str = "--out") -> None:
     """A single-file output's path: not a folder, and not an existing file unless `force`
     (exit 2 naming it). Checked before any work, so a refused path costs nothing."""
     if path.is_dir():
-        raise _fail(f"{option} {str(path)!r} is a folder; expected a file name")
+        raise fail(f"{option} {str(path)!r} is a folder; expected a file name")
     if path.exists() and not path.is_file():
-        raise _fail(f"{option} {str(path)!r} is not a regular file (a device, a FIFO or a socket); expected a file name")
+        raise fail(f"{option} {str(path)!r} is not a regular file (a device, a FIFO or a socket); expected a file name")
     if not force and (path.exists() or path.is_symlink()):
-        raise _fail(f"{option} {str(path)!r} exists; pass --force to replace it, or choose a new file name")
+        raise fail(f"{option} {str(path)!r} exists; pass --force to replace it, or choose a new file name")
 
 
 def _write_file(path: Path, text: str, option: str = "--out", *, force: bool = False) -> None:
@@ -620,14 +588,14 @@ def _write_file(path: Path, text: str, option: str = "--out", *, force: bool = F
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:200]}.", dir=path.parent if str(path.parent) else ".")
     except (OSError, ValueError) as e:
-        raise _fail(f"{option} {str(path)!r}: {getattr(e, 'strerror', None) or e}")
+        raise fail(f"{option} {str(path)!r}: {getattr(e, 'strerror', None) or e}")
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
     except OSError as e:
         os.unlink(tmp)
-        raise _fail(f"{option} {str(path)!r}: {e.strerror or e}")
+        raise fail(f"{option} {str(path)!r}: {e.strerror or e}")
 
 
 from .emu_cli import register as _register_emu  # noqa: E402  (needs the app above)
@@ -644,7 +612,7 @@ def main() -> None:
         app()
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        sys.exit(_fail(f"{where}{e.strerror or e}", 1).exit_code)
+        sys.exit(fail(f"{where}{e.strerror or e}", 1).exit_code)
 
 
 if __name__ == "__main__":

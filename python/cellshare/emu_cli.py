@@ -14,20 +14,16 @@ from rich.table import Table
 
 from . import bpf as bpfmod
 from .clihelp import Command
+from .console import err_console, fail, out_console
 from . import emulate as emu
 
 bpf_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                       help=f"eBPF TCP congestion controls ({bpfmod.descriptions_text()}): build, load, unload, list.")
 
 
-def _fail(msg: str, code: int = 2) -> typer.Exit:
-    from .cli import _fail as fail  # plain text: a key like flows[0] is not markup
-    return fail(msg, code)
-
-
 def _name_arg(name: str) -> str:
     if name not in bpfmod.CONTROLS:
-        raise _fail(f"NAME = {name!r}: expected one of {', '.join(bpfmod.CONTROLS)}")
+        raise fail(f"NAME = {name!r}: expected one of {', '.join(bpfmod.CONTROLS)}")
     return name
 
 
@@ -35,31 +31,28 @@ def _name_arg(name: str) -> str:
 def bpf_load(name: str = typer.Argument(..., metavar="NAME", help=bpfmod.names_text())) -> None:
     """Compile (clang, against this kernel's BTF) and register a control; it then appears in
     /proc/sys/net/ipv4/tcp_available_congestion_control."""
-    from .cli import out_console
     _name_arg(name)
     try:
         fresh = bpfmod.load(name)
     except bpfmod.BpfError as e:
-        raise _fail(str(e), 1)
+        raise fail(str(e), 1)
     out_console.print(f"{name}: {'loaded' if fresh else 'already loaded'}", highlight=False)
 
 
 @bpf_app.command("unload", cls=Command)
 def bpf_unload(name: str = typer.Argument(..., metavar="NAME", help=bpfmod.names_text())) -> None:
     """Unregister a control (sockets using it keep it until they close)."""
-    from .cli import out_console
     _name_arg(name)
     try:
         was = bpfmod.unload(name)
     except bpfmod.BpfError as e:
-        raise _fail(str(e), 1)
+        raise fail(str(e), 1)
     out_console.print(f"{name}: {'unloaded' if was else 'was not loaded'}", highlight=False)
 
 
 @bpf_app.command("list", cls=Command)
 def bpf_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """The project's controls and whether each is loaded, and what the kernel offers."""
-    from .cli import out_console
     rows = bpfmod.status()
     if as_json:
         sys.stdout.write(json.dumps({"controls": rows, "available": bpfmod.available()}, indent=2) + "\n")
@@ -74,7 +67,6 @@ def bpf_list(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) 
 
 
 def _print_emu(summary: dict) -> None:
-    from .cli import out_console
     t = Table(title=f"{summary['scenario'] or 'scenario'}: {summary['duration_s']:g} s emulated in real time")
     for c in ("flow", "UE", "class", "cc", "Mbps", "RTT p50 ms", "sojourn p50 ms", "sojourn p99 ms", "drops"):
         t.add_column(c, justify="left" if c in ("flow", "class", "cc") else "right")
@@ -99,7 +91,6 @@ def _print_emu(summary: dict) -> None:
 def _warn_realtime(summary: dict) -> None:
     """A warning on standard error when the run fell behind real time (the `realtime` record of
     `summary.json`): its results then differ from the model's for the host's reasons."""
-    from .cli import err_console
     rt = summary.get("realtime")
     if not rt or rt["kept"]:
         return
@@ -121,7 +112,6 @@ def _warn_realtime(summary: dict) -> None:
 def _interrupted(summary: dict, out: Path) -> None:
     """After a run stopped by Ctrl-C/SIGTERM: say so and exit 130 (the results of the time
     run are kept)."""
-    from .cli import err_console
     if not summary.get("interrupted"):
         return
     err_console.print(f"[bold yellow]interrupted:[/] the emulator stopped after {summary['duration_s']:.1f} of "
@@ -153,14 +143,13 @@ def emulate_cmd(
         try:
             msg = emu.cleanup()
         except emu.EmulatorError as e:
-            raise _fail(str(e), e.code)
-        from .cli import out_console
+            raise fail(str(e), e.code)
         out_console.print(msg, highlight=False)
         return
     if scenario is None or out is None:
-        raise _fail("expected SCENARIO and --out (or --cleanup)")
+        raise fail("expected SCENARIO and --out (or --cleanup)")
     if not scenario.exists():
-        raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+        raise fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
     from . import _core
     from .scenario_files import read_scenario_file
     try:
@@ -168,15 +157,14 @@ def emulate_cmd(
         check_out(out, kind="emulate", force=force)
         summary = emu.emulate(scenario, out, duration, force=force)
     except (OutputError, _core.ScenarioInvalid) as e:
-        raise _fail(str(e) if isinstance(e, OutputError) else e.args[0])
+        raise fail(str(e) if isinstance(e, OutputError) else e.args[0])
     except emu.EmulatorError as e:
-        raise _fail(str(e), e.code)
+        raise fail(str(e), e.code)
     _warn_realtime(summary)
     if as_json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
         _print_emu(summary)
-        from .cli import out_console
         out_console.print(f"results written to {out}/", highlight=False)
     _interrupted(summary, out)
 
@@ -297,21 +285,20 @@ def crosscheck_cmd(
     timeouts (within 1 per minute) and the median of the smoothed RTT sampled every 10 ms on both
     sides (within 10 %). With --trace/--cc, one case per combination in OUT/<trace>-<cc>/.
     Writes crosscheck.json and the table crosscheck.md; exits 1 when a case disagrees more."""
-    from .scenario_files import read_scenario_file
-    from .cli import _with_overrides, out_console
+    from .scenario_files import read_scenario_file, with_overrides
     from .output import OutputError, atomic_dir, check_out, read_marker
     from . import _core
 
     if not scenario.exists():
-        raise _fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
+        raise fail(f"SCENARIO = {str(scenario)!r}: no such file (expected a scenario TOML)")
     for t in trace or []:
         if t.is_dir():
-            raise _fail(f"--trace {str(t)!r}: a folder (expected a Mahimahi trace file)")
+            raise fail(f"--trace {str(t)!r}: a folder (expected a Mahimahi trace file)")
         if not t.is_file():
-            raise _fail(f"--trace {str(t)!r}: no such file (expected a Mahimahi trace)")
+            raise fail(f"--trace {str(t)!r}: no such file (expected a Mahimahi trace)")
     for c in cc or []:
         if not c.strip():
-            raise _fail(f"--cc {c!r}: empty (expected a congestion control name, e.g. cubic)")
+            raise fail(f"--cc {c!r}: empty (expected a congestion control name, e.g. cubic)")
     base = scenario.resolve().parent
     combos = [(t, c) for t in (trace or [None]) for c in (cc or [None])]
     cases_in = []
@@ -320,7 +307,7 @@ def crosscheck_cmd(
         for t, c in combos:
             label = "-".join(x for x in ((t.name.removesuffix(".down") if t else None), c) if x) or ""
             vtext = emu.variant_text(text, base, t, c) if (t or c) else text
-            sim_text = _with_overrides(emu.simulator_text(vtext), None, duration)
+            sim_text = with_overrides(emu.simulator_text(vtext), None, duration)
             _core.validate(sim_text, str(base))
             if offset_step:
                 emu.shifted_text(sim_text, offset_step)  # a scenario without trace channels: refused here
@@ -330,16 +317,16 @@ def crosscheck_cmd(
             marker = read_marker(out) if out.is_dir() else None
             if marker is None or marker.get("kind") != "crosscheck" or \
                     not any((out / lab / "emu" / "summary.json").exists() for _, _, lab, _, _ in cases_in):
-                raise _fail(f"--reuse: no emulator run of an earlier crosscheck in {out} (run the crosscheck without "
+                raise fail(f"--reuse: no emulator run of an earlier crosscheck in {out} (run the crosscheck without "
                             "--reuse first)")
         else:
             check_out(out, kind="crosscheck", force=force)
     except _core.ScenarioInvalid as e:  # a ValueError too: caught first, for its message alone
-        raise _fail(f"{scenario}: {e.args[0]}")
+        raise fail(f"{scenario}: {e.args[0]}")
     except ValueError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     except OutputError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     cases = []
     try:
         with atomic_dir(out, kind="crosscheck", force=force or reuse) as tmp:
@@ -367,13 +354,13 @@ def crosscheck_cmd(
             (tmp / "crosscheck.json").write_text(json.dumps(doc, indent=2) + "\n")
             (tmp / "crosscheck.md").write_text(emu.markdown_table(cases))
     except _core.ScenarioInvalid as e:
-        raise _fail(f"{scenario}: {e.args[0]}")
+        raise fail(f"{scenario}: {e.args[0]}")
     except OutputError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     except emu.EmulatorError as e:
-        raise _fail(str(e), e.code)
+        raise fail(str(e), e.code)
     except ValueError as e:
-        raise _fail(str(e))
+        raise fail(str(e))
     t = Table(title="simulator vs emulator")
     for col in ("case", "flow", "Mbps sim/emu", "retx/drop sim/emu", "RTOs sim/emu", "RTT p50 sim/emu", "real time"):
         t.add_column(col, justify="left" if col in ("case", "flow") else "right")

@@ -18,6 +18,7 @@ except ModuleNotFoundError:  # pragma: no cover
 
 import tomli_w
 
+from ._emu import is_package_entry, package_entry, runnable
 from .traces import PREFIX as BUILTIN
 
 REPO = Path(__file__).resolve().parents[2]
@@ -47,19 +48,6 @@ class EmulatorError(RuntimeError):
 HOST_STEAL_FLOOR_PERCENT = 0.5
 
 
-def _is_package_entry(p: Path) -> bool:
-    """Whether `p` is this package's `cellshare-emu` console script (a small Python script
-    pip generates, naming `cellshare._emu`), not a binary of the user's."""
-    from ._emu import ENTRY_MARK
-
-    try:
-        with open(p, "rb") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    return head.startswith(b"#!") and ENTRY_MARK.encode() in head
-
-
 def _installed() -> list[Path]:
     """Binaries named by the user: `$CELLSHARE_EMU_BIN`, then `cellshare-emu` on the PATH
     unless it is this package's own entry point (see `package_entry`)."""
@@ -68,33 +56,15 @@ def _installed() -> list[Path]:
     if env:
         out.append(Path(env))
     which = shutil.which("cellshare-emu")
-    if which and not _is_package_entry(Path(which)):
+    if which and not is_package_entry(Path(which)):
         out.append(Path(which))
     return out
-
-
-def package_entry() -> Optional[Path]:
-    """The installed package's `cellshare-emu` (its console script, running the emulator in
-    the extension module: `cellshare._emu`), on the PATH or in this interpreter's scripts
-    folder; `None` when this installation has none."""
-    import sysconfig
-
-    cands = [shutil.which("cellshare-emu"), Path(sys.executable).parent / "cellshare-emu",
-             Path(sysconfig.get_path("scripts")) / "cellshare-emu"]
-    for c in cands:
-        if c and _runnable(Path(c)) and _is_package_entry(Path(c)):
-            return Path(c)
-    return None
 
 
 def _built() -> list[Path]:
     """Where `cargo build --release -p cellshare-emu` puts the binary."""
     tdir = os.environ.get("CARGO_TARGET_DIR")
     return ([Path(tdir) / "release" / "cellshare-emu"] if tdir else []) + [REPO / "target" / "release" / "cellshare-emu"]
-
-
-def _runnable(p: Path) -> bool:
-    return p.is_file() and os.access(p, os.X_OK)
 
 
 def emulator_binary(build: bool = True) -> Path:
@@ -106,7 +76,7 @@ def emulator_binary(build: bool = True) -> Path:
     (`package_entry`: the emulator built into the extension module, as current as the
     simulator it was installed with)."""
     for c in _installed():
-        if _runnable(c):
+        if runnable(c):
             return c
     source = (REPO / "Cargo.toml").exists() and shutil.which("cargo") is not None
     if build and source:
@@ -114,7 +84,7 @@ def emulator_binary(build: bool = True) -> Path:
         if p.returncode != 0:
             raise EmulatorError(f"building cellshare-emu failed (exit {p.returncode})")
     for c in _built():
-        if _runnable(c):
+        if runnable(c):
             return c
     entry = package_entry()
     if entry is not None:

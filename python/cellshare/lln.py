@@ -14,19 +14,16 @@ if TYPE_CHECKING:
 
 from . import _core
 
-try:  # Python 3.11+
-    import tomllib
-except ModuleNotFoundError:  # pragma: no cover
-    import tomli as tomllib  # type: ignore[no-redef]
-
 
 def is_lln(text: str) -> bool:
     """Whether TOML `text` is an LLN scenario (has a top-level ``[lln]`` table). Text that
-    is not valid TOML is not (the cellular parser then reports the syntax error)."""
-    try:
-        return isinstance(tomllib.loads(text).get("lln"), dict)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return False
+    is not valid TOML is not (the cellular parser then reports the syntax error). A caller
+    that also needs the scenario's table parses once with
+    :func:`cellshare.scenario_files.prepare` instead."""
+    from .scenario_files import is_lln_table, read_table
+
+    doc = read_table(text)
+    return doc is not None and is_lln_table(doc)
 
 
 @dataclass

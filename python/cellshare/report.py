@@ -30,16 +30,14 @@ from typing import Any, Optional, Sequence, Union
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .report_common import (ARROW, ReportError, bounded, cast, check_columns, finite, mean, parquet, plain_log,
+                            read_output, save, table_html, table_of_text, unexpected)
 from .sweeps import with_categories
 
 try:  # Python 3.11+
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
-
-
-class ReportError(ValueError):
-    """A folder or option the report cannot use; the message says what was expected."""
 
 
 #: Scheme colours, in scheme order (the baseline is black).
@@ -70,76 +68,12 @@ class _Data:
     load: Optional[str]
 
 
-def _damaged(path: Path, e: BaseException) -> ReportError:
-    why = "nested too deeply" if isinstance(e, RecursionError) else " ".join(str(e).split())[:200]
-    return ReportError(f"{path}: cannot be read ({type(e).__name__}: {why}); expected the file as "
-                       f"cellshare wrote it (rerun the command that made the folder)")
-
-
-def _read(path: Path, read):
-    """`read(path)` of a file in an output folder; a missing or damaged file is a ReportError
-    naming it."""
-    try:
-        return read(path)
-    # also JSON, TOML and UTF-8 errors, and JSON or TOML nested deeper than Python's parsers go
-    except (OSError, pa.ArrowException, ValueError, RecursionError) as e:
-        raise _damaged(path, e) from None
-
-
-def _parquet(path: Path, **kw) -> pa.Table:
-    """A table of an output folder (:func:`_read`)."""
-    return _read(path, lambda p: pq.read_table(p, **kw))
-
-
-def _table_of_text(path: Path, parse) -> dict:
-    """A JSON or TOML file of an output folder that must hold a table (dict) (:func:`_read`)."""
-    doc = _read(path, lambda p: parse(p.read_text()))
-    if not isinstance(doc, dict):
-        raise ReportError(f"{path}: got a {type(doc).__name__}, expected a table (the file as cellshare wrote it)")
-    return doc
-
-
-def _unexpected(path: Path, what: str) -> ReportError:
-    """A ReportError: the file at `path` is not as cellshare writes it (`what` says how)."""
-    expected = "" if "expected" in what else "; expected the file as cellshare wrote it"
-    return ReportError(f"{path}: {what}{expected} (rerun the command that made the folder)")
-
-
 def _text_field(path: Path, doc: dict, key: str) -> Optional[str]:
     """`doc[key]` of the file at `path`: text or absent."""
     v = doc.get(key)
     if v is not None and not isinstance(v, str):
-        raise _unexpected(path, f"`{key}` is a {type(v).__name__}, not text")
+        raise unexpected(path, f"`{key}` is a {type(v).__name__}, not text")
     return v
-
-
-#: What a column of a runs or flows table must hold: pyarrow type tests by kind.
-_KINDS = {
-    "text": (pa.types.is_string, pa.types.is_large_string, pa.types.is_null),
-    "number": (pa.types.is_integer, pa.types.is_floating, pa.types.is_null),
-    "integer": (pa.types.is_integer, pa.types.is_null),
-    "boolean": (pa.types.is_boolean, pa.types.is_null),
-    "scalar": (pa.types.is_string, pa.types.is_large_string, pa.types.is_integer, pa.types.is_floating,
-               pa.types.is_boolean, pa.types.is_null),
-}
-#: The type a column of each kind is read as.
-_ARROW = {"text": pa.string(), "number": pa.float64(), "integer": pa.int64(), "boolean": pa.bool_()}
-
-
-def _check_columns(path: Path, schema: pa.Schema, required: dict, optional: Optional[dict] = None) -> None:
-    """Every column of `required` (name -> kind) is in `schema`, and it and every column of
-    `optional` present holds its kind (a dictionary-encoded column counts as its values);
-    else a ReportError naming the file and the column."""
-    for name, kind in (*required.items(), *(optional or {}).items()):
-        if name not in schema.names:
-            if name in required:
-                raise _unexpected(path, f"no column {name!r}")
-            continue
-        typ = schema.field(name).type
-        if pa.types.is_dictionary(typ):
-            typ = typ.value_type
-        if not any(test(typ) for test in _KINDS[kind]):
-            raise _unexpected(path, f"column {name!r} holds {typ}, not {kind} values")
 
 
 #: Columns of runs.parquet the report reads (besides run_id and the parameters).
@@ -158,52 +92,13 @@ def _flows_table(path: Path, table: pa.Table, run_folder: bool = False) -> pa.Ta
     without rows: those columns, empty; the table of a run without flows has none)."""
     required = {k: v for k, v in _FLOW_REQUIRED.items() if not (run_folder and k == "run_id")}
     if table.num_rows == 0:
-        return pa.table({k: pa.array([], _ARROW[v]) for k, v in {**required, **_FLOW_OPTIONAL}.items()})
-    _check_columns(path, table.schema, required, _FLOW_OPTIONAL)
+        return pa.table({k: pa.array([], ARROW[v]) for k, v in {**required, **_FLOW_OPTIONAL}.items()})
+    check_columns(path, table.schema, required, _FLOW_OPTIONAL)
     if not {"size_bytes", "bytes_delivered"} & set(table.column_names):
-        raise _unexpected(path, "no column 'size_bytes' or 'bytes_delivered' (a flow's size)")
+        raise unexpected(path, "no column 'size_bytes' or 'bytes_delivered' (a flow's size)")
     for k, kind in {**_FLOW_REQUIRED, **_FLOW_OPTIONAL}.items():
-        table = _cast(path, table, k, _ARROW[kind])
+        table = cast(path, table, k, ARROW[kind])
     return table
-
-
-#: Largest magnitude of a number the report draws (ms, s, Mbit/s, kbit/s, a fraction): far
-#: beyond any run's (at most 86,400 s simulated, rates of Tbit/s). Matplotlib cannot lay out
-#: an axis reaching a float's limit (1.8e308), so a larger number is a damaged file.
-MAX_DRAWN = 1e12
-
-
-def _cast(path: Path, table: pa.Table, name: str, typ: pa.DataType, bounded: Optional[bool] = None) -> pa.Table:
-    """`table` with column `name` (when present) cast to `typ`: integers to floats as near as
-    floats go, an integer too large for 64 bits a ReportError naming the file and column.
-    A `bounded` column (by default a float one) may not hold a finite number beyond
-    :data:`MAX_DRAWN` (NaN and infinities are missing values)."""
-    import numpy as np
-
-    if name not in table.column_names:
-        return table
-    try:
-        col = table.column(name).cast(typ, safe=not pa.types.is_floating(typ))
-    except pa.ArrowException as e:
-        raise _unexpected(path, f"column {name!r}: {' '.join(str(e).split())[:120]}") from None
-    if bounded or (bounded is None and pa.types.is_floating(typ)):
-        v = np.asarray(col.to_numpy(zero_copy_only=False), dtype=float)
-        with np.errstate(invalid="ignore"):
-            bad = np.flatnonzero(np.isfinite(v) & (np.abs(v) > MAX_DRAWN))
-        if bad.size:
-            raise _unexpected(path, f"column {name!r} holds {v[bad[0]]:g} (row {bad[0]}), beyond ±{MAX_DRAWN:g}")
-    return table.set_column(table.column_names.index(name), name, col)
-
-
-def _bounded(path: Path, key: str, v: Optional[float]) -> Optional[float]:
-    """A number of a summary: finite and within :data:`MAX_DRAWN`, else missing (None) for NaN
-    and infinities, a ReportError naming the key for a larger finite one."""
-    if v is None or not math.isfinite(v):
-        return None
-    if abs(v) > MAX_DRAWN:
-        raise _unexpected(path, f"`{key}` is {v:g}, beyond ±{MAX_DRAWN:g}")
-    return v
-
 
 
 def _number(v: Any) -> Optional[float]:
@@ -213,29 +108,29 @@ def _number(v: Any) -> Optional[float]:
 
 def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list[str], str]:
     runs_path = folder / "runs.parquet"
-    table = _parquet(runs_path)
+    table = parquet(runs_path)
     names = table.column_names
     if "run_id" not in names:
         raise ReportError(f"{folder / 'runs.parquet'}: no run_id column; expected the runs table of `cellshare sweep`")
     meta_path = folder / "sweep.json"
     if meta_path.is_file():
-        params = _table_of_text(meta_path, json.loads).get("parameters", [])
+        params = table_of_text(meta_path, json.loads).get("parameters", [])
         if not isinstance(params, list) or not all(isinstance(p, str) for p in params):
-            raise _unexpected(meta_path, "`parameters` is not a list of parameter names")
+            raise unexpected(meta_path, "`parameters` is not a list of parameter names")
         params = list(dict.fromkeys(params))
     else:
         params = names[1:names.index("seed")] if "seed" in names else []
-    _check_columns(runs_path, table.schema, {"run_id": "text", **{p: "scalar" for p in params},
+    check_columns(runs_path, table.schema, {"run_id": "text", **{p: "scalar" for p in params},
                                              **{k: "number" for k in _RUN_NUMBERS}},
                    {k: "number" for k in _RUN_OPTIONAL})
     # numbers as floats (an integer column too), NaN and infinities as None
     for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
-        table = _cast(runs_path, table, k, pa.float64())
+        table = cast(runs_path, table, k, pa.float64())
     runs = table.to_pylist()
     for i, r in enumerate(runs):
         rid = r["run_id"]
         if rid is None or not _RUN_ID.match(rid):
-            raise _unexpected(runs_path, f"row {i}: run_id is {'null' if rid is None else 'not a run id'} "
+            raise unexpected(runs_path, f"row {i}: run_id is {'null' if rid is None else 'not a run id'} "
                                          f"(a run folder's name under runs/)")
         for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
             if k in r:
@@ -244,14 +139,14 @@ def _load_sweep(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], li
             if isinstance(r[p], float) and r[p] != r[p]:
                 r[p] = None  # NaN: one value, like null
     flows_path = folder / "flows.parquet"
-    flow_names = _read(flows_path, pq.read_schema).names
+    flow_names = read_output(flows_path, pq.read_schema).names
     cols = [c for c in (*_FLOW_COLUMNS, "bytes_delivered", *params) if c in flow_names]
-    flows = _flows_table(flows_path, _parquet(flows_path, columns=cols))
+    flows = _flows_table(flows_path, parquet(flows_path, columns=cols))
     dirs = {r["run_id"]: folder / "runs" / r["run_id"] for r in runs}
     title = folder.name
     src = folder / "sweep.toml"
     if src.is_file():
-        title = _text_field(src, _table_of_text(src, tomllib.loads), "name") or title
+        title = _text_field(src, table_of_text(src, tomllib.loads), "name") or title
     return runs, flows, dirs, params, title
 
 
@@ -259,20 +154,20 @@ def _load_run(folder: Path) -> tuple[list[dict], pa.Table, dict[str, Path], list
     from .sweeps import summary_scalars
 
     summary_path = folder / "summary.json"
-    summary = _table_of_text(summary_path, json.loads)
+    summary = table_of_text(summary_path, json.loads)
     scenario = None
     if (folder / "scenario.toml").is_file():
-        scenario = _table_of_text(folder / "scenario.toml", tomllib.loads)
+        scenario = table_of_text(folder / "scenario.toml", tomllib.loads)
     label = _text_field(summary_path, summary, "scenario") or folder.name
     rid = folder.name
     try:
         row = {"run_id": rid, "run": label, "seed": summary.get("seed"), **summary_scalars(summary)}
     except ValueError as e:
-        raise _unexpected(summary_path, str(e)) from None
+        raise unexpected(summary_path, str(e)) from None
     for k in (*_RUN_NUMBERS, *_RUN_OPTIONAL):
-        row[k] = _bounded(summary_path, k, row[k])
+        row[k] = bounded(summary_path, k, row[k])
     flows_path = folder / "flows.parquet"
-    flows = with_categories(_flows_table(flows_path, _parquet(flows_path), run_folder=True), scenario)
+    flows = with_categories(_flows_table(flows_path, parquet(flows_path), run_folder=True), scenario)
     n = flows.num_rows
     flows = flows.append_column("run_id", pa.array([rid] * n, pa.string()))
     flows = flows.append_column("run", pa.array([label] * n, pa.string()))
@@ -324,27 +219,6 @@ def _values(runs: Sequence[dict], key: Optional[str]) -> list:
     return out
 
 
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, float):
-        if v != v:
-            return "–"
-        if abs(v) >= 100:
-            return f"{v:.1f}"
-        if abs(v) >= 1:
-            return f"{v:.3g}" if abs(v) < 10 else f"{v:.2f}"
-        return f"{v:.3g}"
-    return str(v)
-
-
-def _table_html(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    h = "".join(f"<th>{html.escape(str(c))}</th>" for c in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c() if callable(c) else c))}</td>" for c in row)
-                   + "</tr>" for row in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def _style():
     import matplotlib
 
@@ -358,15 +232,6 @@ def _style():
         "font.family": "DejaVu Sans", "pdf.fonttype": 42, "svg.hashsalt": "cellshare",
     })
     return plt
-
-
-def _save(fig, out: Path, stem: str) -> str:
-    fig.savefig(out / f"{stem}.png", bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(out / f"{stem}.pdf", bbox_inches="tight", metadata={"CreationDate": None, "Producer": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return f"{stem}.png"
 
 
 class _Report:
@@ -484,7 +349,7 @@ class _Report:
             ax.set_xlabel(self.d.load)
         if log:
             ax.set_yscale("log")
-            _plain_log(ax.yaxis)
+            plain_log(ax.yaxis)
         ax.grid(axis="x", visible=False)
 
     def _legend(self, fig, axes) -> None:
@@ -577,11 +442,11 @@ class _Report:
             axes[k // ncol][k % ncol].set_visible(False)
         fig.tight_layout()
         self._legend(fig, axes.ravel())
-        img = _save(fig, self.out, "throughput")
+        img = save(fig, self.out, "throughput")
         where = f"{self.d.load} = {load0}, " if self.d.load else ""
         self._section("Throughput over time", img,
                       f"Per-second goodput of {', '.join(names)}; {where}one run per scheme (its first seed).",
-                      _table_html(["scheme", "flow", "run", "mean Mbit/s", "max Mbit/s"], rows))
+                      table_html(["scheme", "flow", "run", "mean Mbit/s", "max Mbit/s"], rows))
 
     def fct_short(self) -> None:
         """Short-flow FCT percentiles per scheme and load."""
@@ -617,12 +482,12 @@ class _Report:
         axes[0].set_ylabel("flow completion time (ms)")
         fig.tight_layout()
         self._legend(fig, axes)
-        img = _save(fig, self.out, "fct_short")
+        img = save(fig, self.out, "fct_short")
         rows.sort(key=lambda r: (self.loads.index(_orig(self.loads, r[1])), self.schemes.index(_orig(self.schemes, r[0]))))
         self._section("Short-flow completion times", img,
                       "FCT percentiles of completed short flows (≤ 256 KB), pooled over the runs of each scheme and "
                       "load (linear scale from 0)." + self._baseline_note(),
-                      _table_html(["scheme", self.d.load or "load", "completed", "p50 ms", "p99 ms", "p99.9 ms",
+                      table_html(["scheme", self.d.load or "load", "completed", "p50 ms", "p99 ms", "p99.9 ms",
                                    "p99 ÷ baseline"], rows))
 
     def throughput_categories(self) -> None:
@@ -661,11 +526,11 @@ class _Report:
         axes[0].set_ylabel("mean flow throughput (Mbit/s)")
         fig.tight_layout()
         self._legend(fig, axes)
-        img = _save(fig, self.out, "throughput_categories")
+        img = save(fig, self.out, "throughput_categories")
         self._section("Flow throughput", img,
                       "Mean goodput of a flow over its life (start to completion, stop or end of run), by category; "
                       "error bars: standard deviation of the per-run means." + self._baseline_note(),
-                      _table_html(["category", "scheme", self.d.load or "load", "flows", "runs", "mean Mbit/s",
+                      table_html(["category", "scheme", self.d.load or "load", "flows", "runs", "mean Mbit/s",
                                    "std over runs", "÷ baseline"], rows))
 
     def queue_delay(self) -> None:
@@ -707,7 +572,7 @@ class _Report:
                 # straggler far to the right, is in the table).
                 x_lo = min(x_lo, float(grid[min(np.searchsorted(ys, CDF_AXIS_TAIL), len(grid) - 1)]))
                 x_hi = max(x_hi, float(grid[min(np.searchsorted(ys, 1.0 - CDF_AXIS_TAIL), len(grid) - 1)]))
-                p50, p99, mx = (_mean(r[k] for r in rs) for k in ("queue_delay_p50_ms", "queue_delay_p99_ms",
+                p50, p99, mx = (mean(r[k] for r in rs) for k in ("queue_delay_p50_ms", "queue_delay_p99_ms",
                                                                    "queue_delay_max_ms"))
                 rows.append([str(s), str(l), len(rs), p50, p99, mx])
             ax.set_xscale("log")
@@ -730,12 +595,12 @@ class _Report:
         fig.tight_layout()
         _fit_log_ticks(fig, [ax.xaxis for ax in axes.ravel() if ax.get_visible()])
         self._legend(fig, axes.ravel())
-        img = _save(fig, self.out, "queue_delay_cdf")
+        img = save(fig, self.out, "queue_delay_cdf")
         self._section("Queue delay", img,
                       "CDF of every packet's base-station sojourn (arrival to the end of the TTI carrying its last "
                       "byte), averaged over the runs of each scheme and load; log x axis from where the first "
                       "0.1 % to where the last 0.1 % of the packets lie (the maximum is in the table).",
-                      _table_html(["scheme", self.d.load or "load", "runs", "mean p50 ms", "mean p99 ms", "mean max ms"],
+                      table_html(["scheme", self.d.load or "load", "runs", "mean p50 ms", "mean p99 ms", "mean max ms"],
                                   rows))
 
     def jain(self) -> None:
@@ -748,7 +613,7 @@ class _Report:
                 rs = self.runs_of(s, l)
                 if not rs:
                     continue
-                xs = _finite(r["jain_index"] for r in rs)
+                xs = finite(r["jain_index"] for r in rs)
                 if not xs:
                     continue
                 vals[(s, l)] = float(np.mean(xs))
@@ -763,11 +628,11 @@ class _Report:
         ax.set_ylabel("Jain's fairness index")
         fig.tight_layout()
         self._legend(fig, [ax])
-        img = _save(fig, self.out, "jain")
+        img = save(fig, self.out, "jain")
         self._section("Fairness", img,
                       "Jain's index (Σx)²/(n·Σx²) of all flows' throughput in a run, mean over runs; error bars: "
                       "standard deviation." + self._baseline_note(),
-                      _table_html(["scheme", self.d.load or "load", "runs", "Jain", "std", "÷ baseline"], rows))
+                      table_html(["scheme", self.d.load or "load", "runs", "Jain", "std", "÷ baseline"], rows))
 
     def overview(self) -> str:
         rows = []
@@ -777,9 +642,9 @@ class _Report:
                 if not rs:
                     continue
 
-                rows.append([str(s), str(l), len(rs), *(_mean(r.get(k) for r in rs) for k in (
+                rows.append([str(s), str(l), len(rs), *(mean(r.get(k) for r in rs) for k in (
                     "prb_utilization", "delivered_mbps", "foreground_mbps", "background_mbps"))])
-        return _table_html(["scheme", self.d.load or "load", "runs", "PRB utilization", "cell Mbit/s",
+        return table_html(["scheme", self.d.load or "load", "runs", "PRB utilization", "cell Mbit/s",
                             "foreground Mbit/s", "background Mbit/s"], rows)
 
     def _baseline_note(self) -> str:
@@ -821,11 +686,11 @@ def _flow_series(path: Path) -> dict[str, tuple[list, Any]]:
     NaN for null), in time order; rows without a name or second are left out."""
     import numpy as np
 
-    t = _parquet(path)
+    t = parquet(path)
     if t.num_rows == 0:
         return {}
-    _check_columns(path, t.schema, {"name": "text", "second": "integer", "mbps": "number"})
-    t = _cast(path, _cast(path, _cast(path, t, "name", pa.string()), "second", pa.int64(), True), "mbps", pa.float64())
+    check_columns(path, t.schema, {"name": "text", "second": "integer", "mbps": "number"})
+    t = cast(path, cast(path, cast(path, t, "name", pa.string()), "second", pa.int64(), True), "mbps", pa.float64())
     out: dict[str, tuple[list, list]] = {}
     for nm, sec, v in zip(t.column("name").to_pylist(), t.column("second").to_pylist(), t.column("mbps").to_pylist()):
         if nm is not None and sec is not None:
@@ -839,42 +704,20 @@ def _flow_series(path: Path) -> dict[str, tuple[list, Any]]:
     return res
 
 
-def _finite(xs) -> list[float]:
-    """The finite numbers of `xs` (None, NaN and infinities left out)."""
-    return [float(x) for x in xs if x is not None and math.isfinite(x)]
-
-
-def _mean(xs) -> Optional[float]:
-    """The mean of the finite numbers of `xs`; None without one."""
-    import numpy as np
-
-    v = _finite(xs)
-    return float(np.mean(v)) if v else None
-
-
 def _cdf(path: Path):
     """A run's ``queue_delay_cdf.parquet`` as (delay_ms, fraction) float arrays, the points
     with a finite delay and fraction only, in delay order."""
     import numpy as np
 
-    t = _parquet(path)
+    t = parquet(path)
     if t.num_rows == 0:
         return np.zeros(0), np.zeros(0)
-    _check_columns(path, t.schema, {"delay_ms": "number", "fraction": "number"})
-    x = np.asarray(_cast(path, t, "delay_ms", pa.float64()).column("delay_ms").to_numpy(zero_copy_only=False), float)
-    y = np.asarray(_cast(path, t, "fraction", pa.float64()).column("fraction").to_numpy(zero_copy_only=False), float)
+    check_columns(path, t.schema, {"delay_ms": "number", "fraction": "number"})
+    x = np.asarray(cast(path, t, "delay_ms", pa.float64()).column("delay_ms").to_numpy(zero_copy_only=False), float)
+    y = np.asarray(cast(path, t, "fraction", pa.float64()).column("fraction").to_numpy(zero_copy_only=False), float)
     ok = np.isfinite(x) & np.isfinite(y)
     order = np.argsort(x[ok], kind="stable")
     return x[ok][order], y[ok][order]
-
-
-def _plain_log(axis, locator=None) -> None:
-    """Log-axis labels as plain numbers (1, 10, 100), no minor labels."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    axis.set_major_locator(locator or LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(NullFormatter())
 
 
 def _tick_labels_overlap(fig, axis) -> bool:
@@ -894,7 +737,7 @@ def _fit_log_ticks(fig, axes_) -> None:
 
     for base, subs in ((10, (1.0, 2.0, 5.0)), (10, (1.0, 3.0)), (10, (1.0,)), (100, (1.0,))):
         for axis in axes_:
-            _plain_log(axis, LogLocator(base=base, subs=subs))
+            plain_log(axis, LogLocator(base=base, subs=subs))
         fig.canvas.draw()
         if not any(_tick_labels_overlap(fig, a) for a in axes_):
             return

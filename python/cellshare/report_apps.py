@@ -7,29 +7,27 @@ a report of runs without apps has none of these sections."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
-from .report import _ARROW, _bounded, _cast, _check_columns, _mean, _parquet, _table_of_text, _unexpected
-
-if TYPE_CHECKING:
-    from .report import _Report
+from .report_common import (ARROW, ReportPage, bounded, cast, check_columns, mean, parquet, plain_log, save, table_html,
+                            table_of_text, unexpected)
 
 
-def _tables(rep: "_Report", name: str, columns: dict[str, str]) -> list[tuple[dict, dict]]:
+def _tables(rep: ReportPage, name: str, columns: dict[str, str]) -> list[tuple[dict, dict]]:
     """(run, table as a dict of columns) of every run that wrote table `name`; `columns`
-    (name -> kind, as :func:`cellshare.report._check_columns`) must be there, each read as
+    (name -> kind, as :func:`cellshare.report_common.check_columns`) must be there, each read as
     one type (nulls as None). A table without rows gives empty columns."""
     out = []
     for r in rep.d.runs:
         p = rep.d.run_dirs[r["run_id"]] / f"{name}.parquet"
         if p.is_file():
-            t = _parquet(p)
+            t = parquet(p)
             if t.num_rows == 0:
                 out.append((r, {c: [] for c in columns}))
                 continue
-            _check_columns(p, t.schema, columns)
+            check_columns(p, t.schema, columns)
             for c, kind in columns.items():
-                t = _cast(p, t, c, _ARROW[kind])
+                t = cast(p, t, c, ARROW[kind])
             out.append((r, {c: t.column(c).to_pylist() for c in columns}))
     return out
 
@@ -43,19 +41,18 @@ def _num(v: Any) -> float:
     return v if isinstance(v, float) and math.isfinite(v) else float("nan")
 
 
-def _label(rep: "_Report", r: dict) -> str:
+def _label(rep: ReportPage, r: dict) -> str:
     parts = [str(rep._s(r))] if rep.d.scheme else []
     if rep.d.load:
         parts.append(f"{rep.d.load}={rep._l(r)}")
     return ", ".join(parts) or str(r.get("run", r["run_id"]))
 
 
-def video_calls(rep: "_Report") -> None:
+def video_calls(rep: ReportPage) -> None:
     """Frame-delay CDF (every rendered frame of every call, per scheme) and the encoder's
     target bitrate over time (the first call of the first run of each scheme)."""
     import numpy as np
 
-    from .report import _plain_log, _save, _table_html
 
     runs = _tables(rep, "video_frames", {"name": "text", "t_s": "number", "target_kbps": "number",
                                           "status": "text", "delay_ms": "number"})
@@ -89,7 +86,7 @@ def video_calls(rep: "_Report") -> None:
         p = (lambda q: float(np.percentile(d, q)) if d.size else None)
         rows.append([str(s), len(rs), n_all, int(d.size), p(50), p(95), p(99)])
     a1.set_xscale("log")
-    _plain_log(a1.xaxis)
+    plain_log(a1.xaxis)
     a1.set_xlabel("frame delay (ms)")
     a1.set_ylabel("CDF of frames sent")
     a1.set_ylim(0, 1.0)
@@ -97,18 +94,17 @@ def video_calls(rep: "_Report") -> None:
     a2.set_ylabel("target bitrate (Mbit/s)")
     a1.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    img = _save(fig, rep.out, "video_calls")
+    img = save(fig, rep.out, "video_calls")
     rep._section("Video calls", img,
                  "Left: CDF of the frame delay (capture to the last packet's arrival) over every frame sent; "
                  "frames lost or never decodable keep the curve below 1. Right: the Google Congestion Control "
                  "target of the first call of each scheme's first run.",
-                 _table_html(["scheme", "runs", "frames", "rendered", "p50 ms", "p95 ms", "p99 ms"], rows))
+                 table_html(["scheme", "runs", "frames", "rendered", "p50 ms", "p95 ms", "p99 ms"], rows))
 
 
-def streams(rep: "_Report") -> None:
+def streams(rep: ReportPage) -> None:
     """QoE (MPC paper, Eq. 5) and its parts per scheme, and each scheme's first stream's chunk
     bitrate over time."""
-    from .report import _save, _table_html
 
     runs = _tables(rep, "stream_chunks", {"name": "text", "request_t_s": "number", "bitrate_kbps": "number"})
     if not runs:
@@ -127,7 +123,7 @@ def streams(rep: "_Report") -> None:
         sessions = []
         for r, _ in rs:
             sessions.extend(_sessions(rep.d.run_dirs[r["run_id"]] / "summary.json"))
-        parts = {key: _mean(x[key] for x in sessions) for key in _QOE_KEYS}
+        parts = {key: mean(x[key] for x in sessions) for key in _QOE_KEYS}
         names.append(str(s))
         pen = [parts[k] for k in ("rebuffer_penalty", "smoothness_penalty")]
         pos = len(names) - 1
@@ -150,20 +146,19 @@ def streams(rep: "_Report") -> None:
     a2.set_ylabel("chunk bitrate (Mbit/s)")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    img = _save(fig, rep.out, "streams")
+    img = save(fig, rep.out, "streams")
     rep._section("Adaptive streams", img,
                  "Left: mean QoE per session (MPC paper Eq. 5: bitrate utility − rebuffering penalty − smoothness "
                  "penalty − start-up penalty) and the two penalties. Right: the bitrate of each chunk requested, "
                  "first stream of each scheme's first run.",
-                 _table_html(["scheme", "sessions", "QoE", "bitrate utility", "rebuffer penalty",
+                 table_html(["scheme", "sessions", "QoE", "bitrate utility", "rebuffer penalty",
                               "smoothness penalty", "start-up s"], rows))
 
 
-def web(rep: "_Report") -> None:
+def web(rep: ReportPage) -> None:
     """Page load time per scheme: mean and the spread of the loads."""
     import numpy as np
 
-    from .report import _save, _table_html
 
     runs = _tables(rep, "page_loads", {"load_time_s": "number"})
     if not runs:
@@ -190,11 +185,11 @@ def web(rep: "_Report") -> None:
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_ylabel("page load time (s)")
     fig.tight_layout()
-    img = _save(fig, rep.out, "page_loads")
+    img = save(fig, rep.out, "page_loads")
     rep._section("Web page loads", img,
                  "Page load time (main object requested to the last object received), every load of every run; "
                  "box: quartiles, whiskers: 1.5 IQR.",
-                 _table_html(["scheme", "pages started", "loaded", "median s", "mean s", "max s"], rows))
+                 table_html(["scheme", "pages started", "loaded", "median s", "mean s", "max s"], rows))
 
 
 #: The QoE parts of a stream session (summary.json ``streams``) the report shows.
@@ -206,27 +201,27 @@ def _sessions(path) -> list[dict]:
     part that is null stays None); anything else is a ReportError naming the key."""
     import json
 
-    streams = _table_of_text(path, json.loads).get("streams", [])
+    streams = table_of_text(path, json.loads).get("streams", [])
     if not isinstance(streams, list):
-        raise _unexpected(path, f"`streams` is a {type(streams).__name__}, not a list")
+        raise unexpected(path, f"`streams` is a {type(streams).__name__}, not a list")
     out = []
     for i, x in enumerate(streams):
         if not isinstance(x, dict):
-            raise _unexpected(path, f"`streams[{i}]` is a {type(x).__name__}, not a table")
+            raise unexpected(path, f"`streams[{i}]` is a {type(x).__name__}, not a table")
         row = {}
         for k in _QOE_KEYS:
             v = x.get(k)
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
-                raise _unexpected(path, f"`streams[{i}].{k}` is a {type(v).__name__}, not a number")
+                raise unexpected(path, f"`streams[{i}].{k}` is a {type(v).__name__}, not a number")
             try:
-                row[k] = None if v is None else _bounded(path, f"streams[{i}].{k}", float(v))
+                row[k] = None if v is None else bounded(path, f"streams[{i}].{k}", float(v))
             except OverflowError:
-                raise _unexpected(path, f"`streams[{i}].{k}` is an integer beyond a float's range") from None
+                raise unexpected(path, f"`streams[{i}].{k}` is an integer beyond a float's range") from None
         out.append(row)
     return out
 
 
-def app_sections(rep: "_Report") -> None:
+def app_sections(rep: ReportPage) -> None:
     """Adds the sections of the apps the runs have."""
     video_calls(rep)
     streams(rep)

@@ -1,6 +1,7 @@
 """Reading scenarios: the embedded ones, files (refusing what is not a regular UTF-8 file of
-reasonable size) and TOML text. Part of :mod:`cellshare.api`, kept apart so that the CLI's
-input checks run without loading pyarrow."""
+reasonable size) and TOML text, and preparing a scenario's text for its engine (the command
+line's `--seed` and `--duration` written in, the engine chosen) with a single parse. Part of
+:mod:`cellshare.api`, kept apart so that the CLI's input checks run without loading pyarrow."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import json
 import os
 import re
 import stat
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any, Mapping, Optional, Union
 
 import tomli_w
 
@@ -232,3 +234,61 @@ def toml_loads(text: str) -> dict:
     except RecursionError:
         raise _core.ScenarioInvalid("not valid TOML: arrays or tables nested too deeply", "",
                                     "nested too deeply") from None
+
+
+def read_table(text: str) -> Optional[dict]:
+    """The table TOML `text` holds, or None when it is not valid TOML (or nests too deeply
+    for Python's parser): the engine's parser then reports why, naming the line."""
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+
+
+def is_lln_table(doc: Mapping[str, Any]) -> bool:
+    """Whether a scenario's table is an LLN scenario (has a top-level ``[lln]`` table)."""
+    return isinstance(doc.get("lln"), dict)
+
+
+@dataclass(frozen=True)
+class PreparedScenario:
+    """A scenario's TOML text on its way to an engine: `text` is what the engine parses (the
+    overrides written in) and `lln` says which engine runs it (``[lln]``: the LLN simulator,
+    else the cell simulator)."""
+
+    text: str
+    lln: bool
+
+
+def _override(doc: dict, seed: Optional[int], duration: Optional[float]) -> None:
+    sim = doc.setdefault("simulation", {})
+    if not isinstance(sim, dict):
+        raise _core.ScenarioInvalid(f"`simulation`: got {sim!r:.80}, expected a table", "simulation",
+                                    "expected a table")
+    if seed is not None:
+        sim["seed"] = seed
+    if duration is not None:
+        sim["duration_s"] = duration
+
+
+def prepare(text: str, seed: Optional[int] = None, duration: Optional[float] = None) -> PreparedScenario:
+    """`text` with `simulation.seed` and `simulation.duration_s` replaced by `seed` and
+    `duration` (each when given), and its engine, from one parse of the text. Without
+    overrides, text that is not TOML goes to the cell simulator as it is, whose parser names
+    the line; with them, it raises ``tomllib.TOMLDecodeError`` (or
+    :class:`_core.ScenarioInvalid` when nested too deeply), as does a `simulation` that is
+    not a table."""
+    if seed is None and duration is None:
+        doc = read_table(text)
+        return PreparedScenario(text, doc is not None and is_lln_table(doc))
+    doc = toml_loads(text)
+    _override(doc, seed, duration)
+    return PreparedScenario(tomli_w.dumps(doc), is_lln_table(doc))
+
+
+def with_overrides(text: str, seed: Optional[int] = None, duration: Optional[float] = None) -> str:
+    """`text` with `simulation.seed` and `simulation.duration_s` replaced (each when given;
+    the text as it is, unparsed, when neither is): :func:`prepare`'s text."""
+    if seed is None and duration is None:
+        return text
+    return prepare(text, seed, duration).text

@@ -10,9 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use cellshare_core::{time::from_secs_f64, time::from_millis_f64, Nanos, SEC};
-use cellshare_sim::scenario::ChannelConfig;
-use cellshare_sim::input::{open_regular, read_named_trace};
-use cellshare_sim::{PositionTraces, TraceSet};
 use serde_json::{json, Value};
 
 use crate::config::{EmuFlow, EmuScenario};
@@ -39,45 +36,6 @@ impl std::fmt::Display for RunError {
             RunError::Input(m) | RunError::Runtime(m) => f.write_str(m),
         }
     }
-}
-
-/// Reads the scenario's trace files (shipped traces by name, files relative to `base`) into
-/// a [`TraceSet`], as the simulator does (`cellshare_sim::input::read_named_trace`).
-pub fn load_traces(sc: &EmuScenario, base: &Path) -> Result<TraceSet, RunError> {
-    let mut set = TraceSet::new();
-    for (i, g) in sc.scenario.ues.iter().enumerate() {
-        if let ChannelConfig::Trace { file, .. } = &g.channel {
-            if set.contains_key(file) {
-                continue;
-            }
-            let t = read_named_trace(file, base)
-                .map_err(|(shown, expected)| RunError::Input(format!("`ues[{i}].channel.file`: got {shown}, expected {expected}")))?;
-            set.insert(file.clone(), Arc::new(t));
-        }
-    }
-    Ok(set)
-}
-
-/// Reads and parses one position trace file, refusing files over the parser's size limit.
-fn read_position_trace(p: &Path) -> Result<cellshare_ran::PositionTrace, String> {
-    let f = open_regular(p, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| format!("cannot read it: {e}"))?;
-    let text = std::io::read_to_string(f).map_err(|e| format!("cannot read it: {e}"))?;
-    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("{e} (in a file of {} bytes)", text.len()))
-}
-
-/// Reads the scenario's position traces (`ues[i].mobility = { kind = "trace" }`, paths
-/// relative to `base`).
-pub fn load_positions(sc: &EmuScenario, base: &Path) -> Result<PositionTraces, RunError> {
-    let mut set = PositionTraces::new();
-    for (key, file) in sc.scenario.position_files() {
-        if set.contains_key(&file) {
-            continue;
-        }
-        let p = if Path::new(&file).is_absolute() { PathBuf::from(&file) } else { base.join(&file) };
-        let t = read_position_trace(&p).map_err(|e| RunError::Input(format!("`{key}`: {}: {e}", p.display())))?;
-        set.insert(file, Arc::new(t));
-    }
-    Ok(set)
 }
 
 /// Congestion controls the kernel offers.
@@ -312,8 +270,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
             )));
         }
     }
-    let traces = load_traces(sc, base)?;
-    let positions = load_positions(sc, base)?;
+    let (traces, positions) = cellshare_sim::input::load_inputs(&sc.scenario, base).map_err(|e| RunError::Input(e.to_string()))?;
     let (cell, _) = cellshare_sim::build_ran(s, &traces, &positions).map_err(|e| RunError::Input(e.to_string()))?;
     let exe = crate::self_exe().map_err(|e| RunError::Runtime(format!("cannot locate the emulator binary: {e}")))?;
     let exe_s = exe.to_string_lossy().into_owned();

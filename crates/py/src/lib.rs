@@ -2,15 +2,14 @@
 //! Python bindings: the `cellshare._core` extension module.
 //!
 //! This crate is the only place besides the Python package that performs I/O: it reads the
-//! trace files a scenario names (relative to the scenario's folder) and hands the parsed
-//! traces to the simulator. Simulation runs release the GIL.
+//! trace and position trace files a scenario names (relative to the scenario's folder, through
+//! `cellshare_sim::input`) and hands the parsed traces to the simulator. Simulation runs release the GIL.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use cellshare_sim::input::{load_traces, open_regular};
+use cellshare_sim::input::load_inputs;
 use cellshare_sim::limits::{MemoryGuard, GUARD_EVENTS};
-use cellshare_sim::{Limits, PositionTraces, Scenario, ScenarioError, Simulation};
+use cellshare_sim::{Limits, Scenario, ScenarioError, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -43,31 +42,6 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
     }
 }
 
-/// Reads and parses a position trace file (as `cellshare_sim::input::read_trace`). A parse
-/// error names the line, what was expected and the file's size, never what the file holds.
-fn read_position_trace(path: &Path) -> Result<cellshare_ran::PositionTrace, String> {
-    let f = open_regular(path, cellshare_ran::mobility::MAX_TRACE_BYTES).map_err(|e| e.to_string())?;
-    let text = std::io::read_to_string(f).map_err(|e| e.to_string())?;
-    cellshare_ran::PositionTrace::parse(&text).map_err(|e| format!("a valid position trace: {e} (in a file of {} bytes)", text.len()))
-}
-
-fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, ScenarioError> {
-    let mut set = PositionTraces::new();
-    for (key, file) in sc.position_files() {
-        if set.contains_key(&file) {
-            continue;
-        }
-        let path = base_dir.join(&file);
-        let shown = format!("{:?}", path.display().to_string());
-        let trace = read_position_trace(&path).map_err(|e| {
-            let expected = if e.starts_with("a valid") { e } else { format!("a readable position trace file ({e})") };
-            ScenarioError::new(&key, &shown, expected)
-        })?;
-        set.insert(file, Arc::new(trace));
-    }
-    Ok(set)
-}
-
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
 /// Trace files are resolved against `base_dir` and checked too; the limits (UEs, flows,
 /// estimated memory) default to those of `docs/limits.md`.
@@ -76,8 +50,7 @@ fn load_positions(sc: &Scenario, base_dir: &Path) -> Result<PositionTraces, Scen
 fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<()> {
     let lim = limits(max_ues, max_flows, max_memory_mb);
     let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
-    let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-    let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+    let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
     Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
     Ok(())
@@ -246,8 +219,7 @@ impl Sim {
         let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
         let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
-        let traces = load_traces(&sc, Path::new(base_dir)).map_err(to_py)?;
-        let positions = load_positions(&sc, Path::new(base_dir)).map_err(to_py)?;
+        let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
         let inner = Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
         Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss })
     }
