@@ -58,7 +58,7 @@ def _figures(folder, monkeypatch, tmp_path):
     import cellshare.report as report
 
     figs = {}
-    real_save = report.save
+    real_save = report._save
 
     def keep(fig, out, stem):
         fig.canvas.draw()
@@ -66,9 +66,9 @@ def _figures(folder, monkeypatch, tmp_path):
         fig.savefig(out / f"{stem}.png")
         return f"{stem}.png"
 
-    monkeypatch.setattr(report, "save", keep)
+    monkeypatch.setattr(report, "_save", keep)
     report.write_report(folder, out=tmp_path / "report")
-    monkeypatch.setattr(report, "save", real_save)
+    monkeypatch.setattr(report, "_save", real_save)
     return figs
 
 

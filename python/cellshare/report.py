@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .report_common import (ARROW, ReportError, bounded, cast, check_columns, finite, mean, parquet, plain_log,
-                            read_output, save, table_html, table_of_text, unexpected)
+                            read_output, table_html, table_of_text, unexpected)
 from .sweeps import with_categories
 
 try:  # Python 3.11+
@@ -234,6 +234,15 @@ def _style():
     return plt
 
 
+def _save(fig, out: Path, stem: str) -> str:
+    fig.savefig(out / f"{stem}.png", bbox_inches="tight", metadata={"Software": None})
+    fig.savefig(out / f"{stem}.pdf", bbox_inches="tight", metadata={"CreationDate": None, "Producer": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return f"{stem}.png"
+
+
 class _Report:
     def __init__(self, data: _Data, out: Path, baseline: Optional[str]) -> None:
         self.d = data
@@ -306,6 +315,10 @@ class _Report:
             code = self.cat_names.index(category) if category in self.cat_names else -2
             m &= self.f_cat == code
         return m
+
+    def save(self, fig, stem: str) -> str:
+        """Saves `fig` as STEM.png and STEM.pdf in the report's folder; the PNG's name."""
+        return _save(fig, self.out, stem)
 
     def _s(self, r: dict):
         return r[self.d.scheme] if self.d.scheme else "all"
@@ -442,7 +455,7 @@ class _Report:
             axes[k // ncol][k % ncol].set_visible(False)
         fig.tight_layout()
         self._legend(fig, axes.ravel())
-        img = save(fig, self.out, "throughput")
+        img = self.save(fig, "throughput")
         where = f"{self.d.load} = {load0}, " if self.d.load else ""
         self._section("Throughput over time", img,
                       f"Per-second goodput of {', '.join(names)}; {where}one run per scheme (its first seed).",
@@ -482,7 +495,7 @@ class _Report:
         axes[0].set_ylabel("flow completion time (ms)")
         fig.tight_layout()
         self._legend(fig, axes)
-        img = save(fig, self.out, "fct_short")
+        img = self.save(fig, "fct_short")
         rows.sort(key=lambda r: (self.loads.index(_orig(self.loads, r[1])), self.schemes.index(_orig(self.schemes, r[0]))))
         self._section("Short-flow completion times", img,
                       "FCT percentiles of completed short flows (≤ 256 KB), pooled over the runs of each scheme and "
@@ -526,7 +539,7 @@ class _Report:
         axes[0].set_ylabel("mean flow throughput (Mbit/s)")
         fig.tight_layout()
         self._legend(fig, axes)
-        img = save(fig, self.out, "throughput_categories")
+        img = self.save(fig, "throughput_categories")
         self._section("Flow throughput", img,
                       "Mean goodput of a flow over its life (start to completion, stop or end of run), by category; "
                       "error bars: standard deviation of the per-run means." + self._baseline_note(),
@@ -595,7 +608,7 @@ class _Report:
         fig.tight_layout()
         _fit_log_ticks(fig, [ax.xaxis for ax in axes.ravel() if ax.get_visible()])
         self._legend(fig, axes.ravel())
-        img = save(fig, self.out, "queue_delay_cdf")
+        img = self.save(fig, "queue_delay_cdf")
         self._section("Queue delay", img,
                       "CDF of every packet's base-station sojourn (arrival to the end of the TTI carrying its last "
                       "byte), averaged over the runs of each scheme and load; log x axis from where the first "
@@ -628,7 +641,7 @@ class _Report:
         ax.set_ylabel("Jain's fairness index")
         fig.tight_layout()
         self._legend(fig, [ax])
-        img = save(fig, self.out, "jain")
+        img = self.save(fig, "jain")
         self._section("Fairness", img,
                       "Jain's index (Σx)²/(n·Σx²) of all flows' throughput in a run, mean over runs; error bars: "
                       "standard deviation." + self._baseline_note(),

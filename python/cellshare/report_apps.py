@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from .report_common import (ARROW, ReportPage, bounded, cast, check_columns, mean, parquet, plain_log, save, table_html,
+from .report_common import (ARROW, ReportPage, bounded, cast, check_columns, mean, parquet, plain_log, table_html,
                             table_of_text, unexpected)
 
 
@@ -94,7 +94,7 @@ def video_calls(rep: ReportPage) -> None:
     a2.set_ylabel("target bitrate (Mbit/s)")
     a1.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    img = save(fig, rep.out, "video_calls")
+    img = rep.save(fig, "video_calls")
     rep._section("Video calls", img,
                  "Left: CDF of the frame delay (capture to the last packet's arrival) over every frame sent; "
                  "frames lost or never decodable keep the curve below 1. Right: the Google Congestion Control "
@@ -146,7 +146,7 @@ def streams(rep: ReportPage) -> None:
     a2.set_ylabel("chunk bitrate (Mbit/s)")
     a2.legend(fontsize=7)
     fig.tight_layout()
-    img = save(fig, rep.out, "streams")
+    img = rep.save(fig, "streams")
     rep._section("Adaptive streams", img,
                  "Left: mean QoE per session (MPC paper Eq. 5: bitrate utility − rebuffering penalty − smoothness "
                  "penalty − start-up penalty) and the two penalties. Right: the bitrate of each chunk requested, "
@@ -185,7 +185,7 @@ def web(rep: ReportPage) -> None:
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_ylabel("page load time (s)")
     fig.tight_layout()
-    img = save(fig, rep.out, "page_loads")
+    img = rep.save(fig, "page_loads")
     rep._section("Web page loads", img,
                  "Page load time (main object requested to the last object received), every load of every run; "
                  "box: quartiles, whiskers: 1.5 IQR.",

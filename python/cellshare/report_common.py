@@ -1,7 +1,7 @@
 """What the report and its application sections share: reading the files of a cellshare
 output folder (each damaged or unexpected file a :class:`ReportError` naming it and what was
-expected; numbers bounded to what a figure can draw) and drawing (figures saved as PNG and
-PDF, tables of a figure's numbers, plain-number log axes)."""
+expected; numbers bounded to what a figure can draw), drawing (tables of a figure's numbers,
+plain-number log axes), and what a module of sections sees of the report (:class:`ReportPage`)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ class ReportPage(Protocol):
     it: its data (`d`: the runs, their folders, the scheme and load parameters), its folder
     (`out`), pyplot with the report's style (`plt`), the schemes in order and their colours,
     a run's scheme and load (`_s`, `_l`), and `_section`, which adds a figure with its
-    caption and the table of its numbers."""
+    caption and the table of its numbers, and `save`, which saves a figure in the folder as
+    PNG and PDF."""
 
     d: Any
     out: Path
@@ -36,6 +37,8 @@ class ReportPage(Protocol):
     def _l(self, r: dict) -> Any: ...
 
     def _section(self, title: str, img: Optional[str], caption: str, table: str) -> None: ...
+
+    def save(self, fig: Any, stem: str) -> str: ...
 
 
 def _damaged(path: Path, e: BaseException) -> ReportError:
@@ -159,15 +162,6 @@ def table_html(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(c() if callable(c) else c))}</td>" for c in row)
                    + "</tr>" for row in rows)
     return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
-
-
-def save(fig, out: Path, stem: str) -> str:
-    fig.savefig(out / f"{stem}.png", bbox_inches="tight", metadata={"Software": None})
-    fig.savefig(out / f"{stem}.pdf", bbox_inches="tight", metadata={"CreationDate": None, "Producer": None})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return f"{stem}.png"
 
 
 def finite(xs) -> list[float]:
