@@ -189,37 +189,50 @@ duration_s = 1
 [network]
 layout = { kind = "positions", sites_m = [[0.0, 0.0], [1000.0, 0.0]] }
 [[ues]]
-channel = { kind = "trace", file = "builtin:TMobile-LTE-driving.down" }
+channel = { kind = "radio" }
 mobility = { kind = "trace", file = "walk.txt" }
 [[flows]]
 ue = 0
 transport = { kind = "tcp" }
 "#;
 
+    const TRACE: &str = r#"[simulation]
+duration_s = 1
+[[ues]]
+channel = { kind = "trace", file = "builtin:TMobile-LTE-driving.down" }
+[[flows]]
+ue = 0
+transport = { kind = "tcp" }
+"#;
+
     #[test]
-    fn loads_a_builtin_trace_and_a_position_trace_relative_to_the_scenario() {
+    fn loads_traces_and_position_traces_relative_to_the_scenario() {
         let dir = std::env::temp_dir().join(format!("cellshare-inputs-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("walk.txt"), "0 0 50\n10 100 50\n").unwrap();
-        let sc = crate::Scenario::from_toml_str(MOBILE).unwrap();
-        let (traces, positions) = load_inputs(&sc, &dir).unwrap();
-        assert_eq!(traces.keys().collect::<Vec<_>>(), ["builtin:TMobile-LTE-driving.down"]);
+        let mobile = crate::Scenario::from_toml_str(MOBILE).unwrap();
+        let (traces, positions) = load_inputs(&mobile, &dir).unwrap();
+        assert!(traces.is_empty());
         assert_eq!(positions.keys().collect::<Vec<_>>(), ["walk.txt"]);
+        let trace = crate::Scenario::from_toml_str(TRACE).unwrap();
+        let (traces, positions) = load_inputs(&trace, &dir).unwrap();
+        assert_eq!(traces.keys().collect::<Vec<_>>(), ["builtin:TMobile-LTE-driving.down"]);
+        assert!(positions.is_empty());
 
         // A missing file: one line naming the key, the path and what was expected.
         std::fs::remove_file(dir.join("walk.txt")).unwrap();
-        let e = load_inputs(&sc, &dir).unwrap_err().to_string();
+        let e = load_inputs(&mobile, &dir).unwrap_err().to_string();
         let shown = format!("{:?}", dir.join("walk.txt").display().to_string());
         assert!(e.starts_with(&format!("`ues[0].mobility.file`: got {shown}, expected a readable position trace file (")), "{e}");
 
         // A file that is not a position trace: the line and the size, never its content.
         std::fs::write(dir.join("walk.txt"), "0 0 50\nroot:x:0:0\n").unwrap();
-        let e = load_inputs(&sc, &dir).unwrap_err().to_string();
+        let e = load_inputs(&mobile, &dir).unwrap_err().to_string();
         assert!(e.contains("expected a valid position trace: line 2") && e.ends_with("(in a file of 18 bytes)"), "{e}");
         assert!(!e.contains("root:") && !e.contains('\n'), "{e}");
 
-        // An unknown shipped trace names the key and the shipped ones.
-        let unknown = MOBILE.replace("TMobile-LTE-driving.down", "nope");
+        // An unknown shipped trace names the key.
+        let unknown = TRACE.replace("TMobile-LTE-driving.down", "nope");
         let e = load_inputs(&crate::Scenario::from_toml_str(&unknown).unwrap(), &dir).unwrap_err().to_string();
         assert!(e.starts_with("`ues[0].channel.file`: got \"builtin:nope\", expected "), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
