@@ -537,15 +537,17 @@ def run(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathLike |
     an interactive terminal once the run has taken more than a second. `limits` raises the
     scenario limits (``max_ues``, ``max_flows``, ``max_memory_mb``; docs/limits.md); bad
     `limits` raise ``ValueError`` naming the limit. The result's tables and summary keys are
-    described in docs/output-reference.md."""
+    described in docs/output-reference.md. In a mapping, a Python congestion controller's
+    ``class`` may be the class itself (docs/extending/python.md)."""
     lim = check_limits(limits)
+    scenario, classes = _controller_classes(scenario)
     text, base = _load(scenario, base_dir)
     from .lln import is_lln, run_lln_text
 
     with _mapping_errors(scenario):
         if is_lln(text):  # the dispatch of `cellshare run`
             return run_lln_text(text)
-        return run_text(text, base, progress=progress, label=label, limits=lim)
+        return run_text(text, base, progress=progress, label=label, limits=lim, classes=classes)
 
 
 def validate(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathLike | None = None,
@@ -554,6 +556,7 @@ def validate(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathL
     limits) without running it; raises :class:`cellshare.ScenarioInvalid` as :func:`run`
     does."""
     lim = check_limits(limits)
+    scenario, classes = _controller_classes(scenario)
     text, base = _load(scenario, base_dir)
     from .lln import is_lln
 
@@ -561,7 +564,7 @@ def validate(scenario: ScenarioSource | None = None, *, base_dir: str | os.PathL
         if is_lln(text):
             _core.lln_validate(text)
         else:
-            _core.validate(text, base, **lim)
+            _core.validate(text, base, classes=classes or None, **lim)
 
 
 #: The limits `run` and `validate` take (docs/limits.md), all integers ≥ 1.
@@ -591,6 +594,16 @@ def check_limits(limits: Optional[Mapping[str, Any]]) -> dict[str, int]:
     return out
 
 
+def _controller_classes(scenario: Any) -> tuple[Any, dict]:
+    """A mapping with its Python controllers' classes given as objects named instead
+    (:func:`cellshare.plugins._classes_of`), and those classes by name."""
+    if not isinstance(scenario, Mapping):
+        return scenario, {}
+    from .plugins import _classes_of
+
+    return _classes_of(scenario)
+
+
 def _load(scenario: Any, base_dir: Any) -> tuple[str, str]:
     """(TOML text, base folder) of a scenario argument (:func:`load_scenario`)."""
     text, found_dir = load_scenario(scenario)
@@ -616,9 +629,11 @@ class _mapping_errors:
 
 
 def run_text(text: str, base_dir: str, *, progress: bool = False, label: str = "simulating",
-             limits: Optional[Mapping[str, int]] = None) -> Result:
-    """Runs a scenario given as TOML text; relative trace paths resolve against `base_dir`."""
-    sim = _core.Sim(text, base_dir, **check_limits(limits))
+             limits: Optional[Mapping[str, int]] = None, classes: Optional[Mapping[str, type]] = None) -> Result:
+    """Runs a scenario given as TOML text; relative trace paths and the modules of Python
+    congestion controllers resolve against `base_dir` (the modules then on ``sys.path``);
+    `classes` maps a controller's ``module:Class`` to the class object itself."""
+    sim = _core.Sim(text, base_dir, classes=dict(classes) if classes else None, **check_limits(limits))
     t0 = time.perf_counter()
     end = sim.end_s
     if not (progress and _interactive()):

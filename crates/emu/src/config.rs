@@ -164,6 +164,14 @@ impl EmuScenario {
                          [emulator].commands)",
                     ));
                 }
+                if let TransportConfig::Tcp { cc: cellshare_sim::transport::CcConfig::Python(p), .. } = &f.transport {
+                    return Err(ScenarioError::new(
+                        format!("flows[{i}].transport.cc.kind"),
+                        format!("\"python\" ({})", p.class),
+                        "a congestion control the kernel runs (Linux's or the project's eBPF ones): the emulator's flows \
+                         are real Linux TCP, which cannot call a Python controller (it runs in the simulator only)",
+                    ));
+                }
             }
         }
         Ok(())
@@ -274,5 +282,14 @@ mod tests {
         let text = BASE.replace("{ kind = \"tcp\", cc = { kind = \"cubic\" } }", "{ kind = \"cbr\", rate_mbps = 5.0 }");
         let e = EmuScenario::from_toml_str(&text).unwrap_err();
         assert_eq!(e.path, "flows[0].transport.kind");
+    }
+
+    #[test]
+    fn rejects_python_controllers() {
+        let text = BASE.replace("cc = { kind = \"cubic\" }", "cc = { kind = \"python\", class = \"mycc:Aimd\" }");
+        let e = EmuScenario::from_toml_str(&text).unwrap_err();
+        assert_eq!(e.path, "flows[0].transport.cc.kind");
+        assert!(e.message.contains("\"python\" (mycc:Aimd)") && e.message.contains("real Linux TCP"), "{e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
     }
 }

@@ -6,6 +6,7 @@
 //! `cellshare_sim::input`) and hands the parsed traces to the simulator. Simulation runs release the GIL.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use cellshare_sim::input::load_inputs;
 use cellshare_sim::limits::{MemoryGuard, GUARD_EVENTS};
@@ -13,9 +14,10 @@ use cellshare_sim::{Limits, Scenario, ScenarioError, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 mod contract;
+mod plugins;
 mod spool;
 
 use contract::Ty;
@@ -27,6 +29,13 @@ create_exception!(
     MemoryLimitExceeded,
     ScenarioInvalid,
     "A run was stopped before the process's resident memory passed the memory limit (docs/limits.md); args as ScenarioInvalid's."
+);
+
+create_exception!(
+    _core,
+    ControllerFailed,
+    ScenarioInvalid,
+    "A Python congestion controller raised an exception (or returned a value of the wrong type) during a run; args: (message, \"\", message), the message naming the class, the hook and the exception."
 );
 
 fn to_py(e: ScenarioError) -> PyErr {
@@ -44,15 +53,26 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
 
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
 /// Trace files are resolved against `base_dir` and checked too; the limits (UEs, flows,
-/// estimated memory) default to those of `docs/limits.md`.
+/// estimated memory) default to those of `docs/limits.md`. Python congestion controllers
+/// (`kind = "python"`) are loaded and checked: their modules are found in `base_dir` first,
+/// then on `sys.path`; `classes` maps `module:Class` to class objects given directly.
 #[pyfunction]
-#[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None))]
-fn validate(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<()> {
+#[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None, classes = None))]
+fn validate(
+    text: &str,
+    base_dir: &str,
+    max_ues: Option<u64>,
+    max_flows: Option<u64>,
+    max_memory_mb: Option<u64>,
+    classes: Option<Py<PyDict>>,
+) -> PyResult<()> {
     let lim = limits(max_ues, max_flows, max_memory_mb);
     let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
     let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
     Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
+    let factory = plugins::PyFactory::new(base_dir, classes);
+    cellshare_sim::transport::check_external(&sc, Some(&factory)).map_err(to_py)?;
     Ok(())
 }
 
@@ -150,8 +170,20 @@ impl From<PyErr> for Stop {
 /// Python signal (Ctrl-C) every simulated second and the process's resident memory against
 /// `guard` every simulated second and every `GUARD_EVENTS` events. The run's results do not
 /// depend on these steps.
-fn advance_guarded(sim: &mut Simulation, spool: &mut Spool, guard: &MemoryGuard, rss: &Rss, until: u64) -> Result<(), Stop> {
+fn advance_guarded(
+    sim: &mut Simulation,
+    spool: &mut Spool,
+    guard: &MemoryGuard,
+    rss: &Rss,
+    until: u64,
+    failure: Option<&plugins::Failure>,
+) -> Result<(), Stop> {
     let check = |sim: &Simulation| {
+        // A Python controller that raised stops the run (its controllers no longer call
+        // Python, so the events up to this check run quickly).
+        if let Some(msg) = failure.and_then(plugins::Failure::take) {
+            return Err(Stop::Py(ControllerFailed::new_err((msg.clone(), String::new(), msg))));
+        }
         let now = cellshare_core::time::to_secs_f64(sim.now());
         let end = cellshare_core::time::to_secs_f64(sim.end());
         guard.check(rss.bytes(), sim.flow_count() as u64, now, end).map_err(Stop::Memory)
@@ -185,6 +217,9 @@ struct Sim {
     spool: Spool,
     guard: MemoryGuard,
     rss: Rss,
+    /// The failure record of the run's Python controllers, if it has any (the run then
+    /// holds the GIL, which their every hook needs).
+    plugins: Option<Arc<plugins::Failure>>,
 }
 
 impl Sim {
@@ -195,9 +230,13 @@ impl Sim {
     /// [`advance_guarded`] to `until`, releasing the GIL; a run stopped by the memory guard
     /// is freed at once (its memory is what the limit is about).
     fn advance_to(&mut self, py: Python<'_>, until: u64) -> PyResult<()> {
-        let Sim { inner, spool, guard, rss } = self;
+        let Sim { inner, spool, guard, rss, plugins } = self;
         let sim = inner.as_mut().ok_or_else(|| PyValueError::new_err("the simulation was finished"))?;
-        match py.allow_threads(|| advance_guarded(sim, spool, guard, rss, until)) {
+        let out = match plugins {
+            Some(f) => advance_guarded(sim, spool, guard, rss, until, Some(f)),
+            None => py.allow_threads(|| advance_guarded(sim, spool, guard, rss, until, None)),
+        };
+        match out {
             Ok(()) => Ok(()),
             Err(Stop::Py(e)) => Err(e),
             Err(Stop::Memory(e)) => {
@@ -211,17 +250,34 @@ impl Sim {
 
 #[pymethods]
 impl Sim {
-    /// Builds a simulation from TOML text; trace files resolve against `base_dir`.
+    /// Builds a simulation from TOML text; trace files and the modules of Python congestion
+    /// controllers resolve against `base_dir` (the modules then on `sys.path`); `classes`
+    /// maps `module:Class` to class objects given directly. A run with Python controllers
+    /// holds the GIL; one whose controller raises stops with `ControllerFailed`.
     #[new]
-    #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None))]
-    fn new(text: &str, base_dir: &str, max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u64>) -> PyResult<Self> {
+    #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None, classes = None))]
+    fn new(
+        text: &str,
+        base_dir: &str,
+        max_ues: Option<u64>,
+        max_flows: Option<u64>,
+        max_memory_mb: Option<u64>,
+        classes: Option<Py<PyDict>>,
+    ) -> PyResult<Self> {
         let rss = Rss::new();
         let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
         let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
         let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
-        let inner = Simulation::with_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
-        Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss })
+        let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
+        let inner = Simulation::with_plugins(&sc, &traces, &positions, &lim, Some(factory.clone())).map_err(to_py)?;
+        let failure = factory.failure();
+        if let Some(msg) = failure.take() {
+            // A controller's `__init__` raised while the flows were built.
+            return Err(ControllerFailed::new_err((msg.clone(), String::new(), msg)));
+        }
+        let plugins = factory.used().then_some(failure);
+        Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss, plugins })
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace
@@ -430,6 +486,8 @@ fn builtin_traces() -> Vec<&'static str> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioInvalid", m.py().get_type_bound::<ScenarioInvalid>())?;
     m.add("MemoryLimitExceeded", m.py().get_type_bound::<MemoryLimitExceeded>())?;
+    m.add("ControllerFailed", m.py().get_type_bound::<ControllerFailed>())?;
+    plugins::register(m)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(result_contract, m)?)?;

@@ -133,6 +133,8 @@ pub struct Simulation {
     pub(crate) sessions: Vec<sessions::SessionRt>,
     /// The actions of the app being called (a buffer reused for every call).
     app_io: cellshare_apps::Io,
+    /// The factory of the controllers written outside the transport crate, if any.
+    external: Option<std::sync::Arc<dyn cellshare_transport::cc::ExternalCc>>,
 }
 
 impl Simulation {

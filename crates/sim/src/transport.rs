@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use cellshare_core::Nanos;
-use cellshare_transport::cc::CcTrace;
+use cellshare_transport::cc::{CcTrace, ExternalCc};
 use cellshare_transport::datagram::{
     sprout::{SproutConfig, SproutReceiver, SproutSender},
     verus::{VerusConfig, VerusReceiver, VerusSender},
@@ -94,6 +94,27 @@ fn keyed(prefix: &str, msg: &str) -> (String, String, String) {
         }
     }
     (key, String::new(), m.to_string())
+}
+
+/// Checks the controllers of `sc` written outside the transport crate (`cc = { kind =
+/// "python" }`) with `external`, the factory that will build them; without one, the first
+/// such controller is an error (the Rust API runs only the controllers compiled in).
+pub fn check_external(sc: &crate::Scenario, external: Option<&dyn ExternalCc>) -> Result<(), crate::ScenarioError> {
+    let flows = sc.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].transport.cc"), &f.transport));
+    let workload = sc.workload.iter().map(|w| ("workload.transport.cc".to_string(), &w.transport));
+    for (key, t) in flows.chain(workload) {
+        let TransportConfig::Tcp { cc: CcConfig::Python(p), .. } = t else { continue };
+        let Some(ext) = external else {
+            return Err(crate::ScenarioError::new(
+                format!("{key}.kind"),
+                "\"python\"",
+                "a controller compiled into cellshare: a Python controller runs only when the simulation is run from \
+                 Python (`cellshare run`, `cellshare.run`)",
+            ));
+        };
+        ext.check(p).map_err(|(k, v, e)| crate::ScenarioError::new(format!("{key}.{k}"), v, e))?;
+    }
+    Ok(())
 }
 
 fn default_cbr_payload() -> u32 {
@@ -222,6 +243,19 @@ impl Sender {
     /// [`Sender::app_start`]. `ts_offset_ms` offsets its timestamp clock; `seed` and `index`
     /// (the scenario's seed, the flow's index) seed its controller's random draws.
     pub fn new(cfg: &TransportConfig, now: Nanos, ts_offset_ms: u32, seed: u64, index: u64) -> Self {
+        Self::with_external(cfg, now, ts_offset_ms, seed, index, None)
+    }
+
+    /// [`Sender::new`] with the factory of the controllers written outside the transport
+    /// crate (`cc = { kind = "python" }`), if the simulation has one.
+    pub fn with_external(
+        cfg: &TransportConfig,
+        now: Nanos,
+        ts_offset_ms: u32,
+        seed: u64,
+        index: u64,
+        external: Option<&dyn ExternalCc>,
+    ) -> Self {
         match cfg {
             TransportConfig::Cbr { rate_mbps, packet_bytes } => {
                 let rate_bps = (rate_mbps * 1e6).round() as u64;
@@ -231,7 +265,7 @@ impl Sender {
             // (nothing to send; the rate and size are never used).
             TransportConfig::Udp {} => Sender::Cbr { src: CbrSource::new(1, 1, now, 0), rate_bps: 1, payload: 1 },
             TransportConfig::Tcp { cc, tcp } => {
-                let controller = cc.build(tcp.mss, tcp.initial_window_bytes(), seed, index);
+                let controller = cc.build_with(tcp.mss, tcp.initial_window_bytes(), seed, index, external);
                 Sender::Tcp(Box::new(TcpSender::new(tcp, controller, now, ts_offset_ms)))
             }
             TransportConfig::Sprout(c) => Sender::Datagram(AnySender::Sprout(Box::new(SproutSender::new(c, ts_offset_ms)))),
@@ -511,5 +545,26 @@ impl Receiver {
     /// Frees the receiver's state, keeping the bytes it delivered.
     pub fn close(&mut self) {
         *self = Receiver::Closed { delivered: self.delivered() };
+    }
+}
+
+#[cfg(test)]
+mod external_tests {
+    use super::check_external;
+    use crate::Scenario;
+
+    #[test]
+    fn without_a_factory_a_python_controller_is_refused_by_key() {
+        let text = "[simulation]\nduration_s = 1\n[[ues]]\ncount = 1\nchannel = { kind = \"fixed\", rate_mbps = 10.0 }\n\
+                    [[flows]]\nue = 0\ntransport = { kind = \"tcp\", cc = { kind = \"python\", class = \"m:C\" } }\n";
+        let sc = Scenario::from_toml_str(text).unwrap();
+        let e = check_external(&sc, None).unwrap_err();
+        assert_eq!(e.path, "flows[0].transport.cc.kind");
+        assert!(e.message.contains("runs only when the simulation is run from Python"), "{e}");
+        let e = crate::Simulation::new(&sc, &Default::default()).unwrap_err();
+        assert_eq!(e.path, "flows[0].transport.cc.kind");
+        // The compiled-in controllers need no factory.
+        let sc = Scenario::from_toml_str(&text.replace("kind = \"python\", class = \"m:C\"", "kind = \"reno\"")).unwrap();
+        assert_eq!(check_external(&sc, None), Ok(()));
     }
 }

@@ -34,7 +34,21 @@ impl Simulation {
         positions: &PositionTraces,
         limits: &crate::Limits,
     ) -> Result<Self, ScenarioError> {
+        Self::with_plugins(scenario, traces, positions, limits, None)
+    }
+
+    /// [`Simulation::with_inputs`] with `external`, the factory of the congestion
+    /// controllers written outside the transport crate (`cc = { kind = "python" }`, built by
+    /// the Python bindings' factory); it checks each of them before anything is built.
+    pub fn with_plugins(
+        scenario: &Scenario,
+        traces: &TraceSet,
+        positions: &PositionTraces,
+        limits: &crate::Limits,
+        external: Option<std::sync::Arc<dyn cellshare_transport::cc::ExternalCc>>,
+    ) -> Result<Self, ScenarioError> {
         scenario.validate_with_limits(limits)?;
+        crate::transport::check_external(scenario, external.as_deref())?;
         let sc = scenario.clone();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
@@ -83,6 +97,7 @@ impl Simulation {
             closed_delay: BTreeMap::new(),
             sessions: Vec::new(),
             app_io: cellshare_apps::Io::default(),
+            external,
         };
         // UEs are numbered across the groups in order (one pass: scenarios may have thousands
         // of groups).

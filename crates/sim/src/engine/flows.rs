@@ -137,7 +137,7 @@ impl Simulation {
         let seed = self.scenario.simulation.seed;
         let w = &self.scenario.wired;
         let mut clock = stream_rng(seed, "flow-clock", id as u64);
-        let sender = Sender::new(f.transport, f.start, clock.gen(), seed, id as u64);
+        let sender = Sender::with_external(f.transport, f.start, clock.gen(), seed, id as u64, self.external.as_deref());
         let receiver = Receiver::new(f.transport, f.start, clock.gen());
         let sndbuf = match (f.transport, f.dir) {
             (TransportConfig::Tcp { tcp, .. }, Direction::Uplink) => Some(SendBuffer::new(tcp.wmem_initial, tcp.wmem_max)),

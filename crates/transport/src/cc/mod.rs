@@ -29,6 +29,7 @@ use cellshare_core::Nanos;
 #[macro_use]
 mod registry;
 
+pub use external::{ExternalCc, ExternalConfig};
 pub use registry::{CcContext, CcParams};
 
 // The controllers, one entry each: its description (the scenario reference shows it), its
@@ -55,6 +56,10 @@ registry! {
     /// C2TCP \[c2tcp\] (Abbasloo et al., IEEE JSAC 2019) on top of CUBIC: a CoDel-like Setpoint and
     /// Interval on the RTT, α tuned towards the application's target delay.
     "c2tcp" => C2tcp(c2tcp::C2tcpConfig),
+    /// A controller written in Python: a subclass of `cellshare.plugins.CongestionControl`,
+    /// whose hooks are those of the Rust controllers (docs/extending/python.md). Runs in the
+    /// simulator from Python (`cellshare run`, `cellshare.run`); the emulator refuses it.
+    "python" => Python(external::ExternalConfig),
     /// AIMD, the worked example of docs/extending/controller.md, compiled from that page's
     /// file; registered only with the `cc-example` feature, which its test enables.
     #[cfg(feature = "cc-example")]
