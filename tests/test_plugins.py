@@ -264,6 +264,8 @@ class Failing(CongestionControl):
     def on_ack(self, ev):
         if self.params.fail_in == "on_ack" and ev.now >= self.params.after_ns:
             {}[ev.ack_seq]
+        if self.params.fail_in == "interrupt" and ev.now >= self.params.after_ns:
+            raise KeyboardInterrupt
         self.w += ev.acked_bytes
 
     def on_congestion_event(self, ev):
@@ -317,6 +319,16 @@ def test_the_cost_page_shows_the_measured_numbers():
     assert f"{cost['slowdown']:.1f}× slower" in page
     assert f"{cost['duration_s']:g} simulated seconds" in page
     assert re.search(r'--8<-- "docs/extending/cc_example.py"', page)
+
+
+def test_ctrl_c_in_a_hook_interrupts_the_run(tmp_path):
+    # Ctrl-C lands in a hook (Python code runs there): the run stops with KeyboardInterrupt,
+    # as between steps, not with a controller error.
+    (tmp_path / "failing.py").write_text(FAILING)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(small('{ kind = "python", class = "failing:Failing", params = { fail_in = "interrupt" } }', 30.0))
+    with pytest.raises(KeyboardInterrupt):
+        cellshare.run(scenario)
 
 
 def test_cellshare_validate_loads_and_checks_the_class(tmp_path):

@@ -181,8 +181,8 @@ fn advance_guarded(
     let check = |sim: &Simulation| {
         // A Python controller that raised stops the run (its controllers no longer call
         // Python, so the events up to this check run quickly).
-        if let Some(msg) = failure.and_then(plugins::Failure::take) {
-            return Err(Stop::Py(ControllerFailed::new_err((msg.clone(), String::new(), msg))));
+        if let Some(e) = failure.and_then(plugins::Failure::error) {
+            return Err(Stop::Py(e));
         }
         let now = cellshare_core::time::to_secs_f64(sim.now());
         let end = cellshare_core::time::to_secs_f64(sim.end());
@@ -272,9 +272,9 @@ impl Sim {
         let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
         let inner = Simulation::with_plugins(&sc, &traces, &positions, &lim, Some(factory.clone())).map_err(to_py)?;
         let failure = factory.failure();
-        if let Some(msg) = failure.take() {
+        if let Some(e) = failure.error() {
             // A controller's `__init__` raised while the flows were built.
-            return Err(ControllerFailed::new_err((msg.clone(), String::new(), msg)));
+            return Err(e);
         }
         let plugins = factory.used().then_some(failure);
         Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss, plugins })

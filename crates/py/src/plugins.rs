@@ -12,7 +12,8 @@
 //! A Python exception (in a hook, in a read, or a read of the wrong type) is recorded once,
 //! as one line naming the class, the hook and the exception; from then on no controller of
 //! the run calls Python again (each keeps its last values), and the caller stops the run at
-//! its next check ([`Failure::take`]).
+//! its next check ([`Failure::error`]). Ctrl-C inside a hook stops the run with
+//! `KeyboardInterrupt`, as between steps.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,28 +30,55 @@ use pyo3::types::{PyDict, PyTuple};
 #[derive(Debug, Default)]
 pub struct Failure {
     failed: AtomicBool,
-    message: Mutex<Option<String>>,
+    first: Mutex<Option<Failed>>,
+}
+
+/// How a controller failed.
+#[derive(Debug)]
+enum Failed {
+    /// An exception or a wrong value: one line naming the class and the hook.
+    Message(String),
+    /// Ctrl-C (`KeyboardInterrupt`) or `SystemExit` raised in a hook: the run stops with it
+    /// as with a signal between steps.
+    Interrupt(PyErr),
 }
 
 impl Failure {
-    fn set(&self, message: String) {
-        let mut m = self.message.lock().unwrap_or_else(|e| e.into_inner());
+    fn record(&self, f: Failed) {
+        let mut m = self.first.lock().unwrap_or_else(|e| e.into_inner());
         if m.is_none() {
-            *m = Some(message);
+            *m = Some(f);
         }
         self.failed.store(true, Ordering::Relaxed);
+    }
+
+    fn set(&self, message: String) {
+        self.record(Failed::Message(message));
     }
 
     fn failed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
     }
 
-    /// The error, if a controller failed.
-    pub fn take(&self) -> Option<String> {
+    /// The error to stop the run with, if a controller failed: `ControllerFailed` with the
+    /// one-line message, or the interrupt itself.
+    pub fn error(&self) -> Option<PyErr> {
         if !self.failed() {
             return None;
         }
-        self.message.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let mut m = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        match m.take()? {
+            Failed::Message(msg) => {
+                let err = crate::ControllerFailed::new_err((msg.clone(), String::new(), msg.clone()));
+                *m = Some(Failed::Message(msg));
+                Some(err)
+            }
+            Failed::Interrupt(e) => {
+                // Once: a later check reports it as a stopped run.
+                *m = Some(Failed::Message("the run was interrupted in a Python controller's hook".into()));
+                Some(e)
+            }
+        }
     }
 }
 
@@ -243,6 +271,10 @@ impl PyCc {
 
     /// Records `e`, raised by `hook`, as one line (`cellshare.plugins._hook_error`).
     fn fail(&self, py: Python<'_>, hook: &str, e: PyErr) {
+        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) || e.is_instance_of::<pyo3::exceptions::PySystemExit>(py) {
+            self.failure.record(Failed::Interrupt(e));
+            return;
+        }
         let text = one_line(&e.to_string());
         // `into_value` attaches the traceback, whose innermost frame the message names.
         let value = e.into_value(py);
