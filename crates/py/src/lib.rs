@@ -72,7 +72,7 @@ fn validate(
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
     Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
     let factory = plugins::PyFactory::new(base_dir, classes);
-    cellshare_sim::transport::check_external(&sc, Some(&factory)).map_err(to_py)?;
+    cellshare_sim::validate::check_external(&sc, Some(&factory)).map_err(to_py)?;
     Ok(())
 }
 

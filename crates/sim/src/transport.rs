@@ -96,27 +96,6 @@ fn keyed(prefix: &str, msg: &str) -> (String, String, String) {
     (key, String::new(), m.to_string())
 }
 
-/// Checks the controllers of `sc` written outside the transport crate (`cc = { kind =
-/// "python" }`) with `external`, the factory that will build them; without one, the first
-/// such controller is an error (the Rust API runs only the controllers compiled in).
-pub fn check_external(sc: &crate::Scenario, external: Option<&dyn ExternalCc>) -> Result<(), crate::ScenarioError> {
-    let flows = sc.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].transport.cc"), &f.transport));
-    let workload = sc.workload.iter().map(|w| ("workload.transport.cc".to_string(), &w.transport));
-    for (key, t) in flows.chain(workload) {
-        let TransportConfig::Tcp { cc: CcConfig::Python(p), .. } = t else { continue };
-        let Some(ext) = external else {
-            return Err(crate::ScenarioError::new(
-                format!("{key}.kind"),
-                "\"python\"",
-                "a controller compiled into cellshare: a Python controller runs only when the simulation is run from \
-                 Python (`cellshare run`, `cellshare.run`)",
-            ));
-        };
-        ext.check(p).map_err(|(k, v, e)| crate::ScenarioError::new(format!("{key}.{k}"), v, e))?;
-    }
-    Ok(())
-}
-
 fn default_cbr_payload() -> u32 {
     1500 - UDP_HEADER_BYTES
 }
@@ -550,7 +529,7 @@ impl Receiver {
 
 #[cfg(test)]
 mod external_tests {
-    use super::check_external;
+    use crate::validate::check_external;
     use crate::Scenario;
 
     #[test]

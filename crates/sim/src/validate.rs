@@ -417,3 +417,24 @@ fn validate_network_ue(i: usize, g: &UeGroup, net: &NetworkConfig) -> Result<(),
     }
     Ok(())
 }
+
+/// Checks the controllers of `sc` written outside the transport crate (`cc = { kind =
+/// "python" }`) with `external`, the factory that will build them; without one, the first
+/// such controller is an error (the Rust API runs only the controllers compiled in).
+pub fn check_external(sc: &Scenario, external: Option<&dyn cellshare_transport::cc::ExternalCc>) -> Result<(), ScenarioError> {
+    let flows = sc.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].transport.cc"), &f.transport));
+    let workload = sc.workload.iter().map(|w| ("workload.transport.cc".to_string(), &w.transport));
+    for (key, t) in flows.chain(workload) {
+        let TransportConfig::Tcp { cc: cellshare_transport::cc::CcConfig::Python(p), .. } = t else { continue };
+        let Some(ext) = external else {
+            return Err(ScenarioError::new(
+                format!("{key}.kind"),
+                "\"python\"",
+                "a controller compiled into cellshare: a Python controller runs only when the simulation is run from \
+                 Python (`cellshare run`, `cellshare.run`)",
+            ));
+        };
+        ext.check(p).map_err(|(k, v, e)| ScenarioError::new(format!("{key}.{k}"), v, e))?;
+    }
+    Ok(())
+}

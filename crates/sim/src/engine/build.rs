@@ -48,7 +48,7 @@ impl Simulation {
         external: Option<std::sync::Arc<dyn cellshare_transport::cc::ExternalCc>>,
     ) -> Result<Self, ScenarioError> {
         scenario.validate_with_limits(limits)?;
-        crate::transport::check_external(scenario, external.as_deref())?;
+        crate::validate::check_external(scenario, external.as_deref())?;
         let sc = scenario.clone();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);

@@ -28,9 +28,26 @@ use cellshare_core::Nanos;
 
 #[macro_use]
 mod registry;
+mod plugin;
 
-pub use external::{ExternalCc, ExternalConfig};
-pub use registry::{CcContext, CcParams};
+pub use plugin::{ExternalCc, ExternalConfig};
+pub use registry::CcParams;
+
+/// What a controller is built for: one TCP sender's segment size and initial window, and
+/// what seeds its random draws (if it draws any).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcContext {
+    /// Maximum segment size in bytes.
+    pub mss: u32,
+    /// Initial congestion window in bytes (RFC 6928's 10·MSS unless the scenario says
+    /// otherwise).
+    pub initial_window: u64,
+    /// The scenario's seed: a controller drawing random numbers uses
+    /// `stream_rng(seed, "cc.<name>", index)`.
+    pub seed: u64,
+    /// The flow's index (the random stream of this flow).
+    pub index: u64,
+}
 
 // The controllers, one entry each: its description (the scenario reference shows it), its
 // `kind`, and its module (`cc/<module>.rs`) with its parameters type (see `registry.rs`).
@@ -413,5 +430,12 @@ mod tests {
         l.on_timeout(0, 40 * M, M as u32);
         l.undo_cwnd(&ev(40 * M));
         assert_eq!(l.cwnd(), M);
+    }
+}
+
+impl Default for CcConfig {
+    /// CUBIC with its defaults, as Linux.
+    fn default() -> Self {
+        CcConfig::Cubic(cubic::CubicConfig::default())
     }
 }

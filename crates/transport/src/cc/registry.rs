@@ -17,23 +17,8 @@
 //! [`CcConfig::name`], [`CcConfig::validate`] and [`CcConfig::build`].
 //! docs/extending/controller.md walks through adding one.
 
-use super::{CcConfig, CongestionControl, ExternalCc};
-
-/// What a controller is built for: one TCP sender's segment size and initial window, and
-/// what seeds its random draws (if it draws any).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CcContext {
-    /// Maximum segment size in bytes.
-    pub mss: u32,
-    /// Initial congestion window in bytes (RFC 6928's 10·MSS unless the scenario says
-    /// otherwise).
-    pub initial_window: u64,
-    /// The scenario's seed: a controller drawing random numbers uses
-    /// `stream_rng(seed, "cc.<name>", index)`.
-    pub seed: u64,
-    /// The flow's index (the random stream of this flow).
-    pub index: u64,
-}
+use super::plugin::ExternalCc;
+use super::{CcContext, CongestionControl};
 
 /// A controller's parameters, as a scenario gives them: what the registry needs from each
 /// controller besides the serde/schemars derives and `Default` (the defaults of its RFC or
@@ -135,13 +120,6 @@ macro_rules! registry {
             }
         }
     };
-}
-
-impl Default for CcConfig {
-    /// CUBIC with its defaults, as Linux.
-    fn default() -> Self {
-        CcConfig::Cubic(super::cubic::CubicConfig::default())
-    }
 }
 
 #[cfg(test)]
