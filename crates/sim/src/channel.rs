@@ -21,7 +21,8 @@ pub enum ChannelConfig {
     Trace {
         /// A trace shipped with cellshare, `"builtin:NAME"` (`builtin:ATT-LTE-driving.down`,
         /// `builtin:TMobile-LTE-driving.down`, `builtin:TMobile-UMTS-driving.down`,
-        /// `builtin:Verizon-EVDO-driving.down` and the `.up` traces of ATT, T-Mobile UMTS and
+        /// `builtin:Verizon-EVDO-driving.down`, `builtin:NYC-LTE-times-square.down`,
+        /// `builtin:NYC-LTE-subway.down` and the `.up` traces of ATT, T-Mobile UMTS and
         /// Verizon; docs/traces.md), or the path of a Mahimahi trace file, relative to the
         /// scenario file's folder.
         file: String,
