@@ -24,7 +24,7 @@ macro_rules! or_list {
     ($a:literal, $($rest:literal),+) => { concat!($a, ", ", or_list!($($rest),+)) };
 }
 
-/// [`or_list!`] of the kinds not under a `#[cfg]`: `(cfg-or-nothing) "kind"` pairs in.
+/// [`or_list!`] of the kinds not under a cfg attribute: `(cfg-or-nothing) "kind"` pairs in.
 macro_rules! unconditional_kinds {
     ([$($done:literal)*]) => { or_list!($($done),*) };
     ([$($done:literal)*] () $kind:literal $($rest:tt)*) => { unconditional_kinds!([$($done)* $kind] $($rest)*) };
@@ -42,7 +42,7 @@ macro_rules! registry {
         }
     ) => {
         /// The per-queue disciplines' kinds as one string literal, `"tail_drop, …, pie or
-        /// bode"` (the lines under a `#[cfg]` left out).
+        /// bode"` (the lines under a cfg attribute left out).
         macro_rules! per_queue_kinds {
             () => { unconditional_kinds!([] $( ($($qcfg)?) $qkind )*) };
         }

@@ -177,6 +177,57 @@ CAUSES: dict[str, Cause] = {
         "observation): 26.5 Mbps against LEDBAT's 57.3 and TCP-LP's 32.4; at ε = 0.2 34.8. LEDBAT alone in its UE's "
         "queue never yields; with ns-3's LEDBAT window rule (`allowed_increase = 0`) it still takes 42.5 Mbps "
         "(3 seeds), so ns-3's LEDBAT does not explain the paper's order"),
+    "bode/power-westwood": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe's throughput cost under Westwood+ (see throughput-cost-westwood) lowers its power; why Westwood+ loses more rate than the other controllers under BoDe is not isolated"),
+    "bode/throughput-cost-westwood": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); Westwood+ sets its window from the delivery-rate estimate after each BoDe drop, which the bursty traces keep low; no run isolates this yet"),
+    "bode/bound-ATT-LTE-driving": Cause(
+        "paper's own evidence differs",
+        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
+        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
+        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
+        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
+        "p99 under each controller is in the claim's detail"),
+    "bode/bound-TMobile-LTE-driving": Cause(
+        "paper's own evidence differs",
+        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
+        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
+        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
+        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
+        "p99 under each controller is in the claim's detail"),
+    "bode/bound-NYC-LTE-subway": Cause(
+        "paper's own evidence differs",
+        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
+        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
+        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
+        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
+        "p99 under each controller is in the claim's detail"),
+    "bode/throughput-worst-TMobile-LTE-driving": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); each service gap of this trace longer than 20 ms leaves the whole queue stale and BoDe drops all but the last 3 packets; the paper does not name this trace among those of its throughput claim, and no run isolates the cost"),
+    "bode-apps/call-throughput-cost": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); GCC's loss-based controller reacts to BoDe's drops in the traces' service gaps; no run isolates the paper's 2x"),
+    "bode-apps/stream-delay-vs-codel": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); CoDel (target 10 ms, interval 50 ms) keeps one TCP stream's p99 sojourn within about 2x of BoDe's; the paper's CoDel values for YouTube and Amazon are not given"),
+    "bode-apps/stream-throughput-cost": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe drops in the traces' service gaps cost the stream rate against CoDel; no run isolates it"),
+    "bode-apps/abr-qoe-bb": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe's drops in the traces' service gaps lower the chunk bitrate, so the QoE ratio falls below the claim; no run isolates it"),
+    "bode-apps/abr-qoe-festive": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
+    "bode-apps/abr-qoe-bola": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
+    "bode-apps/abr-qoe-mpc": Cause(
+        "not explained",
+        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
     # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
     "sorpc/download-gain": Cause(
         "set-up not given",
