@@ -1,4 +1,4 @@
-"""The Python API's input handling (issue 41, item 5): a scenario given as a Python mapping,
+"""The Python API's input handling: a scenario given as a Python mapping,
 whatever its Python types, is either run or refused with `ScenarioInvalid` naming the key
 path; None means "the default"; bad `limits` are a ValueError naming the limit; and
 `cellshare.run` runs every scenario `cellshare run` runs, LLN scenarios included."""

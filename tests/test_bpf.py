@@ -140,9 +140,9 @@ def test_a_malformed_table_line_is_named(tmp_path):
 
 
 def test_two_concurrent_loads_of_one_control_both_succeed(veth_pair):
-    """Issue 22: two `cellshare bpf load` of the same control at once both registered it and
-    the second failed with "can't register ... Success". Under the load lock the others find
-    it loaded. (A race: without the lock four loads at once failed in most runs here.)"""
+    """Two `cellshare bpf load` of the same control at once would both register it, and the
+    kernel refuse the second with "can't register ... Success". Under the load lock the others
+    find it loaded. (A race: without the lock four loads at once fail in most runs.)"""
     import sys
 
     from conftest import REPO

@@ -5,6 +5,7 @@ that differs from the rendering fails, naming the page and the command that rewr
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -38,9 +39,11 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
 
 
 def _tree(tmp_path: Path) -> Path:
-    """A minimal source tree: the committed artefacts, the README and the pages."""
+    """A minimal source tree: the committed artefacts, the README, the pages and their figures,
+    and the Rust source of the limits the limits table quotes."""
     root = tmp_path / "src"
-    for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json"):
+    for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
+                docgen.LIMITS_RS):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "docs", root / "docs")
@@ -129,3 +132,61 @@ def test_the_benchmark_artefact_states_its_machine_and_every_variant():
     assert runs["network"]["cells"] == 7 and runs["single-realistic"]["ues"] == 100
     assert b["ratios"]["realistic_over_ideal"] == pytest.approx(
         runs["single-realistic"]["sim_speed"] / runs["single-ideal"]["sim_speed"])
+
+
+# --- Figures --------------------------------------------------------------------------------
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+\.(?:png|svg|jpg))\)")
+
+
+def _pages_with_images() -> list[Path]:
+    return [REPO / "README.md"] + sorted((REPO / "docs").rglob("*.md"))
+
+
+def test_committed_figures_are_drawn_from_the_committed_artefacts():
+    # Keyed on the digest of the data each figure is drawn from (in the PNG's metadata), not
+    # on the PNG's bytes, which differ between matplotlib versions; nothing is drawn here.
+    stale = docgen.stale_figures(REPO)
+    assert not stale, "\n".join(f"{p} is stale or missing: run `{docgen.FIGURES_COMMAND}`" for p in stale)
+
+
+def test_every_image_a_page_shows_exists_and_every_figure_is_shown():
+    shown = set()
+    for page in _pages_with_images():
+        for m in _IMAGE.finditer(page.read_text()):
+            target = (page.parent / m.group(1)).resolve()
+            assert target.is_file(), f"{page.relative_to(REPO)} shows {m.group(1)}, which does not exist"
+            shown.add(target)
+    for f in docgen.FIGURES.values():
+        assert (REPO / f.path).resolve() in shown, f"{f.path} is drawn but no page shows it"
+        assert any(f"<!-- generated: figure {f.name} -->" in p.read_text() for p in _pages_with_images()), f.name
+
+
+def test_every_figure_says_what_it_shows():
+    a = docgen._Artefacts(REPO)
+    for f in docgen.FIGURES.values():
+        d = f.data(a)
+        assert d["title"] and f.caption.endswith("."), f.name
+        for p in d["panels"]:
+            assert p["ylabel"], (f.name, p["title"])
+            if p["kind"] == "lines":
+                assert p["xlabel"], (f.name, p["title"])
+            assert all(len(vals) == len(p["categories"] if p["kind"] == "bars" else p["x"]) for _, vals in p["series"])
+
+
+def test_a_changed_artefact_makes_its_figure_stale_and_drawing_repairs_it(tmp_path, capsys):
+    root = _tree(tmp_path)
+    assert docgen.stale_figures(root) == []
+    sb = root / docgen.SCOREBOARD
+    board = json.loads(sb.read_text())
+    onoff = next(e for e in board["reproductions"] if e["name"] == "legilimens-onoff")
+    next(c for c in onoff["observations"] if c["id"] == "ledbat-share-on")["ours"] = 0.25
+    sb.write_text(json.dumps(board))
+    assert docgen.stale_figures(root) == ["docs/img/legilimens-shares.png"]
+    (root / "docs/img/bode-delay.png").unlink()
+    assert docgen.main(["--root", str(root), "--check"]) == 1
+    assert "docs/img/bode-delay.png is stale or missing: run `python -m cellshare.docgen --figures`" in \
+        capsys.readouterr().err
+    assert docgen.stale_figures(root) == ["docs/img/legilimens-shares.png", "docs/img/bode-delay.png"]
+    assert docgen.draw_figures(root, only_stale=True) == ["docs/img/legilimens-shares.png", "docs/img/bode-delay.png"]
+    assert docgen.stale_figures(root) == []

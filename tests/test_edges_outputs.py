@@ -1,4 +1,4 @@
-"""Output folders at their edges (issue 41, items 2, 3, 8 and 9): a sweep killed outright
+"""Output folders at their edges: a sweep killed outright
 takes its workers with it and nothing more is written; `--force` replaces only what cellshare
 wrote; temporary folders of killed commands are removed by the next command writing beside
 them, whatever their target; a read-only place or a mount point is named before anything runs

@@ -1,4 +1,4 @@
-"""Issue 41, item 6: nothing of a `cellshare emulate` run outlives either of its two processes.
+"""Nothing of a `cellshare emulate` run outlives either of its two processes.
 
 `cellshare emulate` (the Python front end) starts `cellshare-emu run` (the Rust back end), which
 makes the run's network namespaces `csemu-<pid>-{srv,ue0,ue1}` and starts processes in them.

@@ -381,8 +381,8 @@ def _start_and_kill_9(emu, tmp_path, tag: str):
 
 
 def test_kill_9_then_a_new_run_or_cleanup_leaves_nothing_of_the_killed_run(emu_ready, tmp_path, run_cli):
-    """Issue 22: `kill -9` of the emulator left its namespaces, their /run/netns mounts and
-    nice -20 receivers that never exit. Now the traffic tool dies with the emulator (its
+    """`kill -9` of the emulator must not leave its namespaces, their /run/netns mounts or
+    nice -20 receivers that never exit: the traffic tool dies with the emulator (its
     parent-death signal), and the next run, or `cellshare emulate --cleanup`, kills what is
     left in the namespaces and removes them; nothing the killed run did not make is touched."""
     before = set(_netns())
@@ -418,9 +418,10 @@ def test_kill_9_then_a_new_run_or_cleanup_leaves_nothing_of_the_killed_run(emu_r
 
 
 def test_sigint_to_the_front_end_stops_the_emulator_cleanly_and_averages_over_the_time_run(emu_ready, tmp_path):
-    """Issue 22: SIGINT to `cellshare emulate` alone made it SIGKILL the emulator (leftovers,
-    exit 130, no message), and an interrupted run reported the planned duration and averaged
-    over it (3.99 Mbit/s for a ~9.6 Mbit/s flow), padding the series with zeros."""
+    """SIGINT to `cellshare emulate` alone stops the emulator cleanly (a SIGKILL would leave
+    leftovers and exit 130 without a message), and an interrupted run reports the time it ran
+    and averages over that (over the planned duration, padded with zeros, a ~9.6 Mbit/s flow
+    would read 3.99 Mbit/s)."""
     from conftest import cellshare as _cli_cmd  # noqa: F401  (same interpreter and environment)
 
     out = tmp_path / "out"

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of cellshare's inputs with Hypothesis (issue 41): scenario mappings
+"""Property-based fuzzing of cellshare's inputs with Hypothesis: scenario mappings
 built by mutating the shipped scenarios, scenario TOML text, Mahimahi trace bytes and damaged
 report folders. The properties:
 

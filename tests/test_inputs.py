@@ -1,4 +1,4 @@
-"""Hostile and broken input (issue 22): every case exits 2 with the key or line named, no
+"""Hostile and broken input: every case exits 2 with the key or line named, no
 traceback, nothing written, within seconds and without growing memory; the limits are
 those of docs/limits.md. The fuzzer's regression corpus (tests/fuzz_corpus/) runs here too."""
 

@@ -1,4 +1,4 @@
-"""The memory limit (issue 41, docs/limits.md): the estimate counts what grows with the
+"""The memory limit (docs/limits.md): the estimate counts what grows with the
 scenario and `validate` refuses what it puts above the limit, cheaply; a run whose resident
 memory would pass the limit is stopped while it goes (exit 2, nothing written) whatever the
 estimate said. And an input file that is not a trace is never echoed in an error (the

@@ -1,4 +1,4 @@
-"""Several cells, moving UEs and handover from the Python side (issue 28; docs/mobility.md):
+"""Several cells, moving UEs and handover from the Python side (docs/mobility.md):
 the handovers table and positions in the per-UE trace, bad network keys and position traces
 (exit 2 naming the key, nothing written), and the emulator-independent network benchmark
 scenario. The model itself is tested in crates/ran and crates/sim/src/network_tests.rs."""

@@ -1,4 +1,4 @@
-"""Output folders (issue 22): `--out` never deletes or overwrites what the user did not ask
+"""Output folders: `--out` never deletes or overwrites what the user did not ask
 to replace; every path error is one line, exit 2, nothing written; killed runs' temporary
 folders are removed by the next run to the same place. The same rules for run, emulate,
 crosscheck, reproduce, sweep and report (docs/outputs.md)."""
@@ -104,7 +104,7 @@ def test_temporary_folder_of_a_killed_run_is_removed_by_the_next_run_there(run_c
     assert p.returncode == -9
     left = [x for x in tmp_path.iterdir() if x.name.startswith(TMP_PREFIX)]
     assert len(left) == 1 and (left[0] / "half-written.parquet").exists()
-    # A run to another place beside it removes it too (issue 41: whatever the target, once its
+    # A run to another place beside it removes it too (whatever the target, once its
     # process is gone; tests/test_edges_outputs.py).
     assert run_cli("run", "--out", tmp_path / "res2", *QUICK).returncode == 0
     assert not left[0].exists()

@@ -1,4 +1,4 @@
-"""`prb_utilization` is PRBs used over PRBs *offered* (issue 29, docs/outputs.md): on a trace
+"""`prb_utilization` is PRBs used over PRBs *offered* (docs/outputs.md): on a trace
 channel only the milliseconds with a delivery opportunity offer PRBs; the old figure (used
 over all PRBs) is `prb_used_share_of_all`. Radio and fixed cells offer every TTI and keep
 their value exactly."""

@@ -1,4 +1,4 @@
-"""`cellshare report` on damaged and unusual folders (issue 41, item 4): every damaged file is
+"""`cellshare report` on damaged and unusual folders: every damaged file is
 exit 2 with one line naming the file and what was expected (never a traceback, never the
 file's content, nothing written); an empty or filtered table renders as an empty section."""
 

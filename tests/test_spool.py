@@ -1,4 +1,4 @@
-"""Long runs in bounded memory (issue 22): trace samples leave the simulation while it runs
+"""Long runs in bounded memory: trace samples leave the simulation while it runs
 (the spool, crates/py/src/spool.rs), Python reads the tables back in Arrow batches, and the
 Result API and the Parquet files stay what they were."""
 

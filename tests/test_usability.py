@@ -1,4 +1,4 @@
-"""Rough edges a new user hits (issue 29), each pinned: help text keeps its bracketed words,
+"""Rough edges a new user hits, each pinned: help text keeps its bracketed words,
 the report's axes say what they show, calibrate warns about short runs, reproduce --list
 gives run times, summary.json has no fake zeros or duplicate classes."""
 

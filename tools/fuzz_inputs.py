@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzzes cellshare's inputs: the shipped scenarios, sweep files and Mahimahi traces, mutated
-in keys, types, values, encodings, nesting and sizes, fed to the command line as a user would
-(issue 22). Every case must end with exit 0 (valid input) or exit 2 with a one-line
+in keys, types, values, encodings, nesting and sizes, fed to the command line as a user would.
+Every case must end with exit 0 (valid input) or exit 2 with a one-line
 ``error:`` naming what is wrong and nothing written; a traceback, a panic, a signal, another
 exit code, a hang (over 20 s) or output left behind by a failed run is a finding. A valid
 scenario of at least 20,000 UEs + flows that runs past the time limit is counted as slow, not

@@ -158,7 +158,7 @@ def build(name: str) -> Path:
 
 #: The lock `load` and `unload` hold: two `cellshare bpf load` of one control at once both
 #: saw it missing and both registered it; the kernel refused the second with "can't
-#: register ... Success" (issue 22). Under the lock the second finds it loaded.
+#: register ... Success". Under the lock the second finds it loaded.
 LOCK = Path("/run/lock/cellshare-bpf.lock")
 
 

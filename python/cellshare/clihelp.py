@@ -1,4 +1,4 @@
-"""How the command line's help reads (issue 29): plain text and click's usage line.
+"""How the command line's help reads: plain text and click's usage line.
 
 The typer application is created with ``rich_markup_mode=None`` (cli.py), so help text is
 printed as written: rich markup would swallow ``[[flows]]``, ``[workload]`` and

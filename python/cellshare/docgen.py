@@ -21,6 +21,8 @@ Renderers (``ARGS`` are words after the name):
 
 ``value REP ID [pct|x|s|ms]``
     The measured value of claim or observation ``ID`` of reproduction ``REP`` (inline).
+``range REP ID ID... [pct|x|s|ms]``
+    The lowest and the highest of those claims' or observations' values, ``88–180×`` (inline).
 ``verdict REP ID``
     ``holds`` or ``misses`` (inline).
 ``claims REP``
@@ -48,13 +50,31 @@ Renderers (``ARGS`` are words after the name):
 ``ns3-speed FILE``
     ns-3's and cellshare's wall time for the same scenarios, from a cross-check artefact in
     ``tools/data`` (inline).
+``limits``
+    The input limits and their defaults, read off the code: ``MAX_SCENARIO_BYTES``,
+    ``sweeps.MAX_RUNS``, the validator's range for a group's ``count`` and the constants of
+    ``crates/sim/src/limits.rs`` (block).
+``limits-const NAME [MiB]``
+    A constant of ``crates/sim/src/limits.rs`` (inline).
+``figure NAME``
+    The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
+    (block).
+
+Figures (:data:`FIGURES`) are drawn by ``python -m cellshare.docgen --figures`` from the same
+artefacts. Each builder reads its numbers off an artefact into a plain record (title, panels,
+axis labels with units, values, caption); the figure is drawn from that record alone, and the
+SHA-256 of the record is stored in the PNG's ``cellshare-data-sha256`` text chunk. A figure is
+stale when the artefacts give a record with another digest: the check does not depend on the
+PNG's bytes, which differ between matplotlib versions, and needs no drawing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -123,7 +143,7 @@ def _format(v, how: str) -> str:
     if how == "pct":
         return f"{v * 100:.2g} %" if abs(v) < 0.1 else f"{v * 100:.0f} %"
     if how == "x":
-        return f"{v:.2f}×"
+        return f"{fmt(v)}×"
     if how in ("s", "ms"):
         return f"{fmt(v)} {how}"
     return fmt(v)
@@ -138,6 +158,17 @@ def _args(args: list[str], n: int, name: str, usage: str) -> list[str]:
 def r_value(a: _Artefacts, args: list[str]) -> str:
     rep, ident, *how = _args(args, 2, "value", "value REP ID [pct|x|s|ms]")
     return _format(a.result(rep, ident)["ours"], how[0] if how else "")
+
+
+def r_range(a: _Artefacts, args: list[str]) -> str:
+    rep, *ids = _args(args, 3, "range", "range REP ID ID... [pct|x|s|ms]")
+    how = ids.pop() if ids[-1] in ("pct", "x", "s", "ms") else ""
+    if len(ids) < 2:
+        raise DocgenError("renderer 'range': expected `range REP ID ID... [pct|x|s|ms]` with two IDs or more")
+    vals = sorted(a.result(rep, i)["ours"] for i in ids)
+    lo, hi = _format(vals[0], how), _format(vals[-1], how)
+    unit = {"x": "×", "pct": " %", "s": " s", "ms": " ms"}.get(how, "")
+    return f"{lo.removesuffix(unit)}–{hi}" if unit and lo.endswith(unit) else f"{lo}–{hi}"
 
 
 def r_verdict(a: _Artefacts, args: list[str]) -> str:
@@ -312,13 +343,463 @@ def r_ns3_speed(a: _Artefacts, args: list[str]) -> str:
     return text
 
 
+#: The Rust source of the run's limits, whose constants the limits table quotes.
+LIMITS_RS = "crates/sim/src/limits.rs"
+
+
+def _rust_const(root: Path, name: str) -> int:
+    """A `u64` constant of the limits source, `N` or `N << S`."""
+    text = (root / LIMITS_RS).read_text()
+    m = re.search(rf"^\s*(?:pub )?const {name}: u64 = ([0-9_]+)(?: << ([0-9]+))?;", text, re.M)
+    if not m:
+        raise DocgenError(f"{LIMITS_RS} has no `const {name}: u64 = N;` (or `N << S`)")
+    return int(m.group(1).replace("_", "")) << int(m.group(2) or 0)
+
+
+def r_limits_const(a: _Artefacts, args: list[str]) -> str:
+    name, *how = _args(args, 1, "limits-const", "limits-const NAME [MiB]")
+    v = _rust_const(a.root, name)
+    return f"{v >> 20} MiB" if how == ["MiB"] else f"{v:,}"
+
+
+def _group_limit() -> int:
+    """The most UEs one `[[ues]]` group may have, as the validator states it."""
+    from . import _core, api
+
+    try:
+        api.validate({"ues": [{"count": 0}], "flows": []})
+    except _core.ScenarioInvalid as e:
+        m = re.search(r"1\.\.=(\d+)", str(e))
+        if m:
+            return int(m.group(1))
+        raise DocgenError(f"the validator's error for ues[0].count = 0 names no range 1..=N: {e}") from None
+    raise DocgenError("the validator accepted ues[0].count = 0")
+
+
+def _mib(n: int) -> str:
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+
+
+def r_limits(a: _Artefacts, args: list[str]) -> str:
+    from . import scenario_files, sweeps
+
+    root = a.root
+    rows = [("scenario or sweep file size", _mib(scenario_files.MAX_SCENARIO_BYTES), "—",
+             "`python/cellshare/scenario_files.py` (`MAX_SCENARIO_BYTES`)"),
+            ("UEs in one `[[ues]]` group", f"{_group_limit():,}", "—", "`Scenario::validate`"),
+            ("UEs in total", f"{_rust_const(root, 'MAX_UES'):,}", "`--max-ues`", f"`{LIMITS_RS}` (`MAX_UES`)"),
+            ("flows in total", f"{_rust_const(root, 'MAX_FLOWS'):,}", "`--max-flows`", f"`{LIMITS_RS}` (`MAX_FLOWS`)"),
+            ("memory of the run: estimated before it, resident while it goes", f"{_rust_const(root, 'MAX_MEMORY_MB')} MiB",
+             "`--max-memory-mb`", f"`{LIMITS_RS}` (`MAX_MEMORY_MB`)"),
+            ("runs of one sweep (values of every axis × seeds)", f"{sweeps.MAX_RUNS:,}", "—",
+             "`python/cellshare/sweeps.py` (`MAX_RUNS`)")]
+    return "\n".join(["| limit | default | override | where |", "|---|---|---|---|"] +
+                     [f"| {' | '.join(r)} |" for r in rows])
+
+
+# --- Figures ------------------------------------------------------------------------------
+#
+# A figure is drawn from the numbers one of its builders reads off the committed artefacts
+# (the data: its title, panels, labels, values, caption). The data's digest is stored in the
+# PNG's metadata; a committed figure whose digest differs from what the artefacts give is
+# stale, whatever matplotlib version drew it.
+
+IMG = "docs/img"
+FIGURES_COMMAND = "python -m cellshare.docgen --figures"
+#: The PNG text chunk that holds the digest of the figure's data.
+DIGEST_KEY = "cellshare-data-sha256"
+
+
+def _ours(a: _Artefacts, rep: str, ident: str):
+    return a.result(rep, ident)["ours"]
+
+
+def _dict(a: _Artefacts, rep: str, ident: str) -> dict:
+    v = _ours(a, rep, ident)
+    if not isinstance(v, dict):
+        raise DocgenError(f"figure data: {rep}/{ident} in {SCOREBOARD} is not a value per key")
+    return v
+
+
+def _bars(title: str, categories: list[str], series: list[tuple[str, list]], ylabel: str, *, fmt_: str = "{:.2g}",
+          log: bool = False, horizontal: bool = False, stacked: bool = False, ref: Optional[tuple[float, str]] = None) -> dict:
+    return {"kind": "bars", "title": title, "categories": categories,
+            "series": [[label, [None if v is None else float(v) for v in vals]] for label, vals in series],
+            "ylabel": ylabel, "fmt": fmt_, "log": log, "horizontal": horizontal, "stacked": stacked,
+            "ref": list(ref) if ref else None}
+
+
+def _lines(title: str, x: list, series: list[tuple[str, list]], xlabel: str, ylabel: str, *, logx: bool = False,
+           fmt_: str = "{:.2g}") -> dict:
+    return {"kind": "lines", "title": title, "x": [float(v) for v in x],
+            "series": [[label, [float(v) for v in vals]] for label, vals in series],
+            "xlabel": xlabel, "ylabel": ylabel, "logx": logx, "fmt": fmt_}
+
+
+def f_legilimens_onoff(a: _Artefacts) -> dict:
+    rep = "legilimens-onoff"
+    keys = [("legilimens-active", "Legilimens active"), ("legilimens-passive", "Legilimens passive"),
+            ("ledbat", "LEDBAT"), ("tcp_lp", "TCP-LP")]
+    names = [n for _, n in keys]
+    on = [100 * _ours(a, rep, f"{k}-share-on") for k, _ in keys]
+    off = [100 * _ours(a, rep, f"{k}-off") for k, _ in keys]
+    return {"title": "One PF cell, 2 UEs: a background flow beside an on/off CUBIC foreground at the other UE",
+            "panels": [_bars("While CUBIC is on", names, [("background", on)], "background's share of\nthe delivered bytes (%)",
+                             fmt_="{:.0f}", ref=(50, "an equal split")),
+                       _bars("While CUBIC is off", names, [("background", off)],
+                             "background's throughput /\nthe cell's (%)", fmt_="{:.0f}")]}
+
+
+def f_legilimens_queues(a: _Artefacts) -> dict:
+    rep = "legilimens-queues"
+    ccs = [("cubic", "CUBIC"), ("ledbat", "LEDBAT"), ("vegas", "Vegas")]
+    kb = {name: _dict(a, rep, f"{cc}-higher-queue")[name] for cc, name in ccs}
+    kb["Legilimens"] = _dict(a, rep, "cubic-higher-queue")["Legilimens"]
+    empty = {name: 100 * _ours(a, rep, f"{cc}-nearly-empty") for cc, name in ccs + [("legilimens", "Legilimens")]}
+    names = list(kb)
+    return {"title": "The background UE's base-station queue after a foreground UE joins the cell (Fig. 13)",
+            "panels": [_bars("Mean queue", names, [("mean queue", [kb[n] for n in names])], "mean queue (KB, log scale)",
+                             fmt_="{:.0f}", log=True),
+                       _bars("Queue nearly empty", names, [("≤ 15 KB", [empty[n] for n in names])],
+                             "100 ms samples with the\nqueue ≤ 15 KB (%)", fmt_="{:.0f}")]}
+
+
+def f_sneaker_scaling(a: _Artefacts) -> dict:
+    rep = "sneaker-scaling"
+    pfs, snk = _dict(a, rep, "pfs-degrades"), _dict(a, rep, "sneaker-degrades")
+    ls = [int(k.split("=")[1]) for k in pfs]
+    shared = _dict(a, rep, "shared-queue-gains")
+    per_flow = [_ours(a, rep, f"gain-L{n}") for n in ls]
+    return {"title": "One foreground flow beside L background flows in one PF cell (Fig. 5)",
+            "panels": [_lines("Foreground throughput", ls, [("PFS only", list(pfs.values())), ("Sneaker", list(snk.values()))],
+                              "background flows L", "foreground throughput (Mbit/s)", logx=True, fmt_="{:.0f}"),
+                       _lines("Sneaker's gain", ls, [("per-flow queues (the paper's model)", per_flow),
+                                                     ("one shared background UE queue", list(shared.values()))],
+                              "background flows L", "Sneaker's / PFS only's\nforeground throughput (×)", logx=True,
+                              fmt_="{:.1f}")]}
+
+
+def f_sneaker_at_scale(a: _Artefacts) -> dict:
+    rep = "sneaker-at-scale"
+    fg50, bg50, bg20 = (_dict(a, rep, i) for i in ("fg-best-at-50", "bg-yields-at-50", "bg-most-at-20"))
+    names = list(bg50)
+    return {"title": "100 UEs: the short/medium/long foreground mix with Reno, the background on one UE (Figs. 7–8)",
+            "panels": [_bars("Foreground at 50 % load", names, [("foreground", [fg50[n] for n in names])],
+                             "medium and long flows' mean\nthroughput per flow (Mbit/s)", fmt_="{:.1f}"),
+                       _bars("Background", names, [("50 % load", [bg50[n] for n in names]),
+                                                   ("20 % load", [bg20[n] for n in names])],
+                             "background throughput (Mbit/s)", fmt_="{:.0f}")]}
+
+
+_BODE_CCS = [("cubic", "CUBIC"), ("bbr", "BBR"), ("c2tcp", "C2TCP"), ("westwood", "Westwood+"), ("sprout", "Sprout"),
+             ("vivace", "PCC-Vivace"), ("reno", "Reno"), ("vegas", "Vegas")]
+
+
+def f_bode_delay(a: _Artefacts) -> dict:
+    rep = "bode"
+    p50, mean, p99 = (_dict(a, rep, f"fig9-overall-delay-{q}") for q in ("p50", "mean", "p99"))
+    rate = _dict(a, rep, "fig9-throughput")
+    aqms = list(p99)
+    return {"title": "C2TCP on the ATT-LTE-driving trace, one flow: end-to-end delay including retransmissions (Fig. 9)",
+            "panels": [_bars("Delay per queue discipline", aqms,
+                             [("median", [p50[q] for q in aqms]), ("mean", [mean[q] for q in aqms]),
+                              ("99th percentile", [p99[q] for q in aqms])], "delay (ms)", fmt_="{:.0f}"),
+                       _bars("Delivery rate", aqms, [("rate", [rate[q] for q in aqms])], "delivery rate (Mbit/s)",
+                             fmt_="{:.2f}")]}
+
+
+def f_bode_controllers(a: _Artefacts) -> dict:
+    rep = "bode"
+    names = [n for _, n in _BODE_CCS]
+    cut = [_ours(a, rep, f"delay-cut-{k}") for k, _ in _BODE_CCS]
+    cost = [100 * _ours(a, rep, f"throughput-cost-{k}") for k, _ in _BODE_CCS]
+    return {"title": "BoDe per congestion controller, averaged over the four LTE traces (Figs. 7–8; Reno and Vegas are ours)",
+            "panels": [_bars("p99 delay: BoDe against CoDel and PIE", names, [("delay cut", cut)],
+                             "better of CoDel's and PIE's p99\ndelay / BoDe's (×)", fmt_="{:.1f}", ref=(1, "no gain")),
+                       _bars("Delivery rate", names, [("rate", cost)], "BoDe's delivery rate /\nTailDrop's (%)",
+                             fmt_="{:.0f}")]}
+
+
+def f_apps_calls(a: _Artefacts) -> dict:
+    rep = "bode-apps"
+    e = a.reproduction(rep)
+    ids = [c["id"] for c in e["observations"] if c["id"].startswith("call-frame-p99-")]
+    if not ids:
+        raise DocgenError(f"figure data: {rep} has no call-frame-p99-* observations in {SCOREBOARD}")
+    aqms = [i.removeprefix("call-frame-p99-") for i in ids]
+    return {"title": "A video call over the 4G traces: 99th-percentile frame delay per queue discipline (mean over the traces)",
+            "panels": [_bars("Frame delay", aqms, [("p99", [_ours(a, rep, i) for i in ids])],
+                             "p99 frame delay (ms, log scale)", fmt_="{:.0f}", log=True)]}
+
+
+def f_rtac(a: _Artefacts) -> dict:
+    rep = "rtac"
+    schemes = [("auto", "auto-tuning"), ("drwa", "DRWA"), ("rtac", "RTAC")]
+    links = [("lte", "LTE"), ("wifi", "Wi-Fi")]
+    ic3 = _dict(a, rep, "ic-three-drwa-lower")
+    share = {"RTAC": [_ours(a, rep, "dc-rtac-share"), _ours(a, rep, "ic-rtac-share"), _ours(a, rep, "dc-three-rtac-share"),
+                      ic3["RTAC"] / ic3["Auto-tuning"]],
+             "DRWA": [_ours(a, rep, "dc-drwa-share"), _ours(a, rep, "ic-drwa-share"), _ours(a, rep, "dc-three-drwa-share"),
+                      ic3["DRWA"] / ic3["Auto-tuning"]]}
+    return {"title": "Receive-window control: RTAC and DRWA against Linux's auto-tuning (thesis ch. 2)",
+            "panels": [_bars("One flow: mean RTT", [n for _, n in links],
+                             [(name, [_ours(a, rep, f"{l}-{s}-rtt") for l, _ in links]) for s, name in schemes],
+                             "mean RTT (ms)", fmt_="{:.0f}"),
+                       _bars("Competing with auto-tuning", ["direct, 2 receivers", "indirect, 2 receivers",
+                                                            "direct, 3 receivers", "indirect, 3 receivers"],
+                             [(k, [100 * x for x in v]) for k, v in share.items()],
+                             "throughput / auto-tuning's (%)", fmt_="{:.0f}", ref=(100, "equal"))]}
+
+
+_MEDIANS = re.compile(r"(\d+) Mbit/s: ([\d.]+) / ([\d.]+)")
+
+
+def f_sorpc(a: _Artefacts) -> dict:
+    rep = "sorpc"
+    text = _ours(a, rep, "messenger-medians")
+    rows = _MEDIANS.findall(str(text))
+    if not rows:
+        raise DocgenError(f"figure data: {rep}/messenger-medians is {text!r}; expected `5 Mbit/s: SINGLE / SORPC, ...`")
+    yt, web = _dict(a, rep, "youtube-sorpc-better"), _dict(a, rep, "web-sorpc-better")
+    cases = list(yt)
+    return {"title": "A bulk upload beside interactive apps on one phone: one transmit queue or SORPC's two (thesis ch. 3)",
+            "panels": [_bars("Messenger beside the upload", [f"uplink\n{u} Mbit/s" for u, _, _ in rows],
+                             [("single queue", [float(s) for _, s, _ in rows]), ("SORPC", [float(d) for _, _, d in rows])],
+                             "median RTT (ms)", fmt_="{:.0f}"),
+                       _bars("Apps starting 5 s into the upload", ["YouTube-like\nstart-up delay", "web page\nload time"],
+                             [(c, [yt[c], web[c]]) for c in cases], "time (s)", fmt_="{:.2f}")]}
+
+
+def f_dtpa(a: _Artefacts) -> dict:
+    rep = "dtpa"
+    hops = _dict(a, rep, "reno-falls-with-hops")
+    j10, j30 = _dict(a, rep, "dtpa-fairer-10"), _dict(a, rep, "dtpa-fairer-30")
+    return {"title": "A multi-hop low-power network (CSMA/CA, a static tree), one TCP uplink per node (thesis ch. 4)",
+            "panels": [_bars("Reno, 10 nodes", list(hops), [("goodput", list(hops.values()))],
+                             "mean goodput per node (segments/s)", fmt_="{:.2f}"),
+                       _bars("Fairness over the nodes", ["10 nodes", "30 nodes"],
+                             [(s, [j10[s], j30[s]]) for s in j10], "Jain's index of the nodes' goodput", fmt_="{:.2f}")]}
+
+
+def f_reproductions(a: _Artefacts) -> dict:
+    reps = a.board["reproductions"]
+    names = [e["name"] for e in reps][::-1]
+    held = [sum(c["verdict"] == "holds" for c in e["claims"]) for e in reps][::-1]
+    missed = [len(e["claims"]) - h for e, h in zip(reps[::-1], held)]
+    return {"title": "Each reproduction's claims: held and missed under the one tolerance rule",
+            "panels": [_bars("", names, [("holds", held), ("misses", missed)], "claims", fmt_="{:.0f}",
+                             horizontal=True, stacked=True)]}
+
+
+def f_performance(a: _Artefacts) -> dict:
+    b = a.bench
+    runs = b["runs"]
+    counts = sorted([(runs["single-realistic"]["ues"], "single-realistic")] +
+                    [(r["ues"], k) for k, r in runs.items() if k.startswith("ues-")])
+    tr = [("single-realistic", "CUBIC")] + [(k, _TRANSPORT_NAMES.get(k.removeprefix("transport-"), k).replace(" (TCP)", ""))
+                                              for k in runs if k.startswith("transport-")]
+    m = b["machine"]
+    return {"title": f"One realistic LTE cell, {b['duration_s']:g} simulated s, median of {b['repeat']} runs "
+                     f"({m['cpu']}, {m['cores']} cores)",
+            "panels": [_lines("Speed by the number of UEs (CUBIC)", [n for n, _ in counts],
+                              [("per CPU second", [runs[k]["sim_speed"] for _, k in counts]),
+                               ("by the wall clock", [runs[k]["wall_sim_speed"] for _, k in counts])],
+                              "UEs in the cell", "simulated s per s\n(× real time)", logx=True, fmt_="{:.0f}"),
+                       _bars("Speed by transport (100 UEs)", [n.replace(", `fast_inference`", " fast") for _, n in tr],
+                             [("per CPU second", [runs[k]["sim_speed"] for k, _ in tr])],
+                             "simulated s per CPU s\n(× real time)", fmt_="{:.0f}")]}
+
+
+class Figure:
+    """A figure on a page: its file name, the builder of its data, and its caption."""
+
+    def __init__(self, name: str, build: Callable[[_Artefacts], dict], caption: str, source: str = SCOREBOARD) -> None:
+        self.name, self.build, self.caption, self.source = name, build, caption, source
+
+    @property
+    def path(self) -> str:
+        return f"{IMG}/{self.name}.png"
+
+    def data(self, a: _Artefacts) -> dict:
+        return {"figure": self.name, "caption": self.caption, "source": self.source, **self.build(a)}
+
+
+def digest(data: dict) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+FIGURES: dict[str, Figure] = {f.name: f for f in [
+    Figure("legilimens-shares", f_legilimens_onoff,
+           "`legilimens-onoff` (Figure 7): how much of the cell each background controller takes while CUBIC is on, "
+           "and how much of it it uses while CUBIC is off."),
+    Figure("legilimens-queues", f_legilimens_queues,
+           "`legilimens-queues` (Figure 13): the background UE's queue at the base station once another UE's flow "
+           "joins; Legilimens leaves it nearly empty, delay-based Vegas nearly so, CUBIC and LEDBAT fill it."),
+    Figure("sneaker-scaling", f_sneaker_scaling,
+           "`sneaker-scaling` (Figure 5): the foreground's throughput as background flows are added, with PF alone "
+           "and with Sneaker, and Sneaker's gain with per-flow queues (the paper's model) and with one shared queue."),
+    Figure("sneaker-at-scale", f_sneaker_at_scale,
+           "`sneaker-at-scale` (Figures 7–8): foreground and background throughput with Sneaker, TCP-LP or LEDBAT "
+           "carrying the background (means over the runs)."),
+    Figure("bode-delay", f_bode_delay,
+           "`bode` (Figure 9): delay and delivery rate of a C2TCP flow under each queue discipline."),
+    Figure("bode-controllers", f_bode_controllers,
+           "`bode` (Figures 7–8): BoDe's p99 delay cut over the better of CoDel and PIE, and its delivery rate "
+           "against tail drop, for each congestion controller (1× on the left axis: no gain)."),
+    Figure("apps-call-frames", f_apps_calls,
+           "`bode-apps`: a video call's frame delay under each queue discipline of the base station."),
+    Figure("rtac", f_rtac,
+           "`rtac`: the RTT of one download under each receive-window scheme, and each scheme's throughput against "
+           "an auto-tuning flow in direct (shared buffer) and indirect (wired bottleneck) competition."),
+    Figure("sorpc", f_sorpc,
+           "`sorpc`: a messenger's RTT and a stream's and a web page's start-up beside a bulk upload, with one "
+           "transmit queue or SORPC's two."),
+    Figure("dtpa", f_dtpa,
+           "`dtpa`: Reno's goodput falls with the hop count; DTPA raises Jain's index over the nodes (c = 2)."),
+    Figure("reproductions", f_reproductions,
+           "Every reproduction's claims, held and missed ([the scoreboard](#the-scoreboard) gives each claim and the "
+           "cause of every miss)."),
+    Figure("performance", f_performance,
+           "The benchmark session of `tools/data/bench.json`: speed by the number of UEs and by transport "
+           "(tables below).", source=BENCH),
+]}
+
+
+def stale_figures(root: Path = ROOT) -> list[str]:
+    """The figures (paths under the root) missing or drawn from other data than the artefacts give."""
+    from PIL import Image
+
+    a, bad = _Artefacts(root), []
+    for f in FIGURES.values():
+        p = root / f.path
+        if not p.exists():
+            bad.append(f.path)
+            continue
+        with Image.open(p) as im:
+            if im.text.get(DIGEST_KEY) != digest(f.data(a)):
+                bad.append(f.path)
+    return bad
+
+
+def _draw(data: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = data["panels"]
+    colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"]
+    # Sized for the content column at 1280 px (about 750 px wide): a 10-inch figure shows at
+    # ~0.58 of its 130 dpi, so 12-13 pt text reads at 12-13 px, beside the page's 16 px.
+    with plt.rc_context({"font.size": 13, "axes.titlesize": 13.5, "axes.labelsize": 13, "legend.fontsize": 12,
+                         "xtick.labelsize": 12, "ytick.labelsize": 12, "axes.spines.top": False,
+                         "axes.spines.right": False, "svg.hashsalt": "cellshare"}):
+        tall = any(p["kind"] == "bars" and p["horizontal"] for p in panels)
+        height = 0.28 * len(panels[0]["categories"]) + 1.5 if tall else 4.8
+        fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels) if len(panels) > 1 else 7.5, height),
+                                 squeeze=False)
+        for ax, p in zip(axes[0], panels):
+            if p["kind"] == "bars":
+                _draw_bars(ax, p, colors)
+            else:
+                for (label, ys), c in zip(p["series"], colors):
+                    ax.plot(p["x"], ys, marker="o", color=c, label=label)
+                    for x, y in zip(p["x"], ys):
+                        ax.annotate(p["fmt"].format(y), (x, y), textcoords="offset points", xytext=(0, 6),
+                                    ha="center", fontsize=11, color=c)
+                if p["logx"]:
+                    ax.set_xscale("log")
+                ax.set_xticks(p["x"], [f"{x:g}" for x in p["x"]])
+                ax.minorticks_off()
+                ax.set_xlabel(p["xlabel"])
+                ax.set_ylabel(p["ylabel"])
+                ax.set_ylim(bottom=0, top=max(max(ys) for _, ys in p["series"]) * 1.18)
+                ax.legend(frameon=False)
+                ax.grid(axis="y", alpha=0.3)
+            if p["title"]:
+                ax.set_title(p["title"])
+        lines = -(-len(data["title"]) // int(fig.get_figwidth() * 9))
+        fig.suptitle(textwrap.fill(data["title"], -(-len(data["title"]) // lines) + 6), fontsize=14)
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=130, metadata={DIGEST_KEY: digest(data), "Title": data["title"],
+                                             "Source": f"{data['source']} ({FIGURES_COMMAND})"})
+        plt.close(fig)
+
+
+def _draw_bars(ax, p: dict, colors: list[str]) -> None:
+    cats, series = p["categories"], p["series"]
+    n = len(series)
+    width = 0.8 if p["stacked"] or n == 1 else 0.8 / n
+    pos = list(range(len(cats)))
+    base = [0.0] * len(cats)
+    bar = ax.barh if p["horizontal"] else ax.bar
+    for i, ((label, vals), c) in enumerate(zip(series, colors)):
+        vals = [0.0 if v is None else v for v in vals]
+        offs = [x if p["stacked"] or n == 1 else x - 0.4 + width * (i + 0.5) for x in pos]
+        kw = {"left": base} if p["horizontal"] else {"bottom": base}
+        bars = bar(offs, vals, width, color=c, label=label, **(kw if p["stacked"] else {}))
+        labels = [p["fmt"].format(v) if v or not p["stacked"] else "" for v in vals]
+        ax.bar_label(bars, labels=labels, label_type="center" if p["stacked"] else "edge", padding=0 if p["stacked"] else 2,
+                     fontsize=11, color="white" if p["stacked"] else "black")
+        if p["stacked"]:
+            base = [b + v for b, v in zip(base, vals)]
+    if p["horizontal"]:
+        ax.set_yticks(pos, cats)
+        ax.set_xlabel(p["ylabel"])
+        ax.grid(axis="x", alpha=0.3)
+    else:
+        # Names that would touch their neighbours are slanted: a panel holds about 50
+        # characters of tick labels side by side.
+        if max(len(line) for c in cats for line in c.split("\n")) > 0.75 * 50 / len(cats):
+            ax.set_xticks(pos, cats, rotation=30, ha="right", rotation_mode="anchor")
+        else:
+            ax.set_xticks(pos, cats)
+        ax.set_ylabel(p["ylabel"])
+        ax.grid(axis="y", alpha=0.3)
+        if p["log"]:
+            ax.set_yscale("log")
+            ax.set_ylim(top=max(v for _, vs in series for v in vs if v) * 3)
+        else:
+            # Room above the bars for their labels and, with several series, a legend in one row.
+            ax.set_ylim(top=max(v for _, vs in series for v in vs if v is not None) * (1.15 if n == 1 and not p["ref"] else 1.32))
+    if p["ref"]:
+        (ax.axvline if p["horizontal"] else ax.axhline)(p["ref"][0], color="gray", ls="--", lw=1, label=p["ref"][1])
+    if p["horizontal"]:
+        ax.legend(frameon=False, loc="lower right")
+    elif n > 1 or p["ref"]:
+        ax.legend(frameon=False, loc="upper center", ncol=n + bool(p["ref"]), columnspacing=1.2, handlelength=1.5)
+
+
+def draw_figures(root: Path = ROOT, only_stale: bool = False) -> list[str]:
+    """Draws every figure (or only the stale ones) into docs/img; returns the paths drawn."""
+    todo = set(stale_figures(root)) if only_stale else None
+    a, drawn = _Artefacts(root), []
+    for f in FIGURES.values():
+        if todo is None or f.path in todo:
+            _draw(f.data(a), root / f.path)
+            drawn.append(f.path)
+    return drawn
+
+
+def r_figure(a: _Artefacts, args: list[str]) -> str:
+    name = _args(args, 1, "figure", "figure NAME")[0]
+    if name not in FIGURES:
+        raise DocgenError(f"renderer 'figure': no figure {name!r} (figures: {', '.join(FIGURES)})")
+    f = FIGURES[name]
+    title = f.build(a)["title"].replace("[", "(").replace("]", ")")
+    return f"![{title}](img/{name}.png)\n\n*{f.caption} Drawn from `{f.source}` by `{FIGURES_COMMAND}`.*"
+
+
 #: name → (renderer, block?). A block renderer's output stands on lines of its own.
 RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
-    "value": (r_value, False), "verdict": (r_verdict, False), "claims": (r_claims, True),
+    "value": (r_value, False), "range": (r_range, False), "verdict": (r_verdict, False), "claims": (r_claims, True),
     "reproductions": (r_reproductions, True), "links": (r_links, True), "dict-table": (r_dict_table, True), "reproduction-count": (r_reproduction_count, False),
     "claims-held": (r_claims_held, False), "reproduction-cost": (r_reproduction_cost, True),
     "bench-machine": (r_bench_machine, False), "bench-speed": (r_bench_speed, False),
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
+    "figure": (r_figure, True), "limits": (r_limits, True),
+    "limits-const": (r_limits_const, False),
 }
 
 
@@ -380,7 +861,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m cellshare.docgen", description=__doc__.split("\n\n")[0])
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--write", action="store_true", help="rewrite every generated section from the artefacts")
-    g.add_argument("--check", action="store_true", help="exit 1 naming each page whose generated sections are stale")
+    g.add_argument("--figures", action="store_true", help="draw every figure of docs/img from the artefacts")
+    g.add_argument("--check", action="store_true",
+                   help="exit 1 naming each page whose generated sections are stale and each stale figure")
     ap.add_argument("--root", type=Path, default=ROOT, help="the source tree (default: the one this module is in)")
     a = ap.parse_args(argv)
     try:
@@ -388,13 +871,20 @@ def main(argv: Optional[list[str]] = None) -> int:
             for p in write(a.root):
                 print(f"rewrote {p.relative_to(a.root)}")
             return 0
+        if a.figures:
+            for p in draw_figures(a.root):
+                print(f"drew {p}")
+            return 0
         bad = stale(a.root)
+        figs = stale_figures(a.root)
     except DocgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     for p in bad:
         print(f"{p.relative_to(a.root)} is stale: run `{COMMAND}`", file=sys.stderr)
-    return 1 if bad else 0
+    for p in figs:
+        print(f"{p} is stale or missing: run `{FIGURES_COMMAND}`", file=sys.stderr)
+    return 1 if bad or figs else 0
 
 
 if __name__ == "__main__":

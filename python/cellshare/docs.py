@@ -27,7 +27,7 @@ def _type(s: dict, defs: dict) -> str:
         return " or ".join(json.dumps(v) for v in s["enum"])
     if "oneOf" in s:
         # Tagged tables (`{ kind = "pf", ... }`) and plain strings (`fading = "none"`) are
-        # written as what they are: a string enum is not a table (issue 29).
+        # written as what they are: a string enum is not a table.
         kinds, strings = [], []
         for v in s["oneOf"]:
             v = _resolve(v, defs)

@@ -23,7 +23,7 @@ from .traces import PREFIX as BUILTIN
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: Crosscheck tolerances (issue 30, docs/tcp.md): per-flow throughput within 5 %, retransmitted
+#: Crosscheck tolerances (docs/tcp.md): per-flow throughput within 5 %, retransmitted
 #: segments per drop within 25 %, retransmission timeouts within 1 per minute (and at least 1),
 #: median RTT (the same statistic on both sides, see `sampled_rtt_ms`) within 10 %.
 THROUGHPUT_TOLERANCE = 0.05
@@ -186,7 +186,7 @@ def run_emulator(scenario: Path, folder: Path, duration: Optional[float] = None,
     SIGINT/SIGTERM/SIGHUP to it once: the emulator stops cleanly (namespaces and processes
     removed, a summary covering the time actually run, ``"interrupted": true``).
 
-    Neither process outlives the other with anything of the run (issue 41): if this process
+    Neither process outlives the other with anything of the run: if this process
     dies, even by `kill -9`, the emulator gets its parent-death signal (`--parent-pid`), stops,
     and removes its namespaces, its processes and FOLDER. If the emulator is killed, this process
     removes the namespaces and processes it left while the dead emulator is still its unreaped

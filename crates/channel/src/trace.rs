@@ -278,8 +278,8 @@ mod tests {
         assert!(matches!(MahimahiTrace::parse_reader(&b"1\n\xff\xfe\n"[..]), Err(TraceError::NotANumber { line: 2, .. })));
     }
 
-    // Issue 41: a scenario naming `/etc/shadow` as a trace got an error quoting its first
-    // line. Errors name the line and what was expected, never what the line holds.
+    // A scenario may name any file as a trace (`/etc/shadow`, say), and the emulator runs as
+    // root: errors name the line and what was expected, never what the line holds.
     #[test]
     fn errors_never_echo_the_file() {
         for text in ["root:*:19000:0:99999:7:::\n", "1\n2\nroot:*:19000:0:99999:7:::\n", "5\n123456789012345\n"] {
@@ -291,8 +291,8 @@ mod tests {
         assert_eq!(MahimahiTrace::parse("root:*:19000:0:99999:7:::\n"), Err(TraceError::NotANumber { line: 1 }));
     }
 
-    // Issue 22: a timestamp of 10^12 made the parser allocate 2 TB and abort; u64::MAX was a
-    // capacity-overflow panic. Both are errors naming the line now.
+    // A timestamp of 10^12 would have a parser that sizes its table by the last timestamp
+    // allocate 2 TB and abort, and u64::MAX overflow the capacity: both are errors naming the line.
     #[test]
     fn huge_timestamps_are_errors() {
         assert_eq!(MahimahiTrace::parse("1\n1000000000000\n"), Err(TraceError::TooLate { line: 2 }));

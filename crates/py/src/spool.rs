@@ -4,7 +4,7 @@
 //!
 //! Without this the traces of the 100-UE benchmark grew by about 1.7 GB per simulated hour:
 //! they stayed in the simulation as vectors, went to Python as JSON text, became Python
-//! floats and then Arrow columns (issue 22). Now [`crate::Sim`] moves the samples out every
+//! floats and then Arrow columns. Now [`crate::Sim`] moves the samples out every
 //! [`SPOOL_ROWS`] rows into a [`Spool`]: column chunks per flow or UE, appended to memory and,
 //! once that holds [`MEM_MAX`] bytes, to an unnamed temporary file (`O_TMPFILE`: it has no
 //! name to leave behind, even after `kill -9`). Python reads the tables back in Arrow

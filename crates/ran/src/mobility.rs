@@ -468,8 +468,8 @@ mod tests {
         );
     }
 
-    // Issue 41: a parse error never echoes what the file holds (a scenario naming
-    // `/etc/shadow` as a position trace got its first line back).
+    // A parse error never echoes what the file holds (a scenario may name `/etc/shadow` as a
+    // position trace, and the emulator runs as root).
     #[test]
     fn position_trace_errors_never_echo_the_file() {
         for text in ["root:*:19000:0:99999:7:::\n", "0 0 0\nroot:*:19000:0:99999:7:::\n", "0 1 2\n7777777 0 0\n"] {

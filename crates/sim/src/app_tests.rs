@@ -1,5 +1,5 @@
 //! End-to-end checks of the apps of `cellshare-apps` in the simulator: each alone on a link
-//! whose behaviour is known (the "done when" of issue 27), their inputs, and determinism.
+//! whose behaviour is known, so each result has an exact expected value; their inputs; determinism.
 
 use std::sync::Arc;
 

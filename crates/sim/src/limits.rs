@@ -455,8 +455,8 @@ mod tests {
         t
     }
 
-    // Issue 22: 10,000 UEs with 100 `ues = "all"` entries (a 5 KB file) took 5.7 GB to
-    // validate. The estimate refuses it before anything is built.
+    // 10,000 UEs with 100 `ues = "all"` entries (a 5 KB file) expand to a million flows, 5.7 GB
+    // to validate: the estimate refuses it before anything is built.
     #[test]
     fn million_flows_from_a_small_file_is_refused_by_the_memory_estimate() {
         let text = scenario(1, 10_000, 100, 10.0);
@@ -514,11 +514,11 @@ mod tests {
         )
     }
 
-    // Issue 41: 1,000 UEs loading pages of 10,000 objects over 32 connections for 30 s were
-    // estimated at 1,066 MiB and grew past 3.1 GB (the three delay histograms of each of
-    // the 64,000 legs, 45 KB, were not counted, nor the traces held, nor the results); 10,000
-    // UEs with 1 ms traces for 4 s were estimated at 213 MiB and passed 3 GB (80 million
-    // trace samples held until the run ended). Both are refused now.
+    // Two scenarios whose memory is easy to under-count: 1,000 UEs loading pages of 10,000
+    // objects over 32 connections for 30 s grow past 3.1 GB (the three delay histograms of
+    // each of the 64,000 legs, 45 KB, the traces held and the results all count); 10,000 UEs
+    // with 1 ms traces for 4 s pass 3 GB (80 million trace samples held until the run ends).
+    // The estimate refuses both.
     #[test]
     fn the_issue_41_scenarios_are_refused_by_the_estimate() {
         let w = parse(&web(1000, 32, 10_000, 30.0));

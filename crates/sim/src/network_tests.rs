@@ -1,4 +1,4 @@
-//! Several cells, moving UEs and handover (issue 28): the A3 rule at boundaries, ping-pong
+//! Several cells, moving UEs and handover: the A3 rule at boundaries, ping-pong
 //! without hysteresis, X2 forwarding and drops, interference from a loaded neighbour.
 
 use cellshare_channel::Channel;
