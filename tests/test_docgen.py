@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cellshare import docgen
+from cellshare.reproduce import fmt
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,6 +95,23 @@ def test_renderers_on_a_page():
     total = sum(len(e["claims"]) for e in board["reproductions"])
     assert docgen.render_page("Held: <!-- generated: claims-held --><!-- end generated -->", a) == \
         f"Held: <!-- generated: claims-held -->{held} / {total}<!-- end generated -->"
+    # A range is the lowest and highest of the values named, in one unit.
+    abr = sorted(next(c["ours"] for e in board["reproductions"] if e["name"] == "bode-apps"
+                      for c in e["claims"] + e["observations"] if c["id"] == i)
+                 for i in ("abr-delay-bb", "abr-delay-bola", "abr-delay-mpc"))
+    got = docgen.render_page("x <!-- generated: range bode-apps abr-delay-bb abr-delay-bola abr-delay-mpc x -->"
+                             "<!-- end generated -->", a)
+    assert f"-->{fmt(abr[0])}–{fmt(abr[-1])}×<!--" in got, got
+    # Properties of the code come from the code.
+    from cellshare import sweeps
+    assert f"-->{sweeps.TASKS_PER_WORKER:,}<!--" in docgen.render_page(
+        "x <!-- generated: code-const sweeps.TASKS_PER_WORKER --><!-- end generated -->", a)
+    assert "-->256 KB<!--" in docgen.render_page(
+        "x <!-- generated: code-const sweeps.SHORT_MAX_BYTES KB --><!-- end generated -->", a)
+    assert "-->32 MiB<!--" in docgen.render_page(
+        "x <!-- generated: limits-const SPOOL_MEMORY_BYTES MiB --><!-- end generated -->", a)
+    table = docgen.render_page("<!-- generated: limits -->\n<!-- end generated -->", a)
+    assert "| UEs in one `[[ues]]` group | 10,000 | — |" in table and "| UEs in total | 100,000 | `--max-ues` |" in table
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -104,6 +122,11 @@ def test_renderers_on_a_page():
     ("verdict pf-fairness pf-diversity", "pf-fairness/pf-diversity is an observation: it has no verdict"),
     ("bench nonsense", "renderer 'bench': expected single, network, transports or ues, got 'nonsense'"),
     ("bench-ratio nonsense", "renderer 'bench-ratio': no ratio 'nonsense' in tools/data/bench.json"),
+    ("range pf-fairness equal-split", "renderer 'range': expected `range REP ID ID... [pct|x|s|ms]`"),
+    ("code-const sweeps.NO_SUCH", "renderer 'code-const': cellshare.sweeps has no constant 'NO_SUCH'"),
+    ("code-const sweeps.SHORT_MAX_BYTES MB", "cellshare.sweeps.SHORT_MAX_BYTES = 262144 is not a whole number of MB"),
+    ("limits-const NO_SUCH", "crates/sim/src/limits.rs has no `const NO_SUCH: u64 = N;`"),
+    ("figure nonsense", "renderer 'figure': no figure 'nonsense'"),
 ])
 def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]
@@ -188,5 +211,7 @@ def test_a_changed_artefact_makes_its_figure_stale_and_drawing_repairs_it(tmp_pa
     assert "docs/img/bode-delay.png is stale or missing: run `python -m cellshare.docgen --figures`" in \
         capsys.readouterr().err
     assert docgen.stale_figures(root) == ["docs/img/legilimens-shares.png", "docs/img/bode-delay.png"]
-    assert docgen.draw_figures(root, only_stale=True) == ["docs/img/legilimens-shares.png", "docs/img/bode-delay.png"]
+    shutil.copy(REPO / "docs/img/bode-delay.png", root / "docs/img/bode-delay.png")
+    # Drawing stores the new data's digest: the figure is fresh again (one figure drawn).
+    assert docgen.draw_figures(root, only_stale=True) == ["docs/img/legilimens-shares.png"]
     assert docgen.stale_figures(root) == []

@@ -56,6 +56,8 @@ Renderers (``ARGS`` are words after the name):
     ``crates/sim/src/limits.rs`` (block).
 ``limits-const NAME [MiB]``
     A constant of ``crates/sim/src/limits.rs`` (inline).
+``code-const MODULE.NAME [KB|MB]``
+    An integer constant of a cellshare module, ``sweeps.TASKS_PER_WORKER`` (inline).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -395,6 +397,25 @@ def r_limits(a: _Artefacts, args: list[str]) -> str:
              "`python/cellshare/sweeps.py` (`MAX_RUNS`)")]
     return "\n".join(["| limit | default | override | where |", "|---|---|---|---|"] +
                      [f"| {' | '.join(r)} |" for r in rows])
+
+
+
+def r_code_const(a: _Artefacts, args: list[str]) -> str:
+    """A constant of a cellshare module, `sweeps.TASKS_PER_WORKER`, optionally in KB or MB."""
+    import importlib
+
+    ref, *how = _args(args, 1, "code-const", "code-const MODULE.NAME [KB|MB]")
+    mod, _, name = ref.rpartition(".")
+    try:
+        v = getattr(importlib.import_module(f"cellshare.{mod}"), name)
+    except (ImportError, AttributeError, ValueError):
+        raise DocgenError(f"renderer 'code-const': cellshare.{mod} has no constant {name!r}") from None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise DocgenError(f"renderer 'code-const': cellshare.{ref} is {v!r}, expected an integer")
+    scale = {"KB": 1 << 10, "MB": 1 << 20}.get(how[0] if how else "", 1)
+    if v % scale:
+        raise DocgenError(f"renderer 'code-const': cellshare.{ref} = {v} is not a whole number of {how[0]}")
+    return f"{v // scale:,}" + (f" {how[0]}" if how else "")
 
 
 # --- Figures ------------------------------------------------------------------------------
@@ -799,7 +820,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "bench-machine": (r_bench_machine, False), "bench-speed": (r_bench_speed, False),
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
-    "limits-const": (r_limits_const, False),
+    "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
 }
 
 
