@@ -33,6 +33,9 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
                                "<!-- generated: value legilimens-onoff yields pct -->"],
         "docs/performance.md": ["<!-- generated: bench single -->", "<!-- generated: bench network -->",
                                 "<!-- generated: bench transports -->", "<!-- generated: bench ues -->"],
+        "docs/tcp.md": ["<!-- generated: emu-crosscheck -->", "<!-- generated: emu-within rtt -->"],
+        "docs/limits.md": ["<!-- generated: limits -->", "<!-- generated: limits-const SPOOL_MEMORY_BYTES MiB -->"],
+        "docs/sweeps-and-reports.md": ["<!-- generated: code-const sweeps.TASKS_PER_WORKER -->"],
     }.items():
         text = (REPO / rel).read_text()
         for m in markers:
@@ -44,7 +47,7 @@ def _tree(tmp_path: Path) -> Path:
     and the Rust source of the limits the limits table quotes."""
     root = tmp_path / "src"
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
-                docgen.LIMITS_RS):
+                docgen.LIMITS_RS, docgen.EMU_CROSSCHECK):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "docs", root / "docs")
@@ -110,6 +113,10 @@ def test_renderers_on_a_page():
         "x <!-- generated: code-const sweeps.SHORT_MAX_BYTES KB --><!-- end generated -->", a)
     assert "-->32 MiB<!--" in docgen.render_page(
         "x <!-- generated: limits-const SPOOL_MEMORY_BYTES MiB --><!-- end generated -->", a)
+    emu = json.loads((REPO / docgen.EMU_CROSSCHECK).read_text())
+    rtt_ok = sum(c["rtt_p50_ms"]["rel_diff"] <= emu["tolerances"]["rtt"] for c in emu["cases"])
+    assert f"-->{rtt_ok} of {len(emu['cases'])} cases, the largest difference" in docgen.render_page(
+        "x <!-- generated: emu-within rtt --><!-- end generated -->", a)
     table = docgen.render_page("<!-- generated: limits -->\n<!-- end generated -->", a)
     assert "| UEs in one `[[ues]]` group | 10,000 | — |" in table and "| UEs in total | 100,000 | `--max-ues` |" in table
 
@@ -127,6 +134,7 @@ def test_renderers_on_a_page():
     ("code-const sweeps.SHORT_MAX_BYTES MB", "cellshare.sweeps.SHORT_MAX_BYTES = 262144 is not a whole number of MB"),
     ("limits-const NO_SUCH", "crates/sim/src/limits.rs has no `const NO_SUCH: u64 = N;`"),
     ("figure nonsense", "renderer 'figure': no figure 'nonsense'"),
+    ("emu-within nonsense", "renderer 'emu-within': expected throughput, rtt, retx_per_drop or timeouts"),
 ])
 def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]

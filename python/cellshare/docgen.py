@@ -9,7 +9,12 @@ artefacts; nothing in it is typed by hand:
 - ``python/cellshare/data/scoreboard.json`` (``cellshare reproduce --all --update-docs``): the
   reproductions, their claims and observations, verdicts and run times;
 - ``tools/data/bench.json`` (``python -m cellshare.bench --out tools/data/bench.json``): every
-  benchmark variant measured in one session, with the machine it ran on.
+  benchmark variant measured in one session, with the machine it ran on;
+- ``tools/data/emu-crosscheck-traces.json``: the emulator cross-check's table, with the
+  ``cellshare crosscheck`` command that measured it (Linux runs are not deterministic: a new
+  run gives other numbers; its ``crosscheck.md`` rows go into the file's ``cases``);
+- the code itself for the limits and constants pages quote (``limits``, ``limits-const``,
+  ``code-const``).
 
 The scoreboard blocks of ``README.md`` and ``docs/reproductions.md`` keep their own markers
 (:mod:`cellshare.reproduce.scoreboard` renders them); :func:`rendered` includes them, so
@@ -58,6 +63,13 @@ Renderers (``ARGS`` are words after the name):
     A constant of ``crates/sim/src/limits.rs`` (inline).
 ``code-const MODULE.NAME [KB|MB]``
     An integer constant of a cellshare module, ``sweeps.TASKS_PER_WORKER`` (inline).
+``emu-crosscheck``
+    The simulator against Linux TCP in the emulator over four cellular traces, from
+    ``tools/data/emu-crosscheck-traces.json`` (block; the file names the ``cellshare crosscheck``
+    command that measured it).
+``emu-within throughput|rtt|retx_per_drop|timeouts``
+    How many of those cases are within the criterion's tolerance, and the largest difference
+    (inline).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -416,6 +428,61 @@ def r_code_const(a: _Artefacts, args: list[str]) -> str:
     if v % scale:
         raise DocgenError(f"renderer 'code-const': cellshare.{ref} = {v} is not a whole number of {how[0]}")
     return f"{v // scale:,}" + (f" {how[0]}" if how else "")
+
+
+
+#: The simulator against Linux in the emulator, over the four cellular traces (docs/tcp.md).
+EMU_CROSSCHECK = "tools/data/emu-crosscheck-traces.json"
+
+
+def _count(x) -> str:
+    return "-" if x is None else str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
+def _pair(v: Optional[dict], sim: Callable, emu: Callable, rng: Optional[Callable] = None, diff: str = "") -> str:
+    if v is None:
+        return "- / - (-)"
+    out = f"{sim(v['sim'])} / {'-' if v.get('emu') is None else emu(v['emu'])}"
+    if rng and v.get("emu_range"):
+        out += f" [{rng(v['emu_range'][0])}–{rng(v['emu_range'][1])}]"
+    if diff:
+        out += f" ({format(v['rel_diff'], diff)})" if v.get("rel_diff") is not None else " (-)"
+    return out
+
+
+def r_emu_crosscheck(a: _Artefacts, args: list[str]) -> str:
+    d = a.load(EMU_CROSSCHECK)
+    f2, f0, d0 = (lambda x: f"{x:.2f}"), (lambda x: f"{x:.0f}"), (lambda x: f"{x:.0f}")
+    lines = ["| trace | cc | Mbps sim / emu (diff) | retx sim / emu | drops sim / emu | retx per drop sim / emu (diff) "
+             "| timeouts sim / emu | RTT p50 ms sim / emu (diff) | real time |", "|---|---|---|---|---|---|---|---|---|"]
+    for c in d["cases"]:
+        lines.append(" | ".join([
+            f"| {c['trace']}", c["cc"], _pair(c["mbps"], f2, f2, f2, ".1%"), _pair(c["retransmits"], _count, f0, d0),
+            _pair(c["drops"], _count, f0, d0), _pair(c["retx_per_drop"], f2, f2, None, ".0%"),
+            _pair(c["timeouts"], _count, lambda x: f"{x:.1f}", d0), _pair(c["rtt_p50_ms"], f0, f0, f0, ".1%"),
+            c["real_time"]]) + " |")
+    return "\n".join(lines)
+
+
+def r_emu_within(a: _Artefacts, args: list[str]) -> str:
+    """How many cases of the emulator cross-check a criterion passes, and the largest difference."""
+    key = _args(args, 1, "emu-within", "emu-within throughput|rtt|retx_per_drop|timeouts")[0]
+    d = a.load(EMU_CROSSCHECK)
+    tol, cases = d["tolerances"], d["cases"]
+    if key == "timeouts":
+        slack = max(1.0, tol["timeouts_per_minute"] * d["duration_s"] / 60)
+        judged = [abs(c["timeouts"]["emu"] - c["timeouts"]["sim"]) <= slack for c in cases]
+        worst = ""
+    else:
+        field = {"throughput": "mbps", "rtt": "rtt_p50_ms", "retx_per_drop": "retx_per_drop"}.get(key)
+        if field is None:
+            raise DocgenError(f"renderer 'emu-within': expected throughput, rtt, retx_per_drop or timeouts, got {key!r}")
+        diffs = [(c[field] or {}).get("rel_diff") for c in cases]
+        judged = [x <= tol[key] for x in diffs if x is not None]
+        worst = f", the largest difference {max(x for x in diffs if x is not None):.1%}".replace("%", " %")
+    n, ok = len(judged), sum(judged)
+    what = "cases with drops on both sides" if key == "retx_per_drop" else "cases"
+    return (f"all {n} {what}" if ok == n else f"{ok} of {n} {what}") + worst
 
 
 # --- Figures ------------------------------------------------------------------------------
@@ -821,6 +888,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
+    "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
 }
 
 
