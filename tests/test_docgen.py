@@ -129,7 +129,7 @@ def test_renderers_on_a_page():
     ("verdict pf-fairness pf-diversity", "pf-fairness/pf-diversity is an observation: it has no verdict"),
     ("bench nonsense", "renderer 'bench': expected single, network, transports or ues, got 'nonsense'"),
     ("bench-ratio nonsense", "renderer 'bench-ratio': no ratio 'nonsense' in tools/data/bench.json"),
-    ("range pf-fairness equal-split", "renderer 'range': expected `range REP ID ID... [pct|x|s|ms]`"),
+    ("range pf-fairness equal-split", "renderer 'range': expected `range REP ID ID... [pct|x|s|ms]`: two IDs or more"),
     ("code-const sweeps.NO_SUCH", "renderer 'code-const': cellshare.sweeps has no constant 'NO_SUCH'"),
     ("code-const sweeps.SHORT_MAX_BYTES MB", "cellshare.sweeps.SHORT_MAX_BYTES = 262144 is not a whole number of MB"),
     ("limits-const NO_SUCH", "crates/sim/src/limits.rs has no `const NO_SUCH: u64 = N;`"),

@@ -122,3 +122,18 @@ def test_the_patterns_catch_what_they_name():
         assert not offences(line), line
     assert offences("<a id=\"x\"></a>**X**: August 2015.") and \
         not offences("<a id=\"x\"></a>**X**: August 2015.", skip_citations=True)
+
+
+def test_inline_code_keeps_its_hyphenated_words_whole():
+    # docs/hooks/code_words.py (an mkdocs hook): a browser may end a line after any hyphen, so
+    # `--duration` would split as `--` / `duration`; the hook wraps such words in a nowrap span.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("code_words", REPO / "docs" / "hooks" / "code_words.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    html = '<p>Run <code>cellshare bench --duration 5</code>; <pre><span></span><code>a<span>-b</span></code></pre></p>'
+    out = hook.on_page_content(html)
+    assert '<code>cellshare bench <span class="nobr">--duration</span> 5</code>' in out
+    assert '<pre><span></span><code>a<span>-b</span></code></pre>' in out   # highlighted blocks untouched
+    assert "white-space: nowrap" in (REPO / "docs" / "extra.css").read_text().split(".md-typeset code .nobr")[1]

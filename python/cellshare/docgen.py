@@ -27,7 +27,8 @@ Renderers (``ARGS`` are words after the name):
 ``value REP ID [pct|x|s|ms]``
     The measured value of claim or observation ``ID`` of reproduction ``REP`` (inline).
 ``range REP ID ID... [pct|x|s|ms]``
-    The lowest and the highest of those claims' or observations' values, ``88–180×`` (inline).
+    The lowest and the highest of those claims' or observations' values, ``88–180×``, or of
+    one's values per key (inline).
 ``verdict REP ID``
     ``holds`` or ``misses`` (inline).
 ``claims REP``
@@ -175,11 +176,16 @@ def r_value(a: _Artefacts, args: list[str]) -> str:
 
 
 def r_range(a: _Artefacts, args: list[str]) -> str:
-    rep, *ids = _args(args, 3, "range", "range REP ID ID... [pct|x|s|ms]")
+    rep, *ids = _args(args, 2, "range", "range REP ID ID... [pct|x|s|ms]")
     how = ids.pop() if ids[-1] in ("pct", "x", "s", "ms") else ""
-    if len(ids) < 2:
-        raise DocgenError("renderer 'range': expected `range REP ID ID... [pct|x|s|ms]` with two IDs or more")
-    vals = sorted(a.result(rep, i)["ours"] for i in ids)
+    one = a.result(rep, ids[0])["ours"] if len(ids) == 1 else None
+    if isinstance(one, dict):
+        vals = sorted(one.values())
+    elif len(ids) < 2:
+        raise DocgenError("renderer 'range': expected `range REP ID ID... [pct|x|s|ms]`: two IDs or more, or one ID "
+                          "with a value per key")
+    else:
+        vals = sorted(a.result(rep, i)["ours"] for i in ids)
     lo, hi = _format(vals[0], how), _format(vals[-1], how)
     unit = {"x": "×", "pct": " %", "s": " s", "ms": " ms"}.get(how, "")
     return f"{lo.removesuffix(unit)}–{hi}" if unit and lo.endswith(unit) else f"{lo}–{hi}"
