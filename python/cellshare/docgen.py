@@ -585,6 +585,19 @@ def f_sneaker_at_scale(a: _Artefacts) -> dict:
                              "background throughput (Mbit/s)", fmt_="{:.0f}")]}
 
 
+def f_legilimens_at_scale(a: _Artefacts) -> dict:
+    rep = "legilimens-at-scale"
+    schemes = [("cubic", "CUBIC"), ("bbr", "BBR"), ("vegas", "Vegas"), ("ledbat", "LEDBAT"), ("tcp-lp", "TCP-LP"),
+               ("verus", "Verus"), ("legilimens", "Legilimens"), ("ideal-priority", "ideal priority")]
+    names = [n for _, n in schemes]
+    return {"title": "100 UEs, a foreground mix and a background flow at every UE: throughput per flow by background "
+                     "(Fig. 12; means over the 30, 60 and 80 % loads)", "width": 10.0,
+            "panels": [_bars("Per flow", names, [("foreground long flows", [_ours(a, rep, f"fg-{k}") for k, _ in schemes]),
+                                                 ("background flows", [_ours(a, rep, f"bg-{k}") for k, _ in schemes])],
+                             "throughput per flow (Mbit/s, log scale)", fmt_="{:.2g}", log=True,
+                             ref=(_ours(a, rep, "fg-wo-bg"), "foreground without a background"))]}
+
+
 _BODE_CCS = [("cubic", "CUBIC"), ("bbr", "BBR"), ("c2tcp", "C2TCP"), ("westwood", "Westwood+"), ("sprout", "Sprout"),
              ("vivace", "PCC-Vivace"), ("reno", "Reno"), ("vegas", "Vegas")]
 
@@ -735,6 +748,10 @@ FIGURES: dict[str, Figure] = {f.name: f for f in [
     Figure("sneaker-at-scale", f_sneaker_at_scale,
            "`sneaker-at-scale` (Figures 7–8): foreground and background throughput with Sneaker, TCP-LP or LEDBAT "
            "carrying the background (means over the runs)."),
+    Figure("legilimens-at-scale", f_legilimens_at_scale,
+           "`legilimens-at-scale` (Figure 12): with a background flow at every UE, per-UE PF gives each UE about a "
+           "hundredth of the cell whatever the background's controller; only ideal priority lets the foreground "
+           "near its throughput without a background (dashed)."),
     Figure("bode-delay", f_bode_delay,
            "`bode` (Figure 9): delay and delivery rate of a C2TCP flow under each queue discipline."),
     Figure("bode-controllers", f_bode_controllers,
@@ -790,7 +807,8 @@ def _draw(data: dict, path: Path) -> None:
                          "axes.spines.right": False, "svg.hashsalt": "cellshare"}):
         tall = any(p["kind"] == "bars" and p["horizontal"] for p in panels)
         height = 0.28 * len(panels[0]["categories"]) + 1.5 if tall else 4.8
-        fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels) if len(panels) > 1 else 7.5, height),
+        width = data.get("width") or (5.0 * len(panels) if len(panels) > 1 else 7.5)
+        fig, axes = plt.subplots(1, len(panels), figsize=(width, height),
                                  squeeze=False)
         for ax, p in zip(axes[0], panels):
             if p["kind"] == "bars":
@@ -853,7 +871,8 @@ def _draw_bars(ax, p: dict, colors: list[str]) -> None:
         ax.grid(axis="y", alpha=0.3)
         if p["log"]:
             ax.set_yscale("log")
-            ax.set_ylim(top=max(v for _, vs in series for v in vs if v) * 3)
+            # A decade and a half above the tallest bar holds the legend, one entry a line.
+            ax.set_ylim(top=max(v for _, vs in series for v in vs if v) * (3 if n == 1 and not p["ref"] else 40))
         else:
             # Room above the bars for their labels and, with several series, a legend in one row.
             ax.set_ylim(top=max(v for _, vs in series for v in vs if v is not None) * (1.15 if n == 1 and not p["ref"] else 1.32))
@@ -861,6 +880,8 @@ def _draw_bars(ax, p: dict, colors: list[str]) -> None:
         (ax.axvline if p["horizontal"] else ax.axhline)(p["ref"][0], color="gray", ls="--", lw=1, label=p["ref"][1])
     if p["horizontal"]:
         ax.legend(frameon=False, loc="lower right")
+    elif p["log"] and (n > 1 or p["ref"]):
+        ax.legend(frameon=False, loc="upper left", handlelength=1.5)
     elif n > 1 or p["ref"]:
         ax.legend(frameon=False, loc="upper center", ncol=n + bool(p["ref"]), columnspacing=1.2, handlelength=1.5)
 
