@@ -804,7 +804,7 @@ def _draw(data: dict, path: Path) -> None:
     # ~0.58 of its 130 dpi, so 12-13 pt text reads at 12-13 px, beside the page's 16 px.
     with plt.rc_context({"font.size": 13, "axes.titlesize": 13.5, "axes.labelsize": 13, "legend.fontsize": 12,
                          "xtick.labelsize": 12, "ytick.labelsize": 12, "axes.spines.top": False,
-                         "axes.spines.right": False, "svg.hashsalt": "cellshare"}):
+                         "axes.spines.right": False}):
         tall = any(p["kind"] == "bars" and p["horizontal"] for p in panels)
         height = 0.28 * len(panels[0]["categories"]) + 1.5 if tall else 4.8
         width = data.get("width") or (5.0 * len(panels) if len(panels) > 1 else 7.5)
