@@ -67,7 +67,7 @@ def test_quotes_are_the_papers_words_at_the_line_given(exp):
         pytest.skip(f"the papers' plain texts are not in {PAPERS_DIR} (they are not distributed with cellshare; "
                     "set CELLSHARE_PAPERS to a folder holding them to check that every quote sits at its line)")
     texts = {}
-    for c in exp.claims:
+    for c in list(exp.claims) + list(exp.given):
         path = rp.paper_path(c.paper, PAPERS_DIR)
         if path not in texts:
             texts[path] = [rp.quote_key(line) for line in path.read_text().split("\n")]
@@ -75,8 +75,9 @@ def test_quotes_are_the_papers_words_at_the_line_given(exp):
         q = rp.quote_key(c.quote)
         here = "".join(keys[c.line - 1:c.line + 39])
         after = "".join(keys[c.line:c.line + 40])
-        assert q in here, f"{exp.name}/{c.id}: the quote is not at line {c.line} of {path.name}"
-        assert q not in after, f"{exp.name}/{c.id}: the quote starts after line {c.line} of {path.name}"
+        what = f"{exp.name}/{getattr(c, 'id', None) or c.name}"
+        assert q in here, f"{what}: the quote is not at line {c.line} of {path.name}"
+        assert q not in after, f"{what}: the quote starts after line {c.line} of {path.name}"
 
 
 @pytest.mark.parametrize("exp", _experiments(), ids=lambda e: e.name)
@@ -88,6 +89,22 @@ def test_assumptions_say_where_their_value_comes_from(exp):
         assert len(a.source) > 20, (exp.name, a.name)
         assert a.value not in a.alternatives, (exp.name, a.name)
         assert set(a.affects) <= ids, (exp.name, a.name)
+
+
+def test_a_failed_guard_makes_a_claim_miss(tmp_path):
+    d = ClaimDef("zero", "a share that backs off completely", "sneaker", "Sec. VI", 1, "x" * 20,
+                 AtMost(0.0, derivation="completely = 0", scale=1.0))
+    exp = Experiment("toy-guard", "toy", "Sneaker [sneaker]", lambda ctx: None, (d,))
+    ctx = Context(out=tmp_path, experiment=exp)
+    c = ctx.check("zero", 0.0, guards=(rp.Guard("the flow ran", False, "0 bytes"),))
+    assert (c.verdict, c.side) == ("misses", "guard") and c.guards == [{"what": "the flow ran", "ok": False,
+                                                                         "measured": "0 bytes"}]
+    assert "guard failed: the flow ran (0 bytes)" in rp.guard_text(c.guards)
+    ctx = Context(out=tmp_path, experiment=exp)
+    assert ctx.check("zero", 0.0, guards=(rp.Guard("the flow ran", True, "5 MB"),)).verdict == "holds"
+    # A miss stays a miss by the rule's own side.
+    ctx = Context(out=tmp_path, experiment=exp)
+    assert ctx.check("zero", 0.5, guards=(rp.Guard("the flow ran", False, "0 bytes"),)).side == "above"
 
 
 def test_the_rule():
@@ -159,7 +176,7 @@ def test_run_all_writes_the_scoreboard_and_reports_a_failed_reproduction(tmp_pat
     on_disk = json.loads((out / "scoreboard.json").read_text())
     assert on_disk["reproductions"][0]["claims"][0]["verdict"] == "holds"
     md = (out / "scoreboard.md").read_text()
-    assert "**cause not yet measured**" in md and "Failed to run" in md
+    assert "**not explained** (no cause recorded)" in md and "Failed to run" in md
     assert (out / "toy" / "claims.json").is_file() and (out / "toy" / "claims.md").is_file()
     board["reproductions"] = board["reproductions"][:1]
     assert sb.exit_code(board) == 1
@@ -220,7 +237,7 @@ def test_every_miss_has_a_measured_cause_and_every_cause_a_claim():
     for key, cause in causes.CAUSES.items():
         assert key in verdicts, f"causes.py names {key}, which is not a claim"
         assert cause.category in causes.CATEGORIES, key
-        assert len(cause.measurement) > 30, key
+        assert len(cause.text) > 30, key
         if cause.category == "holds for another reason":
             assert verdicts[key] == "holds", f"{key} misses now: give it a cause of a miss"
         else:
@@ -261,7 +278,7 @@ def test_a_failed_reproduction_keeps_its_paper_and_claims_on_the_scoreboard(tmp_
     assert broken["status"] == "error" and broken["error"] == "RuntimeError: the channel exploded"
     assert [c["verdict"] for c in broken["claims"]] == [sb.NOT_RUN]
     n = sb.counts(board)
-    assert n["per_paper"]["sneaker"] == {"held": 1, "claims": 2, "observations": 0}
+    assert n["per_paper"]["sneaker"] == {"held": 1, "claims": 2, "not_explained": 0, "observations": 0}
     md = (tmp_path / "all" / "scoreboard.md").read_text()
     assert "**Failed to run**: RuntimeError: the channel exploded" in md and "| **1 / 2** |" in md
     assert sb.failures(board) == ["broken failed to run: RuntimeError: the channel exploded"]

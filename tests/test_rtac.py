@@ -19,7 +19,8 @@ def test_rtac_cuts_lte_and_wifi_bufferbloat_keeping_throughput():
     for net in ("lte", "wifi"):
         auto = _flows(cellshare.run(rtac.scenario("t", net, ["auto"], 12.0)))["auto0"]
         r = _flows(cellshare.run(rtac.scenario("t", net, ["rtac"], 12.0)))["rtac0"]
-        assert auto["rtt_ms"]["mean"] >= 2.5 * r["rtt_ms"]["mean"], (net, auto["rtt_ms"], r["rtt_ms"])
+        # With the thesis's K and Δ the LTE cut is about 2× here (the thesis's 3.1×; causes.py).
+        assert auto["rtt_ms"]["mean"] >= 1.8 * r["rtt_ms"]["mean"], (net, auto["rtt_ms"], r["rtt_ms"])
         assert r["throughput_mbps"] >= 0.9 * auto["throughput_mbps"], (net, r["throughput_mbps"], auto["throughput_mbps"])
 
 
@@ -34,10 +35,10 @@ def test_reproduce_rtac_claims(run_cli, tmp_path):
     for key in ("lte-throughput-rtac", "wifi-throughput-rtac", "ic-rtac-share", "ic-three-rtac-share",
                 "ic-three-drwa-lower", "dc-three-drwa-share"):
         assert c[key]["verdict"] == "holds", c[key]
-    # Two recorded misses near their edges (causes.py): RTAC cuts the Wi-Fi RTT by more than
-    # the thesis's 8.9x (Δ = 0 on a constant base RTT), and DRWA starves beside auto-tuning
+    # Two recorded misses near their edges (causes.py): with the thesis's K and Δ RTAC cuts the
+    # Wi-Fi RTT a little less than the thesis's 8.9x, and DRWA starves beside auto-tuning
     # slightly less than the thesis's 2 %.
-    assert 7.0 < c["wifi-rtt-cut-rtac"]["ours"] < 15.0, c["wifi-rtt-cut-rtac"]
+    assert 5.0 < c["wifi-rtt-cut-rtac"]["ours"] < 15.0, c["wifi-rtt-cut-rtac"]
     assert c["ic-drwa-share"]["ours"] < 0.05, c["ic-drwa-share"]
     # Direct competition in a deep shared buffer: RTAC is far from DRWA's starvation but
     # below the thesis's 96 % (the README explains the fixed point); the command says so.

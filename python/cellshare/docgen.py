@@ -919,6 +919,19 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
 }
 
 
+def replace_block(text: str, begin: str, end: str, block: str, where: str = "page") -> str:
+    """`text` with the generated block from its opening marker through `end` replaced by
+    `block` (which carries both markers). The opening marker is found by its part before
+    " —" (the rest says how it is generated and may change); :class:`DocgenError` when the
+    markers are missing or out of order."""
+    b_key = begin.split(" —")[0]
+    i = text.find(b_key)
+    j = text.find(end, i) if i >= 0 else -1
+    if i < 0 or j < 0:
+        raise DocgenError(f"{where}: the generated-block markers `{b_key}` … `{end}` are missing")
+    return text[:i] + block + text[j + len(end):]
+
+
 def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
     """`text` with every generated section re-rendered."""
     def sub(m: re.Match) -> str:

@@ -36,7 +36,9 @@ parameters through ``ctx.param``, and records every declared claim with ``ctx.ch
 ours)`` and anything else with ``ctx.observe``. ``cellshare reproduce NAME`` writes
 ``claims.json`` and ``claims.md``; ``cellshare reproduce --all`` adds the scoreboard
 (:mod:`cellshare.reproduce.scoreboard`). Every ``ours`` value is computed from the runs;
-nothing is typed in.
+nothing is typed in. The set-up values the paper gives are declared too (:class:`Given`,
+each with its line), and a claim that could hold for the wrong reason carries guards
+(:class:`Guard`: ``ctx.check(id, ours, guards=...)``; a failed guard makes it a miss).
 """
 
 from __future__ import annotations
@@ -303,6 +305,31 @@ class Assumption:
     affects: tuple[str, ...] = ()   # claim ids it bears on (empty: every claim)
 
 
+@dataclass(frozen=True)
+class Given:
+    """A set-up value the paper gives for the experiment, used as given: its name, the value,
+    and where the paper says it (location and the line of its plain text the words start
+    on, with the words)."""
+
+    name: str
+    value: Any
+    paper: str
+    location: str
+    line: int
+    quote: str
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A condition a claim's measurement must meet to count, so that it cannot hold for the
+    wrong reason (the flows must have run, the foreground must not collapse): `what` it
+    requires, whether it is `ok`, and the `measured` values that decide it."""
+
+    what: str
+    ok: bool
+    measured: str = ""
+
+
 @dataclass
 class Claim:
     """A checked claim: its definition's fields, ours, and the verdict."""
@@ -316,8 +343,10 @@ class Claim:
     target: dict
     ours: Any
     verdict: str            # "holds" or "misses"
-    side: str               # for a miss: "above", "below", "order", "not measured"
+    side: str               # for a miss: "above", "below", "order", "not measured", "guard"
     detail: str = ""
+    #: The claim's guards (:class:`Guard`, as dicts): a failed one makes the claim a miss.
+    guards: list = field(default_factory=list)
 
     @property
     def holds(self) -> bool:
@@ -346,6 +375,8 @@ class Experiment:
     func: Callable[["Context"], None]
     claims: tuple[ClaimDef, ...] = ()
     assumptions: tuple[Assumption, ...] = ()
+    #: The set-up values the paper gives, used as given (:class:`Given`).
+    given: tuple[Given, ...] = ()
     sensitivity_note: str = ""   # how a sensitivity re-run is cut down beyond one seed
     #: The Mahimahi traces it reads, by file name: shipped with cellshare (``builtin:NAME``,
     #: :mod:`cellshare.traces`), or read from the folder ``--traces DIR`` names.
@@ -362,8 +393,8 @@ REGISTRY: dict[str, Experiment] = {}
 
 
 def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (),
-               assumptions: Sequence[Assumption] = (), sensitivity_note: str = "", traces: Sequence[str] = ()
-               ) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
+               assumptions: Sequence[Assumption] = (), sensitivity_note: str = "", traces: Sequence[str] = (),
+               given: Sequence[Given] = ()) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
     """Registers a reproduction under `name` with its claim definitions, assumptions and the
     traces it reads (file names of shipped traces)."""
 
@@ -374,8 +405,8 @@ def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (
         unknown = [t for t in traces if t not in builtin_traces()]
         if unknown:
             raise ValueError(f"{name}: traces not shipped with cellshare: {', '.join(unknown)}")
-        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), sensitivity_note,
-                                    tuple(traces))
+        REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), tuple(given),
+                                    sensitivity_note, tuple(traces))
         return func
 
     return deco
@@ -481,16 +512,21 @@ class Context:
         return result
 
     # -- results -----------------------------------------------------------------------
-    def check(self, id: str, ours: Any, detail: str = "") -> Claim:
+    def check(self, id: str, ours: Any, detail: str = "", guards: Sequence[Guard] = ()) -> Claim:
         """Judges the declared claim `id` with our measured value (None: could not be
-        measured, a miss) by the one rule."""
+        measured, a miss) by the one rule. A claim that holds by the rule but fails one of
+        its `guards` is a miss (side "guard"): it would hold for the wrong reason."""
         if self.experiment is None:
             raise RuntimeError("check() needs the experiment's claim definitions")
         d = self.experiment.claim_def(id)
         if any(c.id == id for c in self.claims):
             raise ValueError(f"{self.experiment.name}: claim {id!r} checked twice")
         verdict, side = _judge(d.target, ours)
-        c = Claim(d.id, d.what, d.paper, d.location, d.line, d.quote, target_dict(d.target), ours, verdict, side, detail)
+        failed = [g for g in guards if not g.ok]
+        if verdict == "holds" and failed:
+            verdict, side = "misses", "guard"
+        c = Claim(d.id, d.what, d.paper, d.location, d.line, d.quote, target_dict(d.target), ours, verdict, side, detail,
+                  [asdict(g) for g in guards])
         self.claims.append(c)
         return c
 
@@ -548,6 +584,7 @@ class Outcome:
             "claims": [_jsonable(asdict(c)) for c in self.claims],
             "observations": [_jsonable(asdict(o)) for o in self.observations],
             "assumptions": [_jsonable(asdict(a)) for a in e.assumptions],
+            "given": [_jsonable(asdict(g)) for g in e.given],
             "sensitivity": _jsonable(self.sensitivity),
             "sensitivity_seeds": self.sensitivity_seeds,
             "inputs": {"traces": self.inputs},
@@ -658,6 +695,16 @@ def fmt(v: Any) -> str:
     return str(v)
 
 
+def guard_text(guards: Sequence[Mapping[str, Any]]) -> str:
+    """A claim's guards as text for its verdict cell: each failed one, or that all passed."""
+    if not guards:
+        return ""
+    failed = [g for g in guards if not g["ok"]]
+    if failed:
+        return "; guard failed: " + "; ".join(f"{g['what']} ({g['measured']})" for g in failed)
+    return "; guards met: " + "; ".join(f"{g['what']} ({g['measured']})" for g in guards)
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -675,6 +722,7 @@ def claims_markdown(o: Outcome) -> str:
              "|---|---|---|---|---|---|---|"]
     for c in o.claims:
         v = "holds" if c.holds else f"**misses** ({c.side})"
+        v += guard_text(c.guards)
         lines.append(f"| {_cell(c.what)}{' — ' + _cell(c.detail) if c.detail else ''} | "
                      f"{PAPERS[c.paper][0]}, {_cell(c.location)}, line {c.line} | “{_cell(c.quote)}” | "
                      f"{_cell(c.target['paper'])} | {_cell(fmt(c.ours))} | {_cell(c.target['tolerance'])} | {v} |")
@@ -683,6 +731,12 @@ def claims_markdown(o: Outcome) -> str:
         for ob in o.observations:
             lines.append(f"| {_cell(ob.what)}{' — ' + _cell(ob.detail) if ob.detail else ''} | {_cell(fmt(ob.ours))} | "
                          f"{_cell(ob.paper) or '—'} |")
+    if e.given:
+        lines += ["", "## Set-up values the paper gives (used as given)", "", "| parameter | value | where | paper's words |",
+                  "|---|---|---|---|"]
+        for g in e.given:
+            lines.append(f"| `{g.name}` | {_cell(g.value)} | {PAPERS[g.paper][0]}, {_cell(g.location)}, line {g.line} | "
+                         f"“{_cell(g.quote)}” |")
     if e.assumptions:
         lines += ["", "## Parameters the paper does not give", "", "| parameter | ours | where it comes from | also run at |",
                   "|---|---|---|---|"]

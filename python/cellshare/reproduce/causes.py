@@ -1,314 +1,564 @@
-"""Why each claim that misses misses: the one place the causes are kept.
+"""Why each claim that misses misses: the one place the causes are kept, as templates whose
+every number is read from the scoreboard's stored results when the scoreboard is rendered.
 
-Keyed ``"<reproduction>/<claim id>"``. Each names its category and the measurement that
-shows it (a run, a sensitivity row of the scoreboard, the ns-3 cross-check, ...). The
-scoreboard joins them with the verdicts of ``python/cellshare/data/scoreboard.json``; a test fails when a
-claim misses without a cause here, or when an entry names a claim that does not exist or
-(for a miss category) now holds — so after the simulator changes, regenerate the scoreboard
-(``cellshare reproduce --all --update-docs``), then update this file and run
-``cellshare reproduce --render-docs``.
+Keyed ``"<reproduction>/<claim id>"``. A :class:`Cause` is a category (:data:`CATEGORIES`)
+and a text in which every number is a **reference** in braces, resolved against the
+scoreboard (``python/cellshare/data/scoreboard.json``) each time it is rendered, so a cause
+cannot go stale:
+
+- ``{ours:REP/CLAIM}``: a claim's measured value (``{ours:REP/CLAIM[KEY]}``: one entry of a
+  value per scheme); ``{paper:REP/CLAIM}``: the paper's value as the claim states it;
+  ``{detail:REP/CLAIM}``: the claim's measured detail (per trace, per controller, ...);
+- ``{obs:REP/ID}`` (``[KEY]`` as above): an observation's value;
+- ``{sens:REP/ASSUMPTION=VALUE/CLAIM}`` (``[KEY]`` as above): the claim in the sensitivity
+  run at that value of an assumed parameter, rendered with the value and its verdict
+  ("0.876 at `ap_buffer_bytes` = 150000, holds"); ``{default:REP/ASSUMPTION}``: the
+  parameter's value in the scoreboard's runs;
+- ``{ns3:FILE#CASE/PATH}``: a number of the stored ns-3 cross-check data
+  (``tools/data/FILE`` of the source tree: in a ``.jsonl`` file the row whose ``case`` is
+  CASE, in a ``.json`` file the row of ``rows`` whose ``label`` joined by commas is CASE;
+  PATH a dotted path into it).
+
+Rendering fails (:class:`CauseError`) when a reference names nothing, and the category is
+checked against the references where the rule is mechanical (:func:`check`): "set-up not
+given" needs a referenced sensitivity row of the same claim where it holds; "paper's own
+evidence differs" a number of the paper's own simulator (``ns3``) or of its own analysis (an
+observation whose id starts with ``eq-``: the paper's equation evaluated on our set-up);
+every category but "not explained" at least one reference. The literal text carries no
+number (tests/test_causes.py states the rule). After the simulator changes, regenerate the
+scoreboard (``cellshare reproduce --all --update-docs``); a cause whose reference or category
+no longer fits fails the tests, and ``cellshare reproduce --render-docs`` re-renders the rest.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
 
 #: The categories of cause, and what each means.
 CATEGORIES = {
     "model gap": "the simulator lacks something the paper's network has (named), shown by a measurement",
-    "set-up not given": "the paper does not give a parameter the result rests on; the measurement shows the claim "
-                        "moving with it (usually a sensitivity row of the scoreboard)",
+    "set-up not given": "the paper does not give a parameter the result rests on, and at another plausible value of it "
+                        "(a sensitivity row of the scoreboard, referenced) the claim holds",
     "set-up substituted": "the reproduction runs a different set-up than the paper's (named: traces, workload), for "
                           "availability or cost; the measurement shows what the paper's set-up gives",
-    "paper's own evidence differs": "the paper's own simulator (ns-3: docs/crosscheck.md), its own analysis or "
-                                    "its other documents give what we measure, not the paper's number",
+    "paper's own evidence differs": "the paper's own simulator (ns-3's stored cross-check data, referenced) or its own "
+                                    "analysis (its equation evaluated on our set-up, an observation) gives what we "
+                                    "measure, not the paper's number",
     "paper's model is idealised": "the paper's number follows from its analytical model, and the protocol it models "
                                   "measurably departs from that model (named)",
     "simulator bug": "a defect in cellshare, reported, not fixed by the reproduction",
-    "not explained": "measured, with what was tried, but no measurement isolates the cause yet",
+    "not explained": "measured, with what was tried, but no run of the scoreboard isolates the cause yet",
     "holds for another reason": "the claim holds, but a measurement shows it is not for the paper's reason",
 }
+
+#: A reference in a cause's text: ``{kind:argument}``.
+REF = re.compile(r"\{(ours|paper|detail|obs|sens|default|ns3):([^{}]+)\}")
+#: Where the ns-3 cross-check data is kept, relative to the source tree.
+NS3_DATA = Path("tools") / "data"
+
+
+class CauseError(ValueError):
+    """A cause's reference names nothing in the scoreboard, or its category contradicts its
+    references."""
 
 
 @dataclass(frozen=True)
 class Cause:
     category: str
-    measurement: str
+    text: str
+
+    def references(self) -> list[tuple[str, str]]:
+        """The (kind, argument) of every reference in the text, in order."""
+        return REF.findall(self.text)
+
+    def literal(self) -> str:
+        """The text with every reference cut out: what is typed in, not read from a run."""
+        return REF.sub("", self.text)
 
 
-_BACKOFF = ("the back-off cap (`max_backoff_exp`, not in the paper): ")
-_ATSCALE = ("with a background flow at every UE, every UE stays backlogged and PF gives each about 1/100 of the TTIs "
-            "whatever the background's controller")
+def _num(v: Any) -> str:
+    from . import fmt
+
+    return fmt(v)
+
+
+def _split_key(arg: str) -> tuple[str, Optional[str]]:
+    m = re.fullmatch(r"(.*)\[([^\[\]]+)\]", arg)
+    return (m.group(1), m.group(2)) if m else (arg, None)
+
+
+def _pick(value: Any, key: Optional[str], where: str) -> Any:
+    if key is None:
+        return value
+    if not isinstance(value, dict) or key not in value:
+        raise CauseError(f"{where}: no entry [{key}] in {value!r}")
+    return value[key]
+
+
+class Resolver:
+    """Resolves references against a scoreboard (as in scoreboard.json) and the ns-3 data
+    of `data_root` (the source tree; None: ns-3 references fail)."""
+
+    def __init__(self, board: dict, data_root: Optional[Path] = None) -> None:
+        self.entries = {e["name"]: e for e in board["reproductions"]}
+        self.data_root = data_root
+        self._ns3: dict[str, Any] = {}
+
+    def _entry(self, rep: str, where: str) -> dict:
+        if rep not in self.entries:
+            raise CauseError(f"{where}: no reproduction {rep!r} in the scoreboard")
+        return self.entries[rep]
+
+    def _claim(self, arg: str, where: str) -> tuple[dict, Optional[str]]:
+        path, key = _split_key(arg)
+        rep, _, cid = path.partition("/")
+        e = self._entry(rep, where)
+        for c in e["claims"]:
+            if c["id"] == cid:
+                return c, key
+        raise CauseError(f"{where}: {rep} has no claim {cid!r}")
+
+    def sens_row(self, arg: str, where: str) -> tuple[dict, Optional[str]]:
+        path, key = _split_key(arg)
+        rep, _, rest = path.partition("/")
+        setting, _, cid = rest.rpartition("/")
+        name, eq, value = setting.partition("=")
+        if not eq:
+            raise CauseError(f"{where}: a sensitivity reference is REP/ASSUMPTION=VALUE/CLAIM, got {arg!r}")
+        e = self._entry(rep, where)
+        for r in e["sensitivity"]:
+            if r["assumption"] == name and str(r["value"]) == value and r["claim"] == cid:
+                return r, key
+        raise CauseError(f"{where}: {rep} has no sensitivity row {name} = {value} for claim {cid!r}")
+
+    def ns3_value(self, arg: str, where: str) -> Any:
+        if self.data_root is None:
+            raise CauseError(f"{where}: ns-3 data needs the source tree ({NS3_DATA}/)")
+        file, _, rest = arg.partition("#")
+        case, _, path = rest.rpartition("/")
+        if file not in self._ns3:
+            p = self.data_root / NS3_DATA / file
+            if not p.is_file():
+                raise CauseError(f"{where}: no ns-3 data file {p}")
+            text = p.read_text()
+            if file.endswith(".jsonl"):
+                # ns-3's runs write NaN for quantities without samples.
+                rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+                self._ns3[file] = {r["case"]: r for r in rows}
+            else:
+                self._ns3[file] = {",".join(r["label"]): r for r in json.loads(text)["rows"]}
+        rows = self._ns3[file]
+        if case not in rows:
+            raise CauseError(f"{where}: {file} has no case {case!r}")
+        v: Any = rows[case]
+        for part in path.split("."):
+            if not isinstance(v, dict) or part not in v:
+                raise CauseError(f"{where}: {file}#{case} has no {path!r}")
+            v = v[part]
+        if not isinstance(v, (int, float)) or v != v:
+            raise CauseError(f"{where}: {file}#{case}/{path} is not a number ({v!r})")
+        return v
+
+    def value(self, kind: str, arg: str, where: str) -> str:
+        """The text a reference renders to."""
+        if kind == "ours":
+            c, key = self._claim(arg, where)
+            return _num(_pick(c["ours"], key, where))
+        if kind == "paper":
+            c, key = self._claim(arg, where)
+            return c["target"]["paper"]
+        if kind == "detail":
+            c, _ = self._claim(arg, where)
+            if not c["detail"]:
+                raise CauseError(f"{where}: claim {arg!r} has no detail")
+            return c["detail"]
+        if kind == "obs":
+            path, key = _split_key(arg)
+            rep, _, oid = path.partition("/")
+            e = self._entry(rep, where)
+            for o in e["observations"]:
+                if o["id"] == oid:
+                    return _num(_pick(o["ours"], key, where))
+            raise CauseError(f"{where}: {rep} has no observation {oid!r}")
+        if kind == "sens":
+            r, key = self.sens_row(arg, where)
+            verdict = r["verdict"] if key is None else ""
+            return (f"{_num(_pick(r['ours'], key, where))} at `{r['assumption']}` = {r['value']}"
+                    + (f", {verdict}" if verdict else ""))
+        if kind == "default":
+            rep, _, name = arg.partition("/")
+            e = self._entry(rep, where)
+            for a in e["assumptions"]:
+                if a["name"] == name:
+                    return f"`{name}` = {a['value']}"
+            raise CauseError(f"{where}: {rep} has no assumption {name!r}")
+        if kind == "ns3":
+            return _num(float(self.ns3_value(arg, where)))
+        raise CauseError(f"{where}: unknown reference kind {kind!r}")
+
+    def render(self, key: str, cause: Cause) -> str:
+        """The cause's text with every reference replaced by what the scoreboard holds."""
+        return REF.sub(lambda m: self.value(m.group(1), m.group(2), key), cause.text)
+
+    def check(self, key: str, cause: Cause) -> None:
+        """Raises :class:`CauseError` when the category contradicts the references (where
+        the rule is mechanical)."""
+        rep, _, cid = key.partition("/")
+        refs = cause.references()
+        if cause.category not in CATEGORIES:
+            raise CauseError(f"{key}: unknown category {cause.category!r} (expected one of {', '.join(CATEGORIES)})")
+        if cause.category != "not explained" and not refs:
+            raise CauseError(f"{key}: a {cause.category!r} cause references no run")
+        if cause.category == "set-up not given":
+            held = []
+            for kind, arg in refs:
+                if kind == "sens":
+                    r, _ = self.sens_row(arg, key)
+                    if arg.startswith(rep + "/") and r["claim"] == cid and r["verdict"] == "holds":
+                        held.append(arg)
+            if not held:
+                raise CauseError(f"{key}: \"set-up not given\" needs a referenced sensitivity row of this claim "
+                                 "where it holds; none does (say \"not explained\", or run the parameter where it holds)")
+        if cause.category == "paper's own evidence differs":
+            if not any(kind == "ns3" or (kind == "obs" and _split_key(arg)[0].partition("/")[2].startswith("eq-"))
+                       for kind, arg in refs):
+                raise CauseError(f"{key}: \"paper's own evidence differs\" needs a referenced ns-3 number or the "
+                                 "paper's own analysis (an observation eq-...)")
+
+
+def rendered_cause(board: dict, rep: str, claim_id: str, data_root: Optional[Path] = None) -> Optional[dict]:
+    """The cause of `claim_id` of `rep` rendered against `board`, as {category, measurement},
+    or None. Raises :class:`CauseError` when a reference names nothing."""
+    key = f"{rep}/{claim_id}"
+    c = CAUSES.get(key)
+    if c is None:
+        return None
+    res = Resolver(board, data_root)
+    return {"category": c.category, "measurement": res.render(key, c)}
+
+
+_ONOFF = "legilimens-onoff"
+_FAIR = "legilimens-fairness"
+_SENS = "legilimens-sensitivity"
+_SCALE = "legilimens-at-scale"
+_RAND = "thesis-randomized"
+_FIG12 = "legilimens-ns3-fig12.jsonl#fig12-"
+_XCHECK = "ns3-crosscheck-background.json#every,"
+
+
+def _fairness(cid: str) -> Cause:
+    return Cause(
+        "not explained",
+        f"a lottery of back-offs between flows of one UE: the index moves from seed to seed (the scoreboard runs one), "
+        f"and the back-off cap, not in the paper, moves it further ({{sens:{_FAIR}/max_backoff_exp=10/{cid}}}, against "
+        f"{{ours:{_FAIR}/{cid}}} at {{default:{_FAIR}/max_backoff_exp}}); no parameter tried brings it to the paper's "
+        "index, and why the paper's flows converge within its periods is not measured")
+
+
+def _bound(trace: str) -> Cause:
+    return Cause(
+        "not explained",
+        "the paper's own exceptions to the bound (line 175: \"BoDe only controls sojourn time of packets. Therefore, the "
+        "overall queuing delay can be larger than BoundedDelay\", and the last three packets are always served) are "
+        "inside our measure, which runs from arrival to the end of the TTI that carries the packet and counts the packets "
+        "BoDe keeps by its third rule; the outputs carry no sojourn at the start of service apart from those, so the two "
+        f"are not separated. Within the bound and one TTI: {{obs:bode/within-bound-{trace}}} of BoDe's packets; "
+        f"{{detail:bode/bound-{trace}}}")
+
+
+def _abr(abr: str) -> Cause:
+    return Cause(
+        "not explained",
+        "BoDe's drops in the traces' service gaps lower the chunk bitrate, so the QoE ratio falls below the claim: "
+        f"{{detail:bode-apps/abr-qoe-{abr}}}; {{sens:bode-apps/fig1_step_s=30.0/abr-qoe-{abr}}}; no run isolates it")
+
 
 CAUSES: dict[str, Cause] = {
     # -- Legilimens ------------------------------------------------------------------------
     "lpt-fifo-vs-cell/ledbat-cell-idle": Cause(
-        "paper's own evidence differs",
-        "the thesis describes the same experiment the other way round (Sec. 2.4, line 260: \"LEDBAT ends up competing "
-        "with the foreground flow\", TCP-LP \"sending very less traffic\"); ours has LEDBAT competing too (0.51 of the "
-        "cell while CUBIC is on, observation) and alone it fills the idle cell (29.8 Mbps against CUBIC's 28.6). The "
-        "paper blames delay profiles that vary across cells (line 64); our base delay is constant (no HARQ), so that "
-        "part is not measurable here"),
-    "legilimens-onoff/yields": Cause(
+        "not explained",
+        "LEDBAT competes in our cell ({obs:lpt-fifo-vs-cell/ledbat-cell-share-on} of the cell while CUBIC is on) and alone "
+        "fills the idle cell ({detail:lpt-fifo-vs-cell/ledbat-cell-idle}; {sens:lpt-fifo-vs-cell/distance_m=150.0/"
+        "ledbat-cell-idle}). The thesis describes the same experiment the other way round (Sec. 2.4, line 260: "
+        "\"LEDBAT ends up competing with the foreground flow\"), and the paper blames delay profiles that vary across "
+        "cells (line 64); no run of the scoreboard varies the base delay"),
+    f"{_ONOFF}/yields": Cause(
+        "not explained",
+        "Legilimens keeps {ours:legilimens-onoff/yields} of the cell while CUBIC is on at "
+        "{default:legilimens-onoff/max_backoff_exp} (the back-off cap, not in the paper); "
+        "{sens:legilimens-onoff/max_backoff_exp=10/yields}, {sens:legilimens-onoff/rlc_queue_bytes=65536/yields}: "
+        "no value tried backs off completely. Its bytes while CUBIC is on go in NORMAL after GAP probes that passed, in "
+        "GAP probes, and as probe tails delivered during back-off (the run's mode trace); which of the rules added to "
+        "Algorithm 1 keeps NORMAL on beside CUBIC is not isolated"),
+    f"{_ONOFF}/yields-rayleigh": Cause(
+        "not explained",
+        "as yields, with Rayleigh fading: {ours:legilimens-onoff/yields-rayleigh} at "
+        "{default:legilimens-onoff/max_backoff_exp}; {sens:legilimens-onoff/max_backoff_exp=10/yields-rayleigh}, "
+        "{sens:legilimens-onoff/rlc_queue_bytes=65536/yields-rayleigh}: no value tried backs off completely"),
+    f"{_ONOFF}/uses-spare-rayleigh": Cause(
+        "not explained",
+        "the channel of Fig. 7's real-network run is not given: with Rayleigh fading "
+        "{ours:legilimens-onoff/uses-spare-rayleigh}, {sens:legilimens-onoff/distance_m=150.0/uses-spare-rayleigh}; "
+        "without fast fading it holds ({ours:legilimens-onoff/uses-spare}, claim uses-spare). Deep fades, which HARQ "
+        "turns into gaps followed by delayed delivery, look to Algorithm 1 like a competitor's TTIs "
+        "(docs/legilimens.md, Known limits); no channel tried with fading lets it use the spare capacity"),
+    f"{_FAIR}/jain-2": _fairness("jain-2"),
+    f"{_FAIR}/jain-3": _fairness("jain-3"),
+    f"{_FAIR}/jain-4": _fairness("jain-4"),
+    f"{_FAIR}/jain-8": Cause(
+        "not explained",
+        "as jain-2: {ours:legilimens-fairness/jain-8} with the flows started "
+        "{default:legilimens-fairness/stagger_s} s apart, {sens:legilimens-fairness/stagger_s=20.0/jain-8}, "
+        "{sens:legilimens-fairness/max_backoff_exp=10/jain-8}; no parameter tried brings it to the paper's index"),
+    f"{_FAIR}/jain-24": Cause(
+        "not explained",
+        "as jain-2: {ours:legilimens-fairness/jain-24}; {sens:legilimens-fairness/stagger_s=20.0/jain-24}, "
+        "{sens:legilimens-fairness/max_backoff_exp=10/jain-24}; no parameter tried brings it to the paper's index"),
+    f"{_SENS}/lambda-1-starves-background": Cause(
+        "not explained",
+        "the largest λ gives the default λ's background ({ours:legilimens-sensitivity/lambda-1-starves-background} of it; "
+        "{sens:legilimens-sensitivity/max_backoff_exp=10/lambda-1-starves-background}, "
+        "{sens:legilimens-sensitivity/on_off_s=20.0/lambda-1-starves-background}): a lone flow sees no gap, so λ is "
+        "never consulted, and after a competitor's gap PF's alternation puts the slot rate near half the capacity, busy "
+        "at both values. What starves the paper's background at the largest λ is not measured"),
+    f"{_SENS}/wait-background-better-at-300": Cause(
         "set-up not given",
-        _BACKOFF + "0.079 of the cell at cap 3, 0.033 at cap 10 (sensitivity). Of Legilimens' bytes while CUBIC is "
-        "on, 37 % go in NORMAL (its GAP probes passed while CUBIC was on), 27 % in GAP I-III and 37 % are probe tails "
-        "delivered during back-off (modes of the 100 ms trace): \"backs off completely in GAP mode\" still probes"),
-    "legilimens-onoff/yields-rayleigh": Cause(
-        "set-up not given",
-        _BACKOFF + "0.083 at cap 3, 0.077 at cap 10 (sensitivity); as without fading, the rest is GAP probing. "
-        "Before NORMAL's verdicts also counted in congestion avoidance after a loss it was 0.25: "
-        "Reno's halvings after blocks lost on HARQ's last try kept the window below the half BDP the gate asked "
-        "for (docs/legilimens.md, Known limits)"),
-    "legilimens-onoff/uses-spare-rayleigh": Cause(
-        "set-up not given",
-        "the channel of Figure 7's real-network run (distance, fading) is not given: 0.15 at 300 m with Rayleigh "
-        "fading, 0.44 at 150 m (sensitivity), 0.887 without fast fading (uses-spare). A lone Legilimens flow on "
-        "the 300 m Rayleigh channel (60 s, seed 1) enters NORMAL 36 times and GAP I 62 times: deep fades, which "
-        "HARQ turns into 8-TTI gaps followed by delayed delivery while our data waits at the eNodeB, look to "
-        "Algorithm 1 exactly like a competitor's TTIs (docs/legilimens.md, Known limits), and NORMAL's Reno "
-        "window halves at every block lost on HARQ's last try. It carried 9.9 Mbit/s against CUBIC's 65.4 "
-        "(34.0 on the ideal link, 63.6 without fading)"),
-    "legilimens-fairness/jain-2": Cause(
-        "not explained",
-        "the back-off lottery evens out slower than the paper's 20 s periods: the same two flows over 195 s give "
-        "0.9986-0.9999 (seeds 1-3), over 15 s windows 0.72-1.00 (mean 0.92-0.97); seeds 1-6 give 0.965-0.997 for this "
-        "period. The cap of 10 makes it worse (0.95); why the paper's flows converge within 20 s is not measured"),
-    "legilimens-fairness/jain-3": Cause(
-        "not explained",
-        "as jain-2: a lottery of back-offs between flows of one UE. Seed 1 gives 0.951, seeds 1-6 0.855-0.979 "
-        "(mean 0.925) with the current estimator rules, 0.917-0.997 (mean 0.970) before them, when seed 1 "
-        "held (0.991); which of the flows' verdicts the rules changed is not traced"),
-    "legilimens-fairness/jain-4": Cause(
-        "not explained",
-        "as jain-2 (0.983 for seed 1). Seeds 1-6 give 0.928-0.991 (mean 0.967) with the current "
-        "estimator rules (docs/legilimens.md, Known limits), 0.881-0.999 (mean 0.943) before them"),
-    "legilimens-fairness/jain-8": Cause(
-        "not explained",
-        "as jain-2; 8 flows started 2 s apart 0.955, 20 s apart 0.904 (sensitivity; 0.905 and 0.925 before the "
-        "receiver's SACK compression); before it, seeds 1-6 at 20 s apart "
-        "0.925-0.977 (mean 0.949) with the current estimator rules, 0.876-0.997 (mean 0.952) before them"),
-    "legilimens-fairness/jain-24": Cause(
-        "not explained",
-        "as jain-2: a lottery of back-offs between flows of one UE. Seeds 1-6 give 0.965-0.971 (mean 0.968) with the "
-        "receiver's SACK compression, 0.911-0.990 (mean 0.955) without it (`comp_sack_nr = 0`), when "
-        "seed 1 held (0.990): the compression narrowed the spread and seed 1 left the top of it"),
-    "legilimens-sensitivity/lambda-1-starves-background": Cause(
-        "not explained",
-        "λ = 1 gives exactly λ = 0.5's background on the on/off pair (a lone flow sees no gap, so λ is never "
-        "consulted; after a competitor's gap PF's alternation puts the slot rate near half the capacity, busy at "
-        "both), and at scale too (the paper's set-up, one run at 60 % load, seed 1: 0.97 of λ = 0.5's background, "
-        "which lives on its GAP probes whatever λ). What starves the paper's background at λ = 1 is not measured"),
-    "legilimens-sensitivity/wait-background-better-at-300": Cause(
-        "set-up not given",
-        _BACKOFF + "at cap 3 T = 300 ms gives 0.98 of the default's background and T = 200 ms 1.02; at cap 10 the "
-        "order is the paper's (1.69 against 1.52, sensitivity)"),
+        "the back-off cap (`max_backoff_exp`, not in the paper): at {default:legilimens-sensitivity/max_backoff_exp} the "
+        "background at the two waits, over the default's, is {ours:legilimens-sensitivity/wait-background-better-at-300}; "
+        "{sens:legilimens-sensitivity/max_backoff_exp=10/wait-background-better-at-300} (the paper's order)"),
     "legilimens-mobile/no-disruption-at-hand-offs": Cause(
-        "set-up not given",
-        "the other users' load (not in the paper, \"a large volume of regular traffic\") sets how long Legilimens "
-        "backs off, and its back-offs, not the hand-offs, make the stalls: its longest stall is 1.45 s on average in "
-        "the 5 s after a hand-off and 1.57 s in 5 s windows away from any hand-off (observations), while the CUBIC "
-        "background, which never backs off, stalls 0.45 s after one (the 30 ms interruption and the HARQ blocks lost "
-        "there); with 6 other users per cell instead of 3 the excess is 4.7 s (sensitivity)"),
-    "legilimens-at-scale/fg-within-12-of-wobg": Cause(
-        "paper's own evidence differs",
-        "it misses in the paper's own simulator too: Legilimens in ns-3's LTE module (docs/legilimens-ns3.md, "
-        "100 UEs, 30/60/80 % load, 10 s per case) leaves the long foreground flows 0 to 0.26 Mbit/s beside a "
-        "background at every UE, and 37 % below w/o bg at 60 and 80 % with backgrounds at 10 UEs; and the "
-        "background's placement and the back-off cap (neither in the paper): " + _ATSCALE + ", and 100 "
-        "Legilimens flows' GAP probes alone exceed the cell (docs/workloads.md). 0.98 as shipped; at 60 % load and one seed "
-        "(sensitivity) 0.99 as shipped, 0.56 with the background at 10 UEs, 0.28 at cap 10, 0.98 with 64 KB RLC "
-        "queues, 0.99 with the UEs within 300 m: none within 12 %"),
-    "legilimens-at-scale/fg-within-12-of-ideal": Cause(
-        "set-up not given", "as fg-within-12-of-wobg: 0.97; at 60 % load and one seed 0.55 with 10 background UEs, "
-        "0.26 at cap 10 (sensitivity)"),
-    "legilimens-at-scale/bg-vs-lpt-average": Cause(
-        "paper's own evidence differs",
-        _ATSCALE + ". ns-3's LTE module, the paper's simulator, does the same: with a background at each of 10 UEs it "
-        "gives each background flow 3.05 (LEDBAT), 2.80 (Vegas), 3.17 (CUBIC) Mbit/s, ours 3.19 (docs/crosscheck.md), "
-        "so Legilimens can beat LEDBAT and Vegas only by taking more than its UE's share (1.01 here; 0.53 with 10 "
-        "background UEs at 60 % load, one seed). Legilimens itself in ns-3 (docs/legilimens-ns3.md, 30/60/80 %, 10 s): "
-        "its background / LEDBAT's 0.89 at every UE and 0.37 at 10 UEs, / Vegas' 0.97 and 0.47"),
-    "legilimens-at-scale/bg-vs-lpt-max": Cause(
-        "paper's own evidence differs", "as bg-vs-lpt-average: the largest ratio over the protocols and loads is 1.12"),
-    "legilimens-at-scale/bg-vs-ideal-priority": Cause(
-        "holds for another reason",
-        "1.69 against the paper's 1.84, but because Legilimens takes the foreground's capacity (its long foreground "
-        "flows get 1.30 Mbps against 40.0 beside ideal priority), not because it recaptures spare capacity faster; "
-        "with the background at 10 UEs it misses (0.69 at 60 % load, one seed: sensitivity)"),
-    "thesis-randomized/bg-ratio": Cause(
         "not explained",
-        "the CUBIC background fills every PRB the foreground leaves (PRB utilization 0.9996 on the realistic link, "
-        "no timeouts) while Legilimens caps NORMAL at 80 % and yields (0.740), so in our cell it can only move fewer "
-        "bytes (0.683: 1.588 vs 2.326 GB). The thesis's real cell let Legilimens move more than CUBIC; with block "
-        "errors and HARQ modelled our CUBIC run still wastes no capacity, and what made the thesis's "
-        "CUBIC background move less is not measured. Rayleigh fading (sensitivity) gives 0.172"),
-    "thesis-randomized/total-ratio": Cause(
-        "not explained", "as bg-ratio: 0.736 (2.006 vs 2.727 GB); Rayleigh fading 0.308"),
+        "Legilimens' longest stall is {obs:legilimens-mobile/stall-after-hand-offs} s on average after a hand-off and "
+        "{obs:legilimens-mobile/stall-away-from-hand-offs} s in windows away from any, while the CUBIC background, which "
+        "never backs off, stalls {obs:legilimens-mobile/cubic-stall-after-hand-offs} s after one: its back-offs, set by "
+        "the other users' load (not in the paper, \"a large volume of regular traffic\"), make the stalls more than the "
+        "hand-offs do; {sens:legilimens-mobile/others_per_cell=6/no-disruption-at-hand-offs}, "
+        "{sens:legilimens-mobile/site_spacing_m=450.0/no-disruption-at-hand-offs}: no value tried holds"),
+    f"{_SCALE}/fg-within-12-of-wobg": Cause(
+        "paper's own evidence differs",
+        "it misses in the paper's own simulator too: in ns-3's LTE module (docs/legilimens-ns3.md, the stored runs of "
+        "tools/legilimens_ns3.py) Legilimens at every UE leaves the long foreground flow "
+        f"{{ns3:{_FIG12}Legilimens-every-load60-10s-seed1/result.summary.long_mbps}} Mbit/s at the middle load and "
+        f"{{ns3:{_FIG12}Legilimens-every-load80-10s-seed1-phy/result.summary.long_mbps}} at the highest, against "
+        f"{{ns3:{_FIG12}w/o bg-any-load60-10s-seed1/result.summary.long_mbps}} without a background. Ours: "
+        "{detail:legilimens-at-scale/fg-within-12-of-wobg}; {sens:legilimens-at-scale/background_ues=10/"
+        "fg-within-12-of-wobg}, {sens:legilimens-at-scale/max_backoff_exp=10/fg-within-12-of-wobg}, "
+        "{sens:legilimens-at-scale/rlc_queue_bytes=65536/fg-within-12-of-wobg}, "
+        "{sens:legilimens-at-scale/distance_range_m=[50.0, 300.0]/fg-within-12-of-wobg}"),
+    f"{_SCALE}/fg-within-12-of-ideal": Cause(
+        "paper's own evidence differs",
+        "as fg-within-12-of-wobg: ns-3's Legilimens at every UE leaves the long foreground flow "
+        f"{{ns3:{_FIG12}Legilimens-every-load60-10s-seed1/result.summary.long_mbps}} Mbit/s at the middle load; ours "
+        "{detail:legilimens-at-scale/fg-within-12-of-ideal}; {sens:legilimens-at-scale/background_ues=10/"
+        "fg-within-12-of-ideal}, {sens:legilimens-at-scale/max_backoff_exp=10/fg-within-12-of-ideal}"),
+    f"{_SCALE}/bg-vs-lpt-average": Cause(
+        "paper's own evidence differs",
+        "with a background flow at every UE, every UE stays backlogged and PF gives each its share of the TTIs whatever "
+        "the background's controller. ns-3's LTE module, the paper's simulator, does the same (docs/crosscheck.md, ten "
+        f"UEs with a background each): LEDBAT {{ns3:{_XCHECK}ledbat/ns3.bg1}}, Vegas {{ns3:{_XCHECK}vegas/ns3.bg1}}, "
+        f"CUBIC {{ns3:{_XCHECK}cubic/ns3.bg1}} Mbit/s for the background flow of one UE, ours {{ns3:{_XCHECK}ledbat/cellshare.bg1}}; "
+        "and Legilimens in ns-3 at every UE of the paper's set-up gives its background "
+        f"{{ns3:{_FIG12}Legilimens-every-load60-10s-seed1/result.summary.bg_mbps}} Mbit/s per flow against LEDBAT's "
+        f"{{ns3:{_FIG12}LEDBAT-every-load60-10s-seed1/result.summary.bg_mbps}} and Vegas' "
+        f"{{ns3:{_FIG12}Vegas-every-load60-10s-seed1/result.summary.bg_mbps}}. Ours: "
+        "{detail:legilimens-at-scale/bg-vs-lpt-average}; {sens:legilimens-at-scale/background_ues=10/bg-vs-lpt-average}"),
+    f"{_SCALE}/bg-vs-lpt-max": Cause(
+        "paper's own evidence differs",
+        "as bg-vs-lpt-average: in ns-3 Legilimens' background at every UE gets "
+        f"{{ns3:{_FIG12}Legilimens-every-load60-10s-seed1/result.summary.bg_mbps}} Mbit/s per flow, LEDBAT's "
+        f"{{ns3:{_FIG12}LEDBAT-every-load60-10s-seed1/result.summary.bg_mbps}}; ours "
+        "{ours:legilimens-at-scale/bg-vs-lpt-max}; {sens:legilimens-at-scale/background_ues=10/bg-vs-lpt-max}"),
+    f"{_SCALE}/bg-vs-ideal-priority": Cause(
+        "holds for another reason",
+        "Legilimens takes the foreground's capacity rather than recapturing spare capacity faster: its long "
+        "foreground flows get {obs:legilimens-at-scale/fg-legilimens} Mbit/s against "
+        "{obs:legilimens-at-scale/fg-ideal-priority} beside ideal priority and {obs:legilimens-at-scale/fg-wo-bg} "
+        "without a background"),
+    f"{_SCALE}/fg-vs-lpt-within-10": Cause(
+        "holds for another reason",
+        "every foreground collapses: beside Legilimens the long foreground flows get "
+        "{obs:legilimens-at-scale/fg-legilimens} Mbit/s, beside LEDBAT {obs:legilimens-at-scale/fg-ledbat}, beside "
+        "Vegas {obs:legilimens-at-scale/fg-vegas}, against {obs:legilimens-at-scale/fg-wo-bg} without a background"),
+    f"{_RAND}/bg-ratio": Cause(
+        "not explained",
+        "the CUBIC background fills every PRB the foreground leaves while Legilimens yields, so in our cell it can only "
+        "move fewer bytes ({detail:thesis-randomized/bg-ratio}); {sens:thesis-randomized/fading=rayleigh/bg-ratio}, "
+        "{sens:thesis-randomized/max_backoff_exp=10/bg-ratio}, {sens:thesis-randomized/distance_m=150.0/bg-ratio}. "
+        "The thesis's real cell let Legilimens move more than CUBIC; what made its CUBIC background move less is not "
+        "measured"),
+    f"{_RAND}/total-ratio": Cause(
+        "not explained",
+        "as bg-ratio: {detail:thesis-randomized/total-ratio}; {sens:thesis-randomized/fading=rayleigh/total-ratio}, "
+        "{sens:thesis-randomized/max_backoff_exp=10/total-ratio}"),
     # -- Sneaker ---------------------------------------------------------------------------
     "sneaker-prioritization/sneaker-serves-idle": Cause(
-        "paper's model is idealised",
-        "Eq. (5) with τ_F = 0 sets the drop rate so that the mean Reno window equals the BDP (the fluid model of Eq. "
-        "(1)); Reno's sawtooth around that mean, with almost no standing queue, leaves a lone Sneaker-managed flow at "
-        "~80 % of tail drop's rate, and after each stop it climbs from the ε window one packet per RTT (~4 s to 70 % "
-        "of the cell, observation). 0.67 at ε = 0.1, 0.72 / 0.78 at ε = 0.05 / 0.2, 0.55 at β = 0.3 (sensitivity)"),
+        "set-up not given",
+        "Sneaker's ε, not given by the paper: {ours:sneaker-prioritization/sneaker-serves-idle} at "
+        "{default:sneaker-prioritization/epsilon}, {sens:sneaker-prioritization/epsilon=0.2/sneaker-serves-idle}, "
+        "{sens:sneaker-prioritization/epsilon=0.05/sneaker-serves-idle}, "
+        "{sens:sneaker-prioritization/beta=0.3/sneaker-serves-idle}. After each stop Reno climbs from the ε window one "
+        "packet per RTT ({obs:sneaker-prioritization/sneaker-to-70} s until it first delivers most of the busy cell's "
+        "rate, observation)"),
     "sneaker-scaling/gain-L8": Cause(
         "paper's own evidence differs",
-        "the paper's own analysis predicts ours: Eq. (3) gives the L background flows ε·c together whatever L, so "
-        "the foreground keeps about (1 − ε) of the cell while PFS only gives it 1/(L + 1): a gain of (1 − ε)(L + 1) "
-        "= 8.1 at L = 8, ε = 0.1. Measured 8.7 (8.0-8.8 for ε 0.05-0.2, β 0.3, no fading: sensitivity)"),
+        "the paper's own analysis predicts ours: its practical rate gives the background flows ε of the cell together "
+        "whatever L, so the foreground keeps the rest while PFS only gives it one part in L plus one, a gain of "
+        "{obs:sneaker-scaling/eq-practical-rate-gain[L = 8]} at our ε (observation eq-practical-rate-gain). Measured "
+        "{ours:sneaker-scaling/gain-L8}; {sens:sneaker-scaling/epsilon=0.2/gain-L8}, "
+        "{sens:sneaker-scaling/epsilon=0.05/gain-L8}, {sens:sneaker-scaling/fading=none/gain-L8}"),
     "sneaker-scaling/sneaker-degrades": Cause(
         "paper's own evidence differs",
-        "Eq. (3) gives the foreground the same share whatever L; measured 65.7, 66.6, 68.0, 69.7 Mbps at L = 1, 2, 4, "
-        "8 (more background flows, each with a smaller window, take slightly less); the same rise at every ε, β and "
-        "without fading (sensitivity)"),
+        "the paper's practical rate gives the foreground the same share whatever L (its gain over PFS only grows with "
+        "L: {obs:sneaker-scaling/eq-practical-rate-gain}); measured {ours:sneaker-scaling/sneaker-degrades} Mbit/s (more "
+        "background flows, each with a smaller window, take slightly less); the same rise at "
+        "{sens:sneaker-scaling/epsilon=0.2/sneaker-degrades} and {sens:sneaker-scaling/fading=none/sneaker-degrades}"),
     "sneaker-fairness/background-fair-share": Cause(
-        "not explained",
-        "the worst of eight flow-periods (10 s each) is a lottery of where each Reno flow's losses fall: seeds 1-6 give "
-        "0.748, 0.960, 0.836, 0.670, 0.915, 0.913 (4 of 6 within 0.8-1.25) with the receiver's SACK compression"
-        ", and 1.216, 0.859, 1.414, 0.829, 0.835, 0.843 (5 of 6) without it (`comp_sack_nr = 0`), when seed 1 "
-        "held; Jain's index per period stays 0.969-1.000. Why the paper's flows converge in every period is not "
-        "measured"),
+        "set-up not given",
+        "the worst flow-period is a lottery of where each Reno flow's losses fall, and it moves with parameters the "
+        "paper does not give: {ours:sneaker-fairness/background-fair-share} at {default:sneaker-fairness/beta}, "
+        "{sens:sneaker-fairness/beta=0.3/background-fair-share}, {sens:sneaker-fairness/fading=none/background-fair-share}, "
+        "{sens:sneaker-fairness/distance_m=100.0/background-fair-share}; Jain's index per period: "
+        "{detail:sneaker-fairness/background-fair-share}"),
     "sneaker-at-scale/bg-most-at-20": Cause(
         "paper's model is idealised",
-        "each medium foreground flow queues more than a TTI at its UE for a fraction of a second, τ_F exceeds 1 and "
-        "Sneaker drops at the ε rate; Reno then climbs back one packet per RTT, ~4 s to the BDP, longer than the "
-        "~1.4 s between medium flows (docs/workloads.md), so Sneaker leaves the cell 41 % idle (PRB utilization 0.59, "
-        "observation): 26.5 Mbps against LEDBAT's 57.3 and TCP-LP's 32.4; at ε = 0.2 34.8. LEDBAT alone in its UE's "
-        "queue never yields; with ns-3's LEDBAT window rule (`allowed_increase = 0`) it still takes 42.5 Mbps "
-        "(3 seeds), so ns-3's LEDBAT does not explain the paper's order"),
+        "each medium foreground flow queues more than a TTI at its UE for a fraction of a second, τ_F exceeds one and "
+        "Sneaker drops at the ε rate; Reno then climbs back one packet per RTT, slower than medium flows arrive "
+        "(docs/workloads.md), so Sneaker leaves the cell partly idle (PRB utilization {obs:sneaker-at-scale/prb-20[Sneaker]} "
+        "against LEDBAT's {obs:sneaker-at-scale/prb-20[LEDBAT]}, observation): {ours:sneaker-at-scale/bg-most-at-20} "
+        "Mbit/s; {sens:sneaker-at-scale/epsilon=0.2/bg-most-at-20}. LEDBAT alone in its UE's queue never yields"),
+    # -- BoDe ------------------------------------------------------------------------------
     "bode/power-westwood": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe's throughput cost under Westwood+ (see throughput-cost-westwood) lowers its power; why Westwood+ loses more rate than the other controllers under BoDe is not isolated"),
+        "BoDe's throughput cost under Westwood+ ({ours:bode/throughput-cost-westwood} of TailDrop's rate, claim "
+        "throughput-cost-westwood) lowers its power to {ours:bode/power-westwood}; "
+        "{sens:bode/aqm_queue_bytes=524288/power-westwood}, {sens:bode/uplink_delay_ms=4.0/power-westwood}; why "
+        "Westwood+ loses more rate than the other controllers under BoDe is not isolated"),
     "bode/throughput-cost-westwood": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); Westwood+ sets its window from the delivery-rate estimate after each BoDe drop, which the bursty traces keep low; no run isolates this yet"),
-    "bode/bound-ATT-LTE-driving": Cause(
-        "paper's own evidence differs",
-        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
-        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
-        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
-        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
-        "p99 under each controller is in the claim's detail"),
-    "bode/bound-TMobile-LTE-driving": Cause(
-        "paper's own evidence differs",
-        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
-        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
-        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
-        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
-        "p99 under each controller is in the claim's detail"),
-    "bode/bound-NYC-LTE-subway": Cause(
-        "paper's own evidence differs",
-        "the paper says BoDe bounds the wait before service only and \"the overall queuing delay can be larger than "
-        "BoundedDelay\" when capacity is low, and BoDe always serves the last 3 packets (Sec. VI-A, line 175; its own "
-        "Fig. 4c: p99 107 ms for a 100 ms bound). Our queue delay runs to the end of the TTI that carries the packet, "
-        "and this trace's gaps between delivery opportunities add to a packet's sojourn after BoDe admitted it; the "
-        "p99 under each controller is in the claim's detail"),
+        "Westwood+ sets its window from the delivery-rate estimate after each BoDe drop, which the bursty traces keep "
+        "low: {ours:bode/throughput-cost-westwood}; {sens:bode/aqm_queue_bytes=524288/throughput-cost-westwood}, "
+        "{sens:bode/uplink_delay_ms=4.0/throughput-cost-westwood}; no run isolates the estimate"),
     "bode/throughput-worst-TMobile-LTE-driving": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); each service gap of this trace longer than 20 ms leaves the whole queue stale and BoDe drops all but the last 3 packets; the paper does not name this trace among those of its throughput claim, and no run isolates the cost"),
+        "each service gap of this trace longer than the bound leaves the whole queue stale and BoDe drops all but the "
+        "last three packets: {detail:bode/throughput-worst-TMobile-LTE-driving}; "
+        "{sens:bode/aqm_queue_bytes=524288/throughput-worst-TMobile-LTE-driving}; no run isolates the cost"),
+    "bode/bound-ATT-LTE-driving": _bound("ATT-LTE-driving"),
+    "bode/bound-TMobile-LTE-driving": _bound("TMobile-LTE-driving"),
+    "bode/bound-NYC-LTE-subway": _bound("NYC-LTE-subway"),
     "bode-apps/call-throughput-cost": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); GCC's loss-based controller reacts to BoDe's drops in the traces' service gaps; no run isolates the paper's 2x"),
+        "GCC's loss-based controller reacts to BoDe's drops in the traces' service gaps: "
+        "{detail:bode-apps/call-throughput-cost}; {sens:bode-apps/call_max_kbps=2500.0/call-throughput-cost}; no run "
+        "isolates the paper's factor"),
     "bode-apps/stream-delay-vs-codel": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); CoDel (target 10 ms, interval 50 ms) keeps one TCP stream's p99 sojourn within about 2x of BoDe's; the paper's CoDel values for YouTube and Amazon are not given"),
+        "CoDel keeps one TCP stream's sojourn close to BoDe's: {detail:bode-apps/stream-delay-vs-codel}; "
+        "{sens:bode-apps/stream_abr=bb/stream-delay-vs-codel}; the paper's CoDel values for YouTube and Amazon are not "
+        "given"),
     "bode-apps/stream-throughput-cost": Cause(
         "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe drops in the traces' service gaps cost the stream rate against CoDel; no run isolates it"),
-    "bode-apps/abr-qoe-bb": Cause(
-        "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); BoDe's drops in the traces' service gaps lower the chunk bitrate, so the QoE ratio falls below the claim; no run isolates it"),
-    "bode-apps/abr-qoe-festive": Cause(
-        "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
-    "bode-apps/abr-qoe-bola": Cause(
-        "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
-    "bode-apps/abr-qoe-mpc": Cause(
-        "not explained",
-        "measured on the paper's LTE traces (per-trace values in the claim's detail); as abr-qoe-bb"),
+        "BoDe's drops in the traces' service gaps cost the stream rate against CoDel: "
+        "{ours:bode-apps/stream-throughput-cost}; {sens:bode-apps/stream_abr=bb/stream-throughput-cost}; no run "
+        "isolates it"),
+    "bode-apps/abr-qoe-bb": _abr("bb"),
+    "bode-apps/abr-qoe-festive": _abr("festive"),
+    "bode-apps/abr-qoe-bola": _abr("bola"),
+    "bode-apps/abr-qoe-mpc": _abr("mpc"),
     # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
-    "sorpc/download-gain": Cause(
-        "set-up not given",
-        "the download's start within the upload's congestion cycle and the device queue's size (neither given): the "
-        "single queue's download leaves slow start by HyStart when the upload's regrowing window lengthens its ACKs' "
-        "wait (12.06 s in the 10 s run), so its 10 s are set by how far slow start got by then. Started at 9, 9.5, 10, "
-        "10.5, 11, 11.5, 12 s it gets 6.84, 6.83, 4.87, 3.17, 2.49, 2.47, 2.43 Mbit/s (gain 7.5-21 against SORPC's "
-        "51.5); the TCP handshake (its SYN-ACK waits 475 ms behind the upload) put the 10 s run one round "
-        "trip later in that cycle (7.40 Mbit/s with `handshake = false`, gain 6.93). At txqueue 750 KB the gain is "
-        "3.4 (sensitivity): the thesis's 5.97 lies between"),
-    "sorpc/web-single-vs-alone": Cause(
-        "set-up not given",
-        "the device queue's size (not given): every page's connections now open with a handshake whose uplink "
-        "segments wait behind the upload in the single queue (4.16 without the handshake); 5.44 at "
-        "the 1.5 MB default, 2.67 at 750 KB (sensitivity): the thesis's 3.75 lies between"),
-    "sorpc/youtube-single-vs-alone": Cause(
-        "model gap",
-        "the server: the thesis blames the variation on \"the bottleneck at the server\" (Sec. 3.4.3, line 2570) and "
-        "its start-up without upload is 4.4 s; ours, with no server delay, starts in 0.23 s, so the single queue's "
-        "added 1.47 s (its requests, ACKs and handshakes wait behind the upload in the device queue) is 6.5x that, "
-        "against the thesis's +3.6 s on 4.4 s"),
-    "sorpc/youtube-sorpc-vs-alone": Cause(
-        "not explained",
-        "ours: SORPC puts the requests and pure ACKs in FIFO0, where they wait 2 ms (p99) as without the upload, and "
-        "the start-up is the same (0.226 vs 0.227 s). The thesis's SORPC still adds 1.9 s (6.3 vs 4.4 s); where its "
-        "phone delayed the download's packets below the qdisc is not measured"),
-    "sorpc/web-sorpc-vs-alone": Cause(
-        "not explained",
-        "as youtube-sorpc-vs-alone: the requests and ACKs wait 2 ms (p99) in FIFO0 and the mean page load time is "
-        "0.297 s against 0.266 s without the upload (1.12); the thesis's 6.2 vs 3.2 s is not reproduced"),
     "rtac/lte-rtt-cut-rtac": Cause(
-        "set-up not given",
-        "the LTE per-UE queue (not given): with 4 MiB auto-tuning's window is the whole 2.56 MB rmem_max (363 ms; "
-        "Linux 3.0 advertised about half of it, tcp_adv_win_scale) against RTAC's 60 ms: 6.0; with 1 MiB 2.77 "
-        "(holds), but DRWA's cut then falls to 1.37 (sensitivity)"),
+        "not explained",
+        "with the thesis's K and Δ for LTE (set-up values, lines 1229 and 1396) RTAC's mean RTT is "
+        "{obs:rtac/lte-rtac-rtt} ms against auto-tuning's {obs:rtac/lte-auto-rtt}, a longer RTT than the thesis's "
+        "(Fig. 2.7): the cut falls below the thesis's. The LTE per-UE queue, not given, moves auto-tuning's side "
+        "({sens:rtac/lte_queue_bytes=1048576/lte-rtt-cut-rtac}); no value tried holds, and why the thesis's K keeps "
+        "RTAC's queue shorter on its network than on ours is not measured"),
     "rtac/wifi-rtt-cut-rtac": Cause(
         "set-up not given",
-        "RTAC's Δ (the thesis's 8 ms for Wi-Fi, ours 0 on a constant base RTT): at the thesis's Δ the cut is 7.67 "
-        "(holds), at ours 11.3 (auto-tuning 258 ms against RTAC's 22.8 ms), 23.0 with a 2 ms server distance "
-        "(sensitivity). With RFC 6675 recovery (the scoreboard before Linux-like loss recovery) it was 9.56"),
-    "rtac/ic-drwa-share": Cause(
-        "not explained",
-        "DRWA's flow gets 0.5 Mbit/s beside auto-tuning's 14.3 (0.032 against the thesis's 0.02, 0.025 the edge of the "
-        "tolerance): the same starvation, 0.1 Mbit/s above the edge. It was 0.024 (holds) before TCP recovered losses "
-        "as Linux does (RACK-TLP, F-RTO, undo); no sensitivity row moves it (0.032 at every AP buffer, Δ, server "
-        "distance and LTE queue tried); which of the recovery changes lifts DRWA is not isolated"),
+        "the Wi-Fi path's base RTT, not given: with the thesis's K and Δ for Wi-Fi RTAC's mean RTT is "
+        "{obs:rtac/wifi-rtac-rtt} ms against auto-tuning's {obs:rtac/wifi-auto-rtt} at "
+        "{default:rtac/wifi_remote_delay_ms}; {sens:rtac/wifi_remote_delay_ms=2.0/wifi-rtt-cut-rtac}; the AP's buffer, "
+        "not given either, moves it too ({sens:rtac/ap_buffer_bytes=300000/wifi-rtt-cut-rtac})"),
     "rtac/wifi-rtt-cut-drwa": Cause(
         "set-up not given",
-        "the Wi-Fi path's base RTT (not given): DRWA's window holds about λ = 3 base RTTs of data, 47 ms on our 20 ms "
-        "path against the thesis's 32 ms; at a 12 ms base RTT the cut is 8.5 (holds) but RTAC's becomes 18.5 "
-        "(misses, sensitivity). In the thesis DRWA's RTT is below RTAC's (32 vs 37.8 ms); in ours it is 2.2× "
-        "RTAC's at both base RTTs"),
+        "the Wi-Fi path's base RTT, not given: DRWA's window holds about λ base RTTs of data, so its RTT "
+        "({obs:rtac/wifi-drwa-rtt} ms at {default:rtac/wifi_remote_delay_ms}) grows with the path: "
+        "{sens:rtac/wifi_remote_delay_ms=2.0/wifi-rtt-cut-drwa}"),
     "rtac/dc-rtac-share": Cause(
-        "set-up not given",
-        "the AP's buffer (not given; 750 KB from the thesis's 337 ms): RTAC's Eq. (2.14) fixed point is about 115 "
-        "packets (docs/rtac-sorpc-dtpa.md) while auto-tuning holds the rest of the buffer: 0.41 at 750 KB, 0.68 at 300 KB, 0.89 "
-        "(holds) at 150 KB (sensitivity)"),
+        "not explained",
+        "the AP's buffer, not given, moves it ({ours:rtac/dc-rtac-share} at {default:rtac/ap_buffer_bytes}, "
+        "{sens:rtac/ap_buffer_bytes=300000/dc-rtac-share}, {sens:rtac/ap_buffer_bytes=150000/dc-rtac-share}): "
+        "RTAC's fixed point of Eq. (2.14) holds a window of its own while auto-tuning holds the rest of the buffer "
+        "(docs/rtac-sorpc-dtpa.md); no buffer tried gives RTAC the thesis's share"),
     "rtac/dc-drwa-share": Cause(
-        "set-up not given",
-        "the AP's buffer, as dc-rtac-share: 0.012 at 750 KB, 0.014 at 300 KB, 0.026 at 150 KB (sensitivity); DRWA "
-        "starves harder than the thesis's 6 % at every buffer tried"),
+        "not explained",
+        "as dc-rtac-share: {ours:rtac/dc-drwa-share} at {default:rtac/ap_buffer_bytes}, "
+        "{sens:rtac/ap_buffer_bytes=150000/dc-drwa-share}, {sens:rtac/wifi_remote_delay_ms=2.0/dc-drwa-share}: DRWA "
+        "starves harder than in the thesis at every buffer and path tried"),
+    "rtac/ic-drwa-share": Cause(
+        "not explained",
+        "the wired bottleneck of indirect competition is not given, and DRWA's starvation rests on it: "
+        "{ours:rtac/ic-drwa-share} at {default:rtac/ic_bottleneck} ({detail:rtac/ic-drwa-share}), "
+        "{sens:rtac/ic_bottleneck=60 Mbit/s, 1 MB/ic-drwa-share}, {sens:rtac/ic_bottleneck=30 Mbit/s, 250 KB/ic-drwa-share}: "
+        "the thesis's starvation lies between no starvation and ours, and no bottleneck tried gives it"),
     "rtac/dc-three-rtac-share": Cause(
+        "not explained",
+        "the AP's buffer, as dc-rtac-share: {ours:rtac/dc-three-rtac-share} at {default:rtac/ap_buffer_bytes}, "
+        "{sens:rtac/ap_buffer_bytes=150000/dc-three-rtac-share}; no buffer tried gives the thesis's share"),
+    "sorpc/download-gain": Cause(
         "set-up not given",
-        "the AP's buffer, as dc-rtac-share: 0.52 at 750 KB, 0.71 at 300 KB, 0.89 at 150 KB (sensitivity), against "
-        "the thesis's \"more than 94%\""),
+        "the device transmit queue's size, not given: the single queue's download waits behind the upload for its ACKs "
+        "and leaves slow start early ({detail:sorpc/download-gain} at {default:sorpc/txqueue_bytes}); "
+        "{sens:sorpc/txqueue_bytes=750000/download-gain}. Where the download starts within the upload's congestion "
+        "cycle, also not given, moves it too (docs/rtac-sorpc-dtpa.md)"),
     "sorpc/game-single-worst": Cause(
         "set-up not given",
-        "the uplink rates of Fig. 3.10 are not given: the single queue's worst game RTT is 4.9 s at 5 Mbit/s, 1.24 s "
-        "(within the tolerance of 1.5 s) at 10 and 0.52 s at 25; with a 750 KB transmit queue 1.24 s at the worst "
-        "rate (sensitivity)"),
+        "the device transmit queue's size and the uplink rates of Fig. 3.10, neither given: the single queue's longest "
+        "game RTT per uplink is {detail:sorpc/game-single-worst} at {default:sorpc/txqueue_bytes}; "
+        "{sens:sorpc/txqueue_bytes=750000/game-single-worst}"),
+    "sorpc/web-single-vs-alone": Cause(
+        "not explained",
+        "the device queue's size, not given, moves it across the thesis's value: {ours:sorpc/web-single-vs-alone} at "
+        "{default:sorpc/txqueue_bytes}, {sens:sorpc/txqueue_bytes=750000/web-single-vs-alone}; every page's connections "
+        "open with a handshake whose uplink segments wait behind the upload in the single queue. No size tried lands "
+        "within the tolerance"),
+    "sorpc/youtube-single-vs-alone": Cause(
+        "model gap",
+        "the server: the thesis blames the variation on \"the bottleneck at the server\" (Sec. 3.4.3, line 2570); ours "
+        "has no server delay, so the stream starts in {ours:sorpc/youtube-sorpc-better[no upload]} s without the upload "
+        "and the single queue's added wait (its requests, ACKs and handshakes behind the upload in the device queue) is "
+        "a larger multiple of it: {ours:sorpc/youtube-single-vs-alone}; "
+        "{sens:sorpc/txqueue_bytes=750000/youtube-single-vs-alone}"),
+    "sorpc/youtube-sorpc-vs-alone": Cause(
+        "not explained",
+        "SORPC puts the requests and pure ACKs in its first queue, where they wait as without the upload, so the "
+        "start-up is the same ({ours:sorpc/youtube-sorpc-better[SORPC]} s against {ours:sorpc/youtube-sorpc-better[no "
+        "upload]}); the thesis's SORPC still adds to the start-up, and where its phone delayed the download's packets "
+        "below the qdisc is not measured"),
+    "sorpc/web-sorpc-vs-alone": Cause(
+        "not explained",
+        "as youtube-sorpc-vs-alone: the mean page load time is {ours:sorpc/web-sorpc-better[SORPC]} s with SORPC "
+        "against {ours:sorpc/web-sorpc-better[no upload]} s without the upload; the thesis's difference is not "
+        "reproduced and its cause is not measured"),
     "dtpa/reno-6hop-vs-1hop": Cause(
-        "set-up not given",
-        "the motes' link layer (not given): 0.42 with 2 % frame loss (3 seeds); 0.41 / 0.33 with 0 / 5 % loss and 1.0 "
-        "with the IEEE 802.15.4 default MAC (sensitivity, one seed): none of these gives the thesis's 0.20"),
+        "not explained",
+        "the motes' link layer is not given: {ours:dtpa/reno-6hop-vs-1hop} ({detail:dtpa/reno-6hop-vs-1hop}); "
+        "{sens:dtpa/frame_loss=0.0/reno-6hop-vs-1hop}, {sens:dtpa/frame_loss=0.05/reno-6hop-vs-1hop}, "
+        "{sens:dtpa/mac=802.15.4 default/reno-6hop-vs-1hop}: none of these gives the thesis's ratio"),
     "dtpa/dtpa-goodput-drop-10": Cause(
         "set-up not given",
-        "DTPA's c (not given, \"future work\"): the drop is 0.07 at c = 2 (ours), 0.48 at c = 1 and 0.02 at c = 4 "
-        "(sensitivity); the thesis's 23 % lies between c = 1 and 2 (docs/rtac-sorpc-dtpa.md: 24 % at c = 1.5)"),
+        "DTPA's c, not given (\"future work\", line 3026): {ours:dtpa/dtpa-goodput-drop-10} at {default:dtpa/c}, "
+        "{sens:dtpa/c=1.5/dtpa-goodput-drop-10}, {sens:dtpa/c=1.0/dtpa-goodput-drop-10}, "
+        "{sens:dtpa/c=4.0/dtpa-goodput-drop-10}"),
     "dtpa/eq-4-3-vs-measured": Cause(
         "paper's model is idealised",
-        "Eq. (4.3) is a Mathis-style equilibrium that ignores the idle time of retransmission timeouts; among the "
-        "window-limited nodes 6370 of 8866 loss events are RTOs (72 %; 1 s minimum RTO against 0.5-2.5 s RTTs), so "
-        "the formula overestimates by 2.45× (2.2-2.6 at every c and frame loss tried)"),
+        "Eq. (4.3) is a Mathis-style equilibrium that ignores the idle time of retransmission timeouts, and most loss "
+        "events of the window-limited nodes are timeouts (a minimum RTO of a second against RTTs of about as much), "
+        "so the formula overestimates: {ours:dtpa/eq-4-3-vs-measured} ({detail:dtpa/eq-4-3-vs-measured}); "
+        "{sens:dtpa/c=1.0/eq-4-3-vs-measured}, {sens:dtpa/c=4.0/eq-4-3-vs-measured}, "
+        "{sens:dtpa/frame_loss=0.0/eq-4-3-vs-measured}"),
 }

@@ -68,7 +68,7 @@ ASSUMPTIONS = (
     Assumption("c", APP_RATE,
                "DTPA's c is not given (\"Proper setting of c is important issue and we remain is as a future work\", "
                "line 3026): the application rate, 2 segments/s, so Eq. (4.5) asks every node for what it offers",
-               (1.0, 4.0), ("dtpa-fairer-10", "dtpa-goodput-drop-10", "dtpa-txp-near-10", "dtpa-fairer-30",
+               (1.0, 1.5, 4.0), ("dtpa-fairer-10", "dtpa-goodput-drop-10", "dtpa-txp-near-10", "dtpa-fairer-30",
                             "dtpa-txp-near-30", "eq-4-3-vs-measured")),
     Assumption("frame_loss", 0.02, "the motes' random frame loss is not given (an office, Sec. 4.4.1)", (0.0, 0.05)),
     Assumption("mac", "TinyOS CC2420 CSMA + BLIP retries",

@@ -18,10 +18,11 @@ RTAC (α = β = 1/8, θ = 1.38, Eq. (2.14), K from Eq. (2.11)).
   gateway → base-station link turned into a 30 Mbit/s wired bottleneck with a 1,000,000-byte
   drop-tail buffer; UE 2 stands for the wired client (auto-tuning) that competes only there.
 
-RTAC's K comes from θ and the wireless capacity by Eq. (2.11) (BDP = capacity · R̂TTm);
-Δ = 0: the thesis's Δ (18 ms LTE, 8 ms Wi-Fi) compensates a no-queue RTT that varies in
-its real networks (Fig. 2.3), while the simulated base RTT is constant, so the thesis's own
-procedure (mean no-queue RTT minus the minimum) gives about 0 here.
+RTAC's K and Δ are the thesis's (line 1229: K = 3·10⁻⁷ for LTE, 15·10⁻⁵ for Wi-Fi, which it
+obtained from Eq. (2.11) with θ = 1.38; line 1396: Δ = 18 ms for LTE, 8 ms for Wi-Fi), listed
+with their lines as the set-up values it gives (:data:`GIVEN`). The indirect-competition
+bottleneck's rate and buffer are not given (Fig. 2.9(b) only draws it): an assumption with
+its sensitivity.
 
 Claims (the thesis's own numbers, judged by the one rule of ``reproduce/__init__.py``):
 Fig. 2.7's RTT cuts and throughputs of RTAC and DRWA against auto-tuning, LTE and Wi-Fi
@@ -37,12 +38,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Order, Point, experiment  # noqa: E402
+from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Given, Order, Point, experiment  # noqa: E402
 
 PAPER = "[rsd-thesis] ch. 2 (Figs. 2.7, 2.10, 2.11)"
 RMEM_MAX = 2_560_000
 LTE_MBPS = 55.0
 WIFI_MBPS = 20.0
+#: RTAC's K per network (line 1229) and Δ in ms (line 1396), as the thesis sets them.
+K = {"lte": 3e-7, "wifi": 15e-5}
+DELTA_MS = {"lte": 18.0, "wifi": 8.0}
+#: The indirect-competition bottleneck (rate Mbit/s, drop-tail buffer bytes) by its label.
+IC_BOTTLENECKS = {"30 Mbit/s, 1 MB": (30.0, 1_000_000), "60 Mbit/s, 1 MB": (60.0, 1_000_000),
+                  "30 Mbit/s, 250 KB": (30.0, 250_000)}
 
 # Paper values (§2.5.2, §2.5.3).
 _IC = ("RTAC achieves 96% throughput of Auto-tuning while DRWA starves severely (i.e., only 2% of Auto-tuning) due to the "
@@ -96,13 +103,26 @@ CLAIMS = tuple(
                 Point(1.0, derivation="\"similar throughputs\" = a ratio of 1")),
        ClaimDef("ic-three-drwa-lower", "Indirect competition, three receivers: throughput of auto-tuning, RTAC vs DRWA",
                 "rsd-thesis", "Sec. 2.5.4, Fig. 2.17(b)", 1794, _IC3, Order(("Auto-tuning", "RTAC"), ("DRWA",)))])
+_K_WORDS = ("Using (2.11) with θ = 1.38, we set K as 3 · 10−7 for the LTE network, and 15 · 10−5 for the Wi-Fi "
+            "network.")
+_DELTA_WORDS = "We set ∆LTE = 18 msec for LTE and ∆Wi−F i = 8 msec for Wi-Fi."
+GIVEN = (
+    Given("K (LTE)", "3·10⁻⁷", "rsd-thesis", "Sec. 2.3.3", 1229, _K_WORDS),
+    Given("K (Wi-Fi)", "15·10⁻⁵", "rsd-thesis", "Sec. 2.3.3", 1229, _K_WORDS),
+    Given("Δ (LTE)", "18 ms", "rsd-thesis", "Sec. 2.4.1", 1396, _DELTA_WORDS),
+    Given("Δ (Wi-Fi)", "8 ms", "rsd-thesis", "Sec. 2.4.1", 1396, _DELTA_WORDS),
+    Given("tcp_rmem max", f"{RMEM_MAX:,} bytes", "rsd-thesis", "Sec. 2.5.1", 1502,
+          "we use tcp rmem max = 2, 560 KBytes for Auto-tuning receiver"),
+)
 ASSUMPTIONS = (
     Assumption("ap_buffer_bytes", 750_000,
                "the AP's buffer is not given; auto-tuning's 337 ms at 18.9 Mbit/s (Sec. 2.5.2) is a standing queue of "
                "about 700 KB", (300_000, 150_000)),
-    Assumption("delta", "0 ms",
-               "the thesis sets Δ = 18 ms (LTE) and 8 ms (Wi-Fi) for its networks, whose no-queue RTT wanders (line 1396, "
-               "Fig. 2.3); the simulated base RTT is constant, so its own procedure gives about 0", ("thesis",)),
+    Assumption("ic_bottleneck", "30 Mbit/s, 1 MB",
+               "the wired bottleneck before the server in indirect competition (Fig. 2.9(b), line 1593) is not given: "
+               "below the LTE UE's 55 Mbit/s so that the wired client competes there, with a drop-tail buffer of "
+               "about 270 ms at that rate", ("60 Mbit/s, 1 MB", "30 Mbit/s, 250 KB"),
+               affects=("ic-rtac-share", "ic-drwa-share", "ic-three-rtac-share", "ic-three-drwa-lower")),
     Assumption("wifi_remote_delay_ms", 6.0,
                "the Wi-Fi path's base RTT is not given; servers 6 ms away give about 20 ms, the BDP behind the thesis's "
                "K = 15e-5 for θ = 1.38 (30 packets at 19 Mbit/s)", (2.0,)),
@@ -112,38 +132,38 @@ ASSUMPTIONS = (
 )
 
 
-def receiver(kind: str, net: str, delta_ms: float = 0.0) -> dict:
-    """The TCP transport of a flow with receiver `kind` (auto, drwa, rtac) on `net`."""
+def receiver(kind: str, net: str) -> dict:
+    """The TCP transport of a flow with receiver `kind` (auto, drwa, rtac) on `net`; RTAC with
+    the thesis's K and Δ of that network (the LTE ones behind the wired bottleneck too)."""
     if kind == "auto":
         rwnd = {"kind": "auto_tuning", "rmem_max": RMEM_MAX}
     elif kind == "drwa":
         rwnd = {"kind": "drwa", "rmem_max": RMEM_MAX, "lambda": 3.0}
     else:
-        cap = LTE_MBPS if net in ("lte", "ic") else WIFI_MBPS
-        rwnd = {"kind": "rtac", "rmem_max": RMEM_MAX, "alpha": 0.125, "beta": 0.125, "theta": 1.38,
-                "capacity_mbps": cap, "delta_ms": delta_ms}
+        radio = "wifi" if net == "wifi" else "lte"
+        rwnd = {"kind": "rtac", "rmem_max": RMEM_MAX, "alpha": 0.125, "beta": 0.125, "k": K[radio],
+                "delta_ms": DELTA_MS[radio]}
     return {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": {"rwnd": rwnd}}
 
 
 def scenario(name: str, net: str, kinds: list[str], duration: float, ap_buffer_bytes: int = 750_000,
-             delta: str = "0 ms", lte_queue_bytes: int = 4 * 1024 * 1024, wifi_remote_delay_ms: float = 6.0) -> dict:
+             ic_bottleneck: str = "30 Mbit/s, 1 MB", lte_queue_bytes: int = 4 * 1024 * 1024, wifi_remote_delay_ms: float = 6.0) -> dict:
     """One run: a flow per receiver kind in `kinds` (UE i gets kinds[i]) on `net`:
     "lte" (per-UE queues), "wifi" (shared buffer, direct competition) or "ic" (LTE behind a
     wired bottleneck, the last UE being the wired client)."""
-    # Δ: 0, or the thesis's own values (line 1396: 18 ms LTE, 8 ms Wi-Fi).
-    delta_ms = 0.0 if delta == "0 ms" else (8.0 if net == "wifi" else 18.0)
     sc: dict = {
         "name": name,
         "simulation": {"duration_s": duration, "seed": 1},
         "cell": {"bandwidth_mhz": 20, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": lte_queue_bytes},
         "ues": [{"count": len(kinds), "channel": {"kind": "fixed", "rate_mbps": LTE_MBPS}}],
-        "flows": [{"name": f"{k}{i}", "ue": i, "transport": receiver(k, net, delta_ms)} for i, k in enumerate(kinds)],
+        "flows": [{"name": f"{k}{i}", "ue": i, "transport": receiver(k, net)} for i, k in enumerate(kinds)],
     }
     if net == "wifi":
         sc["shared_fifo"] = {"rate_mbps": WIFI_MBPS, "queue_bytes": ap_buffer_bytes}
         sc["wired"] = {"remote_delay_ms": wifi_remote_delay_ms}
     elif net == "ic":
-        sc["wired"] = {"remote_delay_ms": 18.0, "backhaul_rate_mbps": 30.0, "backhaul_queue_bytes": 1_000_000}
+        rate, buf = IC_BOTTLENECKS[ic_bottleneck]
+        sc["wired"] = {"remote_delay_ms": 18.0, "backhaul_rate_mbps": rate, "backhaul_queue_bytes": buf}
     else:
         sc["wired"] = {"remote_delay_ms": 18.0}
     return sc
@@ -171,10 +191,10 @@ def runs(duration: float, **setup) -> list[tuple[str, dict]]:
 
 
 @experiment("rtac", "RTAC removes downstream bufferbloat and coexists with auto-tuning; DRWA starves", PAPER,
-            claims=CLAIMS, assumptions=ASSUMPTIONS)
+            claims=CLAIMS, assumptions=ASSUMPTIONS, given=GIVEN)
 def run(ctx: Context) -> None:
     duration = 30.0  # §2.5.2: "for 30 seconds"
-    setup = {"ap_buffer_bytes": int(ctx.param("ap_buffer_bytes")), "delta": str(ctx.param("delta")),
+    setup = {"ap_buffer_bytes": int(ctx.param("ap_buffer_bytes")), "ic_bottleneck": str(ctx.param("ic_bottleneck")),
              "lte_queue_bytes": int(ctx.param("lte_queue_bytes")),
              "wifi_remote_delay_ms": float(ctx.param("wifi_remote_delay_ms"))}
     items = runs(duration, **setup)

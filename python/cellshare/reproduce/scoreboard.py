@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import (BOUND_TOLERANCE, DEFAULT_LINK, PAPERS, RATIO_TOLERANCE, Experiment, _cell, all_experiments, check_traces, fmt,
-               run_experiment, target_dict, write_claims)
-from .causes import CATEGORIES, CAUSES
+               guard_text, run_experiment, target_dict, write_claims)
+from .causes import CATEGORIES, CAUSES, CauseError, Resolver
 
 #: The committed scoreboard (full or quick, as generated), shipped as package data: where the
 #: docs blocks are rendered from and `reproduce --list` reads the run times.
@@ -94,7 +94,7 @@ def run_all(target: Path, *, full: bool = False, sensitivity: bool = True, conso
         board["wall_s"] = round(time.monotonic() - started, 2)
         board["cpu_s"] = round(_cpu() - cpu0, 2)
         (tmp / "scoreboard.json").write_text(json.dumps(board, indent=1, ensure_ascii=False) + "\n")
-        (tmp / "scoreboard.md").write_text(scoreboard_markdown(board))
+        (tmp / "scoreboard.md").write_text(scoreboard_markdown(board, strict=False))
     return board
 
 
@@ -129,29 +129,61 @@ def _main_paper(entry: dict) -> str:
     return max(set(keys), key=keys.count) if keys else "?"
 
 
+def not_explained(rep: str, claim: dict) -> bool:
+    """Whether `claim` of `rep` misses without a measured cause: no cause in
+    :mod:`cellshare.reproduce.causes`, or one filed "not explained" (a claim whose
+    reproduction failed to run is counted as not run, not here)."""
+    if claim["verdict"] in ("holds", NOT_RUN):
+        return False
+    c = CAUSES.get(f"{rep}/{claim['id']}")
+    return c is None or c.category == "not explained"
+
+
 def counts(board: dict) -> dict:
-    """Claims held / claims per paper and per reproduction, and observations."""
-    per_paper: dict[str, dict] = {k: {"held": 0, "claims": 0, "observations": 0} for k in PAPERS}
+    """Claims held / claims / misses not explained per paper and per reproduction, and
+    observations."""
+    per_paper: dict[str, dict] = {k: {"held": 0, "claims": 0, "not_explained": 0, "observations": 0} for k in PAPERS}
     per_rep = []
     for e in board["reproductions"]:
         held = sum(c["verdict"] == "holds" for c in e["claims"])
-        per_rep.append({"name": e["name"], "held": held, "claims": len(e["claims"]), "observations": len(e["observations"]),
-                        "status": e["status"]})
+        unexplained = sum(not_explained(e["name"], c) for c in e["claims"])
+        per_rep.append({"name": e["name"], "held": held, "claims": len(e["claims"]), "not_explained": unexplained,
+                        "observations": len(e["observations"]), "status": e["status"]})
         for c in e["claims"]:
             p = per_paper[c["paper"]]
             p["claims"] += 1
             p["held"] += c["verdict"] == "holds"
+            p["not_explained"] += not_explained(e["name"], c)
         if e["claims"]:
             per_paper[_main_paper(e)]["observations"] += len(e["observations"])
-    total = {"held": sum(r["held"] for r in per_rep), "claims": sum(r["claims"] for r in per_rep),
-             "observations": sum(r["observations"] for r in per_rep)}
+    total = {k: sum(r[k] for r in per_rep) for k in ("held", "claims", "not_explained", "observations")}
     return {"per_paper": per_paper, "per_reproduction": per_rep, "total": total}
 
 
-def cause_of(rep: str, claim: dict) -> Optional[dict]:
-    """The recorded cause of `claim` of reproduction `rep`, as a dict, or None."""
-    c = CAUSES.get(f"{rep}/{claim['id']}")
-    return None if c is None else {"category": c.category, "measurement": c.measurement}
+def cause_of(rep: str, claim: dict, board: dict, strict: bool = True) -> Optional[dict]:
+    """The recorded cause of `claim` of reproduction `rep`, rendered against `board` (its
+    numbers read from the board and the ns-3 data of the source tree, when there is one), as
+    a dict, or None. With `strict`, a reference that names nothing raises
+    :class:`~cellshare.reproduce.causes.CauseError`; otherwise the cause says it is stale
+    (a fresh `reproduce --all` still writes its scoreboard)."""
+    key = f"{rep}/{claim['id']}"
+    c = CAUSES.get(key)
+    if c is None:
+        return None
+    res = Resolver(board, _data_root())
+    try:
+        return {"category": c.category, "measurement": res.render(key, c)}
+    except CauseError as err:
+        if strict:
+            raise
+        return {"category": c.category, "measurement": f"**stale cause** ({err}): update causes.py"}
+
+
+def _data_root() -> Optional[Path]:
+    try:
+        return source_root()
+    except DocsError:
+        return None
 
 
 def exit_code(board: dict) -> int:
@@ -164,15 +196,16 @@ def exit_code(board: dict) -> int:
 def _verdict(c: dict) -> str:
     if c["verdict"] == NOT_RUN:
         return "**not run**"
-    return "holds" if c["verdict"] == "holds" else f"**misses** ({c['side']})"
+    v = "holds" if c["verdict"] == "holds" else f"**misses** ({c['side']})"
+    return v + guard_text(c.get("guards", []))
 
 
-def _cause_text(rep: str, c: dict) -> str:
-    cause = cause_of(rep, c)
+def _cause_text(rep: str, c: dict, board: dict, strict: bool = True) -> str:
+    cause = cause_of(rep, c, board, strict)
     if c["verdict"] == "holds":
         return f"{cause['category']}: {cause['measurement']}" if cause else ""
     if cause is None:
-        return "**cause not yet measured**"
+        return "**not explained** (no cause recorded)"
     return f"*{cause['category']}*: {cause['measurement']}"
 
 
@@ -180,9 +213,10 @@ def _paper_loc(c: dict) -> str:
     return f"{PAPERS[c['paper']][0]} [{c['paper']}], {c['location']}"
 
 
-def scoreboard_markdown(board: dict) -> str:
+def scoreboard_markdown(board: dict, strict: bool = True) -> str:
     """scoreboard.md: counts, then per reproduction every claim with its quote and cause,
-    the observations, the assumptions and the sensitivity table."""
+    the set-up values the paper gives, the observations, the assumptions and the
+    sensitivity table. `strict`: see :func:`cause_of`."""
     n = counts(board)
     lines = ["# Fidelity scoreboard", "",
              f"`{board['generated_by']}`. The rule (docs/reproductions.md): a point value holds within ×/÷ "
@@ -202,7 +236,7 @@ def scoreboard_markdown(board: dict) -> str:
         for c in e["claims"]:
             lines.append(f"| {_cell(c['what'])}{' — ' + _cell(c['detail']) if c['detail'] else ''} | {_paper_loc(c)} | "
                          f"“{_cell(c['quote'])}” | {_cell(c['target']['paper'])} | {_cell(fmt(c['ours']))} | "
-                         f"{_cell(c['target']['tolerance'])} | {_verdict(c)} | {_cell(_cause_text(e['name'], c))} |")
+                         f"{_cell(c['target']['tolerance'])} | {_verdict(c)} | {_cell(_cause_text(e['name'], c, board, strict))} |")
         if e["observations"]:
             lines += ["", "Observations (not counted):", "", "| observation | ours | paper |", "|---|---|---|"]
             for o in e["observations"]:
@@ -216,20 +250,34 @@ def scoreboard_markdown(board: dict) -> str:
 def _counts_table(n: dict, refs: str = "") -> list[str]:
     """Claims held per paper; each paper named with its bibliography key, linked to the
     references page at `refs` (e.g. ``docs/references.md``) when given."""
-    lines = ["| paper | claims held / claims | observations |", "|---|---|---|"]
+    lines = ["| paper | claims held / claims | misses not explained | observations |", "|---|---|---|---|"]
     for key, p in n["per_paper"].items():
         if p["claims"] or p["observations"]:
             cite = f"[{key}]({refs}#{key})" if refs else f"[{key}]"
-            lines.append(f"| {PAPERS[key][0]} {cite} | {p['held']} / {p['claims']} | {p['observations']} |")
+            lines.append(f"| {PAPERS[key][0]} {cite} | {p['held']} / {p['claims']} | {p['not_explained']} | "
+                         f"{p['observations']} |")
     t = n["total"]
-    lines.append(f"| **all** | **{t['held']} / {t['claims']}** | {t['observations']} |")
+    lines.append(f"| **all** | **{t['held']} / {t['claims']}** | {t['not_explained']} | {t['observations']} |")
+    return lines
+
+
+def _given_lines(e: dict) -> list[str]:
+    """The set-up values the paper gives, each with where it says so."""
+    if not e.get("given"):
+        return []
+    lines = ["", "Set-up values the paper gives (used as given):", "", "| parameter | value | where | paper's words |",
+             "|---|---|---|---|"]
+    for g in e["given"]:
+        lines.append(f"| `{g['name']}` | {_cell(g['value'])} | {PAPERS[g['paper']][0]}, {_cell(g['location'])}, line "
+                     f"{g['line']} | “{_cell(g['quote'])}” |")
     return lines
 
 
 def _assumption_lines(e: dict, full_table: bool) -> list[str]:
+    lines = _given_lines(e)
     if not e["assumptions"]:
-        return []
-    lines = ["", "Parameters the paper does not give:", "", "| parameter | ours | where it comes from | also run at | "
+        return lines
+    lines += ["", "Parameters the paper does not give:", "", "| parameter | ours | where it comes from | also run at | "
              "verdicts that change there (ours at the default → at that value) |", "|---|---|---|---|---|"]
     for a in e["assumptions"]:
         flips = []
@@ -251,15 +299,15 @@ def _assumption_lines(e: dict, full_table: bool) -> list[str]:
 
 
 def _per_reproduction_table(board: dict, n: dict) -> list[str]:
-    lines = ["| reproduction | link model | claims held / claims | observations | claims that miss |",
-             "|---|---|---|---|---|"]
+    lines = ["| reproduction | link model | claims held / claims | not explained | observations | claims that miss |",
+             "|---|---|---|---|---|---|"]
     for e, r in zip(board["reproductions"], n["per_reproduction"]):
         miss = ", ".join(f"`{c['id']}`" for c in e["claims"] if c["verdict"] not in ("holds", NOT_RUN))
         if e["status"] != "ok":
             miss = f"{len(e['claims'])} not run"
         status = "" if e["status"] == "ok" else f" (failed: {_cell(e['error'])})"
-        lines.append(f"| `{e['name']}`{status} | {e['link']} | {r['held']} / {r['claims']} | {r['observations']} | "
-                     f"{miss or '—'} |")
+        lines.append(f"| `{e['name']}`{status} | {e['link']} | {r['held']} / {r['claims']} | {r['not_explained']} | "
+                     f"{r['observations']} | {miss or '—'} |")
     return lines
 
 
@@ -292,7 +340,7 @@ def docs_block(board: dict) -> str:
                   "|---|---|---|---|---|---|---|"]
         for c in e["claims"]:
             lines.append(f"| {_cell(c['what'])} | {_paper_loc(c)} | “{_cell(c['quote'])}” | {_cell(c['target']['paper'])} | "
-                         f"{_cell(fmt(c['ours']))} | {_verdict(c)} | {_cell(_cause_text(e['name'], c))} |")
+                         f"{_cell(fmt(c['ours']))} | {_verdict(c)} | {_cell(_cause_text(e['name'], c, board))} |")
         lines += _assumption_lines(e, full_table=False)
         lines.append("")
     lines.append(DOCS_END)
@@ -319,11 +367,12 @@ def committed_wall_times() -> dict[str, float]:
 
 
 def _replace_block(text: str, begin: str, end: str, block: str, path: Path) -> str:
-    b_key, e_key = begin.split(" —")[0], end
-    i, j = text.find(b_key), text.find(e_key)
-    if i < 0 or j < i:
-        raise DocsError(f"{path}: the generated-block markers `{b_key}` … `{e_key}` are missing")
-    return text[:i] + block + text[j + len(e_key):]
+    from ..docgen import DocgenError, replace_block
+
+    try:
+        return replace_block(text, begin, end, block, str(path))
+    except DocgenError as e:
+        raise DocsError(str(e)) from None
 
 
 def rendered(root: Path) -> dict[Path, str]:
@@ -365,19 +414,29 @@ def update_docs(board: dict, root: Path) -> list[Path]:
 
 def print_summary(board: dict, console) -> None:
     """A terminal table: per reproduction claims held, observations, time."""
+    from rich.markup import escape
     from rich.table import Table
 
     n = counts(board)
     t = Table(title=f"scoreboard ({board['generated_by']})")
-    for col in ("reproduction", "claims held", "observations", "wall s", "CPU s"):
+    for col in ("reproduction", "claims held", "not explained", "observations", "wall s", "CPU s"):
         t.add_column(col, justify="left" if col == "reproduction" else "right")
     for e, r in zip(board["reproductions"], n["per_reproduction"]):
         held = f"{r['held']} / {r['claims']}" if e["status"] == "ok" else "[bold red]failed[/]"
-        t.add_row(e["name"], held, str(r["observations"]), f"{e.get('wall_s', 0):.1f}", f"{e.get('cpu_s', 0):.1f}")
+        t.add_row(e["name"], held, str(r["not_explained"]), str(r["observations"]), f"{e.get('wall_s', 0):.1f}",
+                  f"{e.get('cpu_s', 0):.1f}")
     tot = n["total"]
-    t.add_row("[bold]all[/]", f"[bold]{tot['held']} / {tot['claims']}[/]", str(tot["observations"]),
-              f"{board.get('wall_s', 0):.0f}", f"{sum(e.get('cpu_s', 0) for e in board['reproductions']):.0f}")
+    t.add_row("[bold]all[/]", f"[bold]{tot['held']} / {tot['claims']}[/]", str(tot["not_explained"]),
+              str(tot["observations"]), f"{board.get('wall_s', 0):.0f}",
+              f"{sum(e.get('cpu_s', 0) for e in board['reproductions']):.0f}")
     console.print(t)
+    p = Table(title="per paper")
+    for col in ("paper", "claims held / claims", "not explained"):
+        p.add_column(col, justify="left" if col == "paper" else "right")
+    for key, row in n["per_paper"].items():
+        if row["claims"]:
+            p.add_row(escape(f"{PAPERS[key][0]} [{key}]"), f"{row['held']} / {row['claims']}", str(row["not_explained"]))
+    console.print(p)
 
 
 class _Progress:

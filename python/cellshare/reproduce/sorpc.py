@@ -1,8 +1,8 @@
 """`sorpc`: SORPC's dual transmit queue against a single queue ([rsd-thesis],
 chapter 3).
 
-Setup (Table 3.1, §3.2, §3.4): one UE on an LTE cell (downlink a fixed 55 Mbit/s, as in
-chapter 2), its uplink a fixed rate (the thesis varies it: Fig. 3.2, Fig. 3.10 "different
+Setup (Table 3.1, §3.2, §3.4): one UE on an LTE cell (downlink a fixed 100 Mbit/s, Table 3.1's
+download bandwidth, line 2385), its uplink a fixed rate (the thesis varies it: Fig. 3.2, Fig. 3.10 "different
 uplink bandwidth"; Table 3.1's 25 Mbit/s and lower), the device transmit queue a drop-tail
 `txqueuelen` of 1000 packets (1,500,000 bytes) — one FIFO ("Single Queue") or SORPC's two
 (SOR_th = 0.5) —, CUBIC everywhere, `tcp_wmem` max 2,560,000 bytes, the base RTT about 45
@@ -35,7 +35,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Assumption, AtMost, ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
+from . import Assumption, AtMost, ClaimDef, Context, Decreasing, Given, Order, Point, experiment  # noqa: E402
 
 PAPER = "[rsd-thesis] ch. 3 (Figs. 3.10, 3.11, 3.12)"
 WMEM_MAX = 2_560_000
@@ -92,6 +92,15 @@ CLAIMS = (
              "Fig. 3.12 shows that average short-term throughput of SORPC increases from 3.2 Mbps to 19.1 Mbps.",
              Point(19.1 / 3.2, derivation="19.1 / 3.2")),
 )
+#: Table 3.1's download bandwidth (line 2385): the UE's fixed downlink rate.
+DOWNLINK_MBPS = 100.0
+GIVEN = (
+    Given("download bandwidth", "100 Mbit/s", "rsd-thesis", "Sec. 3.4, Table 3.1", 2385, "Download Bandwidth: 100 Mbps"),
+    Given("upload bandwidth (Fig. 3.11, Fig. 3.12)", "25 Mbit/s", "rsd-thesis", "Sec. 3.4, Table 3.1", 2386,
+          "Upload Bandwidth: 25 Mbps"),
+    Given("SOR_th", "0.5", "rsd-thesis", "Sec. 3.4, Table 3.1", 2381, "SORth: 0.5"),
+    Given("tcp_wmem max", "2,560,000 bytes", "rsd-thesis", "Sec. 3.4, Table 3.1", 2380, "tcp wmem max: 2,560,000 Bytes"),
+)
 ASSUMPTIONS = (
     Assumption("fig311_apps", "stream: robustMPC, Pensieve's 300-4300 kbit/s ladder; web: NGMN pages, 2 s reading",
                "the thesis uses YouTube and www.amazon.com from their servers; their players, videos and pages are not "
@@ -119,7 +128,7 @@ def _base(name: str, qdisc: str, uplink_mbps: float, duration: float, txqueue_by
         "simulation": {"duration_s": duration, "seed": 1, "trace_interval_ms": 100},
         "cell": {"bandwidth_mhz": 20, "scheduler": {"kind": "pf"}},
         "wired": {"remote_delay_ms": 18.0},
-        "ues": [{"count": 1, "channel": {"kind": "fixed", "rate_mbps": 55.0},
+        "ues": [{"count": 1, "channel": {"kind": "fixed", "rate_mbps": DOWNLINK_MBPS},
                  "uplink": {"channel": {"kind": "fixed", "rate_mbps": uplink_mbps}, "queue_bytes": txqueue_bytes, "qdisc": q}}],
         "flows": [{"name": "upload", "ue": 0, "direction": "uplink", "transport": TCP}],
     }
@@ -177,7 +186,7 @@ def _keep(r) -> dict:
 
 
 @experiment("sorpc", "SORPC's dual transmit queue shields interactive apps and download ACKs from a bulk upload", PAPER,
-            claims=CLAIMS, assumptions=ASSUMPTIONS)
+            claims=CLAIMS, assumptions=ASSUMPTIONS, given=GIVEN)
 def run(ctx: Context) -> None:
     duration = 30.0
     txq = int(ctx.param("txqueue_bytes"))
