@@ -106,7 +106,8 @@ ASSUMPTIONS = (
                "the thesis uses YouTube and www.amazon.com from their servers; their players, videos and pages are not "
                "given: the apps of docs/apps.md with their defaults (YouTube's start-up is the first chunk's arrival)"),
     Assumption("txqueue_bytes", 1_500_000,
-               "the device transmit queue's size is not given: Linux's default txqueuelen of 1000 packets", (750_000,)),
+               "the device transmit queue's size is not given: Linux's default txqueuelen of 1000 packets",
+               (1_000_000, 750_000)),
     Assumption("uplinks", "5, 10, 25 Mbit/s",
                "Fig. 3.10 runs \"different uplink bandwidth\" without the values; Table 3.1's 25 Mbit/s and two lower "
                "rates"),
