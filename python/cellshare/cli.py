@@ -383,6 +383,64 @@ def reproduce_cmd(
         raise typer.Exit(1)
 
 
+@app.command("study", cls=Command)
+def study_cmd(
+    name: Optional[str] = typer.Argument(None, metavar="NAME", help="Study name (see --list)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder. Default: results/study-NAME[-quick]."),
+    list_: bool = typer.Option(False, "--list", help="List the studies with their designs."),
+    quick: bool = typer.Option(False, "--quick", help="Fewer seeds and shorter runs (labelled quick everywhere)."),
+    workers: Optional[int] = typer.Option(None, min=1, max=4096,
+                                          help="Parallel runs. Default: every core (with --ray: the cluster's CPUs)."),
+    ray: Optional[str] = typer.Option(None, "--ray", metavar="ADDRESS",
+                                      help="Run on a Ray cluster: an address (auto, ray://host:10001) or 'local'. "
+                                           "Needs 'cellshare[ray]'."),
+    force: bool = typer.Option(False, "--force", help="Replace the runs of a study of another design (quick/full) in "
+                                                      "--out; without it a study resumes in its folder."),
+    render_docs: bool = typer.Option(False, "--render-docs",
+                                     help="Regenerate the study's docs page of this source tree from its committed "
+                                          "output; run nothing."),
+) -> None:
+    """Designed comparisons beyond the papers: runs (resumable), aggregates with 95 %
+    confidence intervals, an HTML report. Exit codes: 0 done; 2 bad input (a flag, --out);
+    3 a run failed (the runs completed so far are kept: run again to resume)."""
+    from .parallel import RayUnavailable
+    from .study import StudyError, all_studies, get
+
+    try:
+        if list_ or name is None:
+            if render_docs or quick or out is not None:
+                raise StudyError("--list (or no NAME) runs nothing: give a NAME to run a study")
+            for s in all_studies():
+                out_console.print(f"[bold]{s.name}[/]: {s.title}", highlight=False)
+                for line in s.design_lines(False):
+                    out_console.print(f"  {line}", highlight=False)
+                out_console.print(f"  --quick: {s.design_lines(True)[0]}", highlight=False)
+            return
+        s = get(name)
+        if render_docs:
+            if quick or out is not None or ray is not None or workers is not None:
+                raise StudyError("--render-docs runs nothing: give it with NAME alone")
+            if s.render_docs is None:
+                raise StudyError(f"study {name!r} has no docs page")
+            changed = s.render_docs()
+            out_console.print("regenerated: " + (", ".join(str(p) for p in changed) or "nothing changed"),
+                              highlight=False)
+            return
+        target = out or Path("results") / f"study-{name}{'-quick' if quick else ''}"
+        doc = s.run(target, quick=quick, workers=workers, ray_address=ray, progress=True, force=force)
+    except (StudyError, RayUnavailable, OutputError) as e:
+        raise fail(str(e))
+    except (KeyboardInterrupt, OSError):
+        raise
+    except Exception as e:  # noqa: BLE001 - a run that breaks is exit 3 with its reason; completed runs are kept
+        raise fail(f"{name} failed: {type(e).__name__}: {e} (the runs completed so far are kept in {target}/runs; "
+                   "run again to resume)", 3)
+    r = doc["runs"]
+    out_console.print(f"{name} ({doc['mode']}): {r['total']} runs, {r['ran']} ran in {r['wall_s']:.1f} s, "
+                      f"{r['resumed']} already complete; written to {target}/ ({name}.json, report/index.html)",
+                      highlight=False)
+
+
 @app.command("sweep", cls=Command)
 def sweep_cmd(
     sweep_file: Path = typer.Argument(..., metavar="SWEEP_FILE", help="Sweep TOML file: a base scenario, [parameters], [axes.NAME], seeds."),
