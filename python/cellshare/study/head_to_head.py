@@ -247,10 +247,10 @@ def run_job(job: dict) -> dict:
     """Runs one job (in a worker) and returns its metrics with the job."""
     from ..api import run
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = run(scenario(job))
     m = metrics(res.summary, float(job["duration_s"]))
-    return {"job": job, "metrics": m, "wall_s": time.perf_counter() - t0}
+    return {"job": job, "metrics": m, "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0}
 
 
 #: The metrics reported per mechanism, with their units and which direction is better.
@@ -400,6 +400,7 @@ def conclusions(doc: dict) -> list[dict]:
         worse = [c for c in known if c not in tied]
         lines = []
         least: list[str] = []
+        most_bg: Optional[str] = None
         if worse:
             least = [c["mechanism"] for c in tied]
             names = ", ".join(f"{c['mechanism']} ({_iv(c, 'harm')} %)" for c in sorted(
@@ -412,6 +413,7 @@ def conclusions(doc: dict) -> list[dict]:
                 ti = interval(top["metrics"]["bg_goodput_mbps"])
                 rest = [c for c in tied if c is not top]
                 if all(interval(c["metrics"]["bg_goodput_mbps"]).separated_below(ti) for c in rest):
+                    most_bg = top["mechanism"]
                     lines.append(f"Among those, {top['mechanism']} carries the most background "
                                  f"({_iv(top, 'bg_goodput_mbps')} Mbit/s, its interval above the others').")
                 else:
@@ -440,7 +442,7 @@ def conclusions(doc: dict) -> list[dict]:
             if ci.low is not None and ci.low > 0:
                 lines.append(f"An unmanaged CUBIC background costs the foreground {_iv(cubic, 'harm')} % "
                              "(the interval excludes zero).")
-        out.append({"variant": vk, "load": load, "lines": lines, "least_harm": least})
+        out.append({"variant": vk, "load": load, "lines": lines, "least_harm": least, "most_background_of_least_harm": most_bg})
     return out
 
 
@@ -542,7 +544,8 @@ def run_study(out: os.PathLike | str, *, quick: bool = False, design: Optional[D
     doc = aggregate(design, results)
     doc["runs"] = {"total": len(jobs), "ran": len(todo), "resumed": len(jobs) - len(todo),
                    "wall_s": round(time.perf_counter() - t0, 1),
-                   "cpu_s_of_runs": round(sum(r["wall_s"] for r in results.values()), 1),
+                   "run_wall_s": round(sum(r["wall_s"] for r in results.values()), 1),
+                   "run_cpu_s": round(sum(r.get("cpu_s", r["wall_s"]) for r in results.values()), 1),
                    "workers": workers or (None if ray_address else _workers()), "ray": ray_address}
     _atomic_write(out / f"{NAME}.json", dump(doc))
     if report:
@@ -577,9 +580,10 @@ def docs_page_path() -> Path:
 
 
 def render_docs() -> list[Path]:
-    """Regenerates ``docs/head-to-head.md`` of this source tree from the committed output;
-    returns the files changed."""
-    from .report import docs_page
+    """Regenerates ``docs/head-to-head.md`` of this source tree and its figures
+    (``docs/img/head-to-head-load*.png``) from the committed output; returns the files
+    written."""
+    from .report import docs_figures, docs_page
 
     src, dst = committed_output(), docs_page_path()
     if not dst.parent.is_dir():
@@ -589,10 +593,11 @@ def render_docs() -> list[Path]:
     except (OSError, ValueError) as e:
         raise StudyError(f"{src}: cannot be read ({e}); expected the committed study output") from None
     text = docs_page(doc)
-    if dst.is_file() and dst.read_text() == text:
-        return []
-    dst.write_text(text)
-    return [dst]
+    changed = docs_figures(doc, dst.parent / "img")
+    if not (dst.is_file() and dst.read_text() == text):
+        dst.write_text(text)
+        changed.append(dst)
+    return changed
 
 
 study(Study(NAME, "Head to head: end-host, in-network and receiver background mechanisms on one cell",

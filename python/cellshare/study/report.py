@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..report import _save, _style
-from ..report_common import table_html
+from ..report_common import plain_log, table_html
 from . import fmt
 
 #: Colour and marker per family (colour-blind safe, matplotlib's tab palette).
@@ -74,38 +74,60 @@ def table_rows(doc: dict, variant: str, load: float) -> tuple[list[str], list[li
     return header, rows
 
 
+#: Markers given in turn to the mechanisms of a family (the family gives the colour).
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">")
+
+
+def _styles(doc: dict) -> dict[str, tuple[str, str]]:
+    """Colour (the family's) and marker (distinct within the family) per mechanism."""
+    out, used = {}, {}
+    for m in doc["design"]["mechanisms_detail"]:
+        if m["family"] not in FAMILY_STYLE:
+            continue
+        k = used.get(m["family"], 0)
+        used[m["family"]] = k + 1
+        out[m["label"]] = (FAMILY_STYLE[m["family"]][0], MARKERS[k % len(MARKERS)])
+    return out
+
+
 def pareto(doc: dict, load: float, out: Path) -> Optional[str]:
-    """The Pareto figure of one load: a panel per layout with that load, harm to the
-    foreground against background goodput, one point per mechanism with its intervals."""
+    """The Pareto figure of one load: a panel per layout with that load, the foreground's
+    FCT inflation (1 + harm, log axis) against background goodput, one point per mechanism
+    with its intervals."""
     plt = _style()
-    variants = [v for v in _variants(doc) if any(c["load"] == load for c in _cells(doc, v["key"], load))]
+    variants = [v for v in _variants(doc) if _cells(doc, v["key"], load)]
     if not variants:
         return None
-    fig, axes = plt.subplots(1, len(variants), figsize=(5.6 * len(variants), 4.6), squeeze=False)
+    styles = _styles(doc)
+    fig, axes = plt.subplots(1, len(variants), figsize=(5.2 * len(variants), 4.4), squeeze=False)
+    shown = {}
     for ax, v in zip(axes[0], variants):
         for c in _cells(doc, v["key"], load):
-            if c["mechanism"] == doc["design"]["reference"]:
+            if c["mechanism"] not in styles:
                 continue
             x, y = c["metrics"]["bg_goodput_mbps"], c["metrics"]["harm"]
             if x["mean"] is None or y["mean"] is None:
                 continue
-            color, marker = FAMILY_STYLE[c["family"]]
-            ax.errorbar(x["mean"], y["mean"], xerr=x["ci"] or 0.0, yerr=y["ci"] or 0.0, fmt=marker, color=color,
-                        ms=6, capsize=2, lw=1)
-            ax.annotate(c["mechanism"], (x["mean"], y["mean"]), xytext=(4, 3), textcoords="offset points",
-                        fontsize=7, color=color)
-        ax.axhline(0, color="black", lw=0.8, ls="--")
+            f = 1 + y["mean"] / 100
+            half = (y["ci"] or 0.0) / 100
+            lo = min(half, f - 1e-3)  # a log axis cannot reach zero
+            color, marker = styles[c["mechanism"]]
+            shown[c["mechanism"]] = ax.errorbar(x["mean"], f, xerr=x["ci"] or 0.0, yerr=[[lo], [half]], fmt=marker,
+                                                color=color, ms=6, capsize=2, lw=1, mfc="white" if marker in "ox" else color)
+        ax.set_yscale("log")
+        plain_log(ax.yaxis)
+        ax.axhline(1, color="black", lw=0.8, ls="--")
         ax.set_xlabel("background goodput (Mbit/s, all background flows)")
-        ax.set_ylabel("harm to the foreground (%: FCT vs w/o bg)")
+        ax.set_ylabel("foreground FCT / without background (×)")
         ax.set_title(v["title"], fontsize=9)
-    handles = [plt.Line2D([], [], color=FAMILY_STYLE[f][0], marker=FAMILY_STYLE[f][1], ls="", label=f)
-               for f in doc["design"]["families"]]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False,
-               bbox_to_anchor=(0.5, -0.04))
+    names = [m for m in styles if m in shown]
+    fig.legend([shown[m] for m in names], names, loc="lower center", ncol=min(7, len(names)), frameon=False,
+               bbox_to_anchor=(0.5, -0.02), fontsize=8)
     mode = " (quick mode)" if doc["mode"] == "quick" else ""
-    fig.suptitle(f"Load {_pct(load)}{mode}: lower is better for the foreground, right is more background; "
-                 "bars: 95 % intervals over seeds", fontsize=9)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.suptitle(f"Load {_pct(load)}{mode}: lower is better for the foreground (1 = as without background), right "
+                 "is more background; bars: 95 % intervals over seeds", fontsize=9)
+    rows = -(-len(names) // 7)
+    fig.tight_layout(rect=(0, 0.05 * rows + 0.02, 1, 1))
     return _save(fig, out, f"pareto-load{round(load * 100)}")
 
 
@@ -124,7 +146,8 @@ def _design_html(doc: dict) -> str:
     runs = doc.get("runs") or {}
     if runs:
         items.append(f"<b>This output</b>: {runs['total']} runs ({runs['ran']} run now, {runs['resumed']} resumed), "
-                     f"{runs['wall_s']:g} s wall clock, {runs['cpu_s_of_runs']:g} s of simulation over all runs")
+                     f"{runs['wall_s']:g} s wall clock; the runs' own wall clock {runs['run_wall_s']:g} s, their CPU time "
+                     f"{runs['run_cpu_s']:g} s" + (f" ({html.escape(runs['run_cpu_s_note'])})" if runs.get("run_cpu_s_note") else ""))
     return ("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>"
             "<table><thead><tr><th>mechanism</th><th>family</th><th>what</th></tr></thead><tbody>" + mech +
             "</tbody></table>"
@@ -151,9 +174,11 @@ def report_html(doc: dict, out: Path) -> str:
         img = pareto(doc, load, out)
         body = ""
         if img:
-            body += (f'<figure><img src="{img}" alt="Pareto figure, load {_pct(load)}"><figcaption>Harm to the '
-                     f"foreground against background goodput at load {_pct(load)}, one point per mechanism with its "
-                     f'95 % intervals. <a href="{img[:-4]}.pdf">PDF</a></figcaption></figure>')
+            body += (f'<figure><img src="{img}" alt="Pareto figure, load {_pct(load)}"><figcaption>The '
+                     "foreground's FCT inflation (1 + harm: the geometric mean of its six FCT percentiles over those "
+                     f"of the same seed without background, log axis) against background goodput at load "
+                     f"{_pct(load)}, one point per mechanism with its 95 % intervals; the colour is the family. "
+                     f'<a href="{img[:-4]}.pdf">PDF</a></figcaption></figure>')
         for v in _variants(doc):
             if not _cells(doc, v["key"], load):
                 continue
@@ -199,6 +224,26 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+#: The docs page's figures, in docs/img/.
+DOCS_FIGURE = "head-to-head-load{load}.png"
+
+
+def docs_figures(doc: dict, img: Path) -> list[Path]:
+    """Draws the page's Pareto figures into `img` (docs/img); returns the files written."""
+    import shutil
+    import tempfile
+
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for load in _loads(doc):
+            name = pareto(doc, load, Path(tmp))
+            if name:
+                dst = img / DOCS_FIGURE.format(load=round(load * 100))
+                shutil.copyfile(Path(tmp) / name, dst)
+                written.append(dst)
+    return written
+
+
 def docs_page(doc: dict) -> str:
     """The page "Which mechanism should you deploy?" (docs/head-to-head.md) from the
     committed study output."""
@@ -229,7 +274,7 @@ def docs_page(doc: dict) -> str:
             "only where the intervals do not overlap.", "",
             _md_table(["mechanism", "family", "what"],
                       [[m["label"], m["family"], m["what"]] for m in d["mechanisms_detail"]]), "",
-            "Choices the papers leave open:", "", *[f"- {c}" for c in d.get("choices", ())], ""]
+            "The choices the papers leave open are listed [below](#choices).", ""]
     # Which mechanisms are in the least-harm group, how often.
     settings = doc["conclusions"]
     groups: dict[str, int] = {}
@@ -241,8 +286,11 @@ def docs_page(doc: dict) -> str:
         ranked = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
         out += [f"Over the {len(settings)} settings (layout × load), the mechanisms in the group with the least harm "
                 "to the foreground (the best one's interval below every mechanism outside the group):", "",
-                _md_table(["mechanism", "settings in the least-harm group"], [[m, f"{k} of {len(settings)}"]
-                                                                             for m, k in ranked]), ""]
+                _md_table(["mechanism", "settings in the least-harm group",
+                           "of those, settings where it carries the most background (separated)"],
+                          [[m, f"{k} of {len(settings)}",
+                            str(sum(1 for c in settings if c.get("most_background_of_least_harm") == m))]
+                           for m, k in ranked]), ""]
     out += ["Per setting, the statements the intervals support:", ""]
     for c in settings:
         v = next(x for x in _variants(doc) if x["key"] == c["variant"])
@@ -252,9 +300,13 @@ def docs_page(doc: dict) -> str:
     if same:
         out += [same, ""]
     out += ["## Harm and background goodput", "",
-            "Harm to the foreground (%) and background goodput (Mbit/s, all background flows together) per "
-            "mechanism; the report of the study has the Pareto figures and every metric (FCT per size class, "
-            "foreground p99 queueing delay, Jain's index among background flows, timeouts).", ""]
+            "One figure per load: the foreground's FCT inflation (1 + harm, log axis; 1 is as without background) "
+            "against background goodput (Mbit/s, all background flows together), one point per mechanism with its "
+            "95 % intervals, the colour its family. The tables give the same two numbers; the study's report "
+            "(`OUT/report/index.html`) has every metric (FCT per size class, foreground p99 queueing delay, Jain's "
+            "index among background flows, timeouts).", ""]
+    for load in _loads(doc):
+        out += [f"![Pareto figure at load {_pct(load)}](img/{DOCS_FIGURE.format(load=round(load * 100))})", ""]
     for v in _variants(doc):
         loads = [l for l in _loads(doc) if _cells(doc, v["key"], l)]
         header = ["mechanism", *[f"harm % at {_pct(l)}" for l in loads], *[f"bg Mbit/s at {_pct(l)}" for l in loads]]
@@ -265,6 +317,7 @@ def docs_page(doc: dict) -> str:
             rows.append([m, *[_cell_text(cs[l], "harm") for l in loads],
                          *[_cell_text(cs[l], "bg_goodput_mbps") for l in loads]])
         out += [f"### {v['title']}", "", _md_table(header, rows), ""]
+    out += ["## Choices", "", *[f"- {c}" for c in d.get("choices", ())], ""]
     out += ["## Running it", "",
             "```sh",
             "cellshare study --list                              # the studies and their designs",
@@ -277,7 +330,8 @@ def docs_page(doc: dict) -> str:
             "from) and `report/index.html`. This page is regenerated from the committed output with "
             "`cellshare study head-to-head --render-docs`.", ""]
     runs = doc.get("runs") or {}
-    if runs.get("wall_s") and not runs.get("resumed"):
-        out += [f"The committed output took {runs['wall_s'] / 60:.1f} min of wall clock for {runs['total']} runs on a "
-                "2-core machine shared with other work.", ""]
+    if runs.get("run_cpu_s"):
+        out += [f"The {runs['total']} runs of this output need {runs['run_cpu_s'] / 60:.1f} min of CPU time"
+                + (f" ({runs['run_cpu_s_note']})" if runs.get("run_cpu_s_note") else "")
+                + f": about {runs['run_cpu_s'] / 120:.1f} min of wall clock on 2 idle cores.", ""]
     return "\n".join(out).rstrip("\n") + "\n"
