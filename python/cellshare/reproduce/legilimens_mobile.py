@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import AtMost, Assumption, ClaimDef, Context, Order, experiment  # noqa: E402
 from ..api import Result  # noqa: E402
+from .legilimens import ADDITIONS_USED  # noqa: E402
 
 PAPER = "Legilimens [legilimens]"
 
@@ -133,7 +134,7 @@ def _on_seconds() -> list[int]:
 
 
 @experiment("legilimens-mobile", "Legilimens on a 14-minute drive through many cells with hand-offs (Fig. 11)",
-            f"{PAPER} Sec. V-G, Fig. 11", claims=CLAIMS, assumptions=(SPACING, OTHERS))
+            f"{PAPER} Sec. V-G, Fig. 11", claims=CLAIMS, assumptions=(SPACING, OTHERS, ADDITIONS_USED))
 def run_mobile(ctx: Context) -> None:
     spacing = float(ctx.param("site_spacing_m"))
     others = int(ctx.param("others_per_cell"))

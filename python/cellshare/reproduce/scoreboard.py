@@ -193,10 +193,16 @@ def exit_code(board: dict) -> int:
     return 0 if all(c["verdict"] == "holds" for e in board["reproductions"] for c in e["claims"]) else 1
 
 
-def _verdict(c: dict) -> str:
+def _verdict(c: dict, board: Optional[dict] = None, rep: str = "") -> str:
+    """A claim's verdict; for a claim that holds, the additions it needs when an ablation's
+    entry in `board` records them (an observation `needs:<rep>:<claim id>`, legilimens-ablation)."""
     if c["verdict"] == NOT_RUN:
         return "**not run**"
-    v = "holds" if c["verdict"] == "holds" else f"**misses** ({c['side']})"
+    if c["verdict"] != "holds":
+        return f"**misses** ({c['side']})" + guard_text(c.get("guards", []))
+    needs = [o["ours"] for e in (board or {}).get("reproductions", ()) for o in e.get("observations", ())
+             if o["id"] == f"needs:{rep}:{c['id']}"]
+    v = f"holds ({needs[0]})" if needs else "holds"
     return v + guard_text(c.get("guards", []))
 
 
@@ -236,7 +242,7 @@ def scoreboard_markdown(board: dict, strict: bool = True) -> str:
         for c in e["claims"]:
             lines.append(f"| {_cell(c['what'])}{' — ' + _cell(c['detail']) if c['detail'] else ''} | {_paper_loc(c)} | "
                          f"“{_cell(c['quote'])}” | {_cell(c['target']['paper'])} | {_cell(fmt(c['ours']))} | "
-                         f"{_cell(c['target']['tolerance'])} | {_verdict(c)} | {_cell(_cause_text(e['name'], c, board, strict))} |")
+                         f"{_cell(c['target']['tolerance'])} | {_verdict(c, board, e['name'])} | {_cell(_cause_text(e['name'], c, board, strict))} |")
         if e["observations"]:
             lines += ["", "Observations (not counted):", "", "| observation | ours | paper |", "|---|---|---|"]
             for o in e["observations"]:
@@ -340,7 +346,7 @@ def docs_block(board: dict) -> str:
                   "|---|---|---|---|---|---|---|"]
         for c in e["claims"]:
             lines.append(f"| {_cell(c['what'])} | {_paper_loc(c)} | “{_cell(c['quote'])}” | {_cell(c['target']['paper'])} | "
-                         f"{_cell(fmt(c['ours']))} | {_verdict(c)} | {_cell(_cause_text(e['name'], c, board))} |")
+                         f"{_cell(fmt(c['ours']))} | {_verdict(c, board, e['name'])} | {_cell(_cause_text(e['name'], c, board))} |")
         lines += _assumption_lines(e, full_table=False)
         lines.append("")
     lines.append(DOCS_END)

@@ -21,10 +21,23 @@
 //! NORMAL runs Reno-style AIMD, capped at `capacity_cap` (80 %, [Th]) of the estimated
 //! capacity. Table I defaults: λ = 0.5, M = 50 KB, T = 250 ms.
 //!
+//! **Additions and the as-printed controller.** Every rule this implementation adds where
+//! [L] is silent is a named key of the `additions` table ([`LegilimensAdditions`]; the key
+//! is named in each item below), on by default; `as_printed = true` switches them all off
+//! (keys set explicitly still apply), leaving Algorithm 1 and Fig. 6 as printed, with
+//! [Th]'s 80 % cap. Where the paper gives no value at all, as printed takes its text
+//! literally: no back-off cap and no reset of k ("doubles the waiting interval, T"), the
+//! first slot's rate as the initial capacity ("taking the maximum value"), NORMAL from
+//! 1 MSS ("after a timeout"). What is not an addition, because the paper says it or any TCP
+//! needs it: bytes as units, GAP I as the start mode, waits that send nothing, busy acting
+//! on the ACK that shows it, Reno on loss, GAP I after a timeout. The `legilimens-ablation`
+//! reproduction measures each addition. The eBPF program (`bpf/legilimens.bpf.c`)
+//! implements the default rule set only (no `additions` table there).
+//!
 //! Choices where the sources are silent or ambiguous (each is repeated next to its code):
 //! - **Units**: the paper counts packets; this implementation counts **bytes** (slot volume
 //!   in bytes, rate and capacity in bytes per TTI).
-//! - **Initial capacity**: the first evaluated slot initialises the capacity with the larger
+//! - **Initial capacity** (addition `initial_capacity_half_slot`): the first evaluated slot initialises the capacity with the larger
 //!   of its rate (`n / duration`) and half its volume (`n / 2`), and its gap is judged
 //!   against that. [L] infers the capacity from "the amount of data sent per TTI", the
 //!   scheduler being "expected to allocate full capacity for at least one TTI": a slot is one
@@ -36,12 +49,12 @@
 //!   filled the cell). With `n / 2` it is judged busy from its first gap.
 //! - **Start mode**: GAP I — a new flow has no capacity estimate and, being low priority,
 //!   must first find out whether the cell is busy ([L] Fig. 6 has no other entry point).
-//! - **Sender-caused gaps**: Algorithm 1 compares every slot with the previous one, so the
+//! - **Sender-caused gaps** (addition `sender_gap_restart`): Algorithm 1 compares every slot with the previous one, so the
 //!   first ACK after an idle period (e.g. after a GAP wait of 250 ms) would report a
 //!   250-TTI "gap". When an ACK leaves nothing in flight the estimator is
 //!   [`CapacityEstimator::restart`]ed: the open slot is dropped and the next ACK opens a fresh
 //!   slot without a comparison (the capacity estimate is kept).
-//! - **Sender-caused gaps (TSecr)**: a sender that releases one segment whenever its pipe is
+//! - **Sender-caused gaps (TSecr)** (additions `tsecr_sender_gap`, `queued_through_gap`): a sender that releases one segment whenever its pipe is
 //!   empty (the kernel's, during GAP waits; here a NORMAL flow short of data) makes the next
 //!   slot compare with that lone segment's slot, a long "gap". The controller passes each
 //!   ACK's TSecr and a gap whose new data was sent at least `duration − 1` ms after the
@@ -50,14 +63,14 @@
 //!   ACK-clocked sender's send times repeat its delivery gaps one RTT later; with one ACK
 //!   per TTI burst, Linux's receiver, the TSecr test alone hid a competitor taking every
 //!   other TTI).
-//! - **Delayed-ACK tail** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
+//! - **Delayed-ACK tail** (addition `delayed_ack_tail`) (paper silent; [L] Fig. 4 assumes one ACK per packet): the
 //!   receiver ACKs every second segment and holds a lone one for its delayed-ACK timer
 //!   (40 ms), and that ACK's TSval is the time it is *sent*. When an ACK leaves less than
 //!   2 MSS (but something) in flight, a gap after its slot is not counted
 //!   ([`CapacityEstimator::note_flight`]). Without this every GAP burst of an odd number of
 //!   segments ended in a 40-TTI "gap" at ~1/40 of the capacity: an idle cell was judged busy
 //!   after every burst and the lone flow never left GAP I / back-off (≈ 1 Mbit/s of 30).
-//! - **Queue gating in NORMAL**: a gap or a short slot only says something about the cell if
+//! - **Queue gating in NORMAL** (addition `queue_gating`): a gap or a short slot only says something about the cell if
 //!   our data was queued at the eNodeB. In NORMAL (window-capped, so often below one BDP)
 //!   the estimator's verdict is therefore applied only when the newest segment the ACK covers
 //!   waited: its RTT sample minus the minimum RTT is at least [`QUEUE_DELAY_MIN_MS`]; and at
@@ -72,7 +85,7 @@
 //!   0.8·capacity and the estimate (and with it the cap) collapses geometrically, and slow
 //!   start from a small window reads its own idle TTIs as competition. GAP bursts are sent
 //!   back to back and are always evaluated.
-//! - **Delayed-ACK credit** (paper silent; [L] Fig. 4 assumes one ACK per packet): the
+//! - **Delayed-ACK credit** (addition `delayed_ack_credit`) (paper silent; [L] Fig. 4 assumes one ACK per packet): the
 //!   receiver ACKs every second segment, so a TTI that completes fewer than two segments
 //!   leaves no ACK of its own and up to 2 MSS − 1 bytes received during a gap wait unacked.
 //!   After a gap following a slot of at most 2 MSS, the cell is busy only if the slot's
@@ -84,20 +97,20 @@
 //!   other TTI is hidden by the quantum. Outages (CQI 0, no service at all for some TTIs)
 //!   remain indistinguishable from competition by timestamps alone: on Rayleigh-fading
 //!   channels a lone flow sees such false "busy" verdicts.
-//! - **Late delivery**: a gap closed by a slot carrying more than [`LATE_DELIVERY_TTIS`]
+//! - **Late delivery** (addition `late_delivery`): a gap closed by a slot carrying more than [`LATE_DELIVERY_TTIS`]
 //!   TTIs' worth is the receiver's (or the emulator host's) late delivery, not a competitor:
 //!   not busy. A gap's verdict therefore waits for the size of the slot that ends it (one
 //!   slot, about a TTI). The capacity EWMA clips each rate at that factor times the estimate
 //!   (an outlier filter beside [L]'s 1/5 weight). The rule waits for a *measured* capacity
 //!   (one EWMA update); the initial one is a lower bound (see "Initial capacity").
-//! - **Uncounted slots raise, never lower**: a back-to-back slot that is not counted (queue
+//! - **Uncounted slots raise, never lower** (addition `uncounted_raise`): a back-to-back slot that is not counted (queue
 //!   gating, sender gaps) still raises the capacity when its rate exceeds the estimate (a TTI
 //!   delivered that much to us) by at most [`LATE_DELIVERY_TTIS`] (a larger slot is several
 //!   TTIs' bytes delivered at once; fed to a raise-only EWMA such outliers ratchet it up
 //!   without bound on a channel with HARQ retransmissions); otherwise a capped NORMAL sender with a low estimate is
 //!   never queue-backed, never counted, and keeps the low estimate (measured in the eBPF
 //!   program, which paces NORMAL: stuck at a quarter of an idle cell in one run of five).
-//! - **Back-off exponent**: k counts busy verdicts in GAP I (k = 1 for the first), capped at
+//! - **Back-off exponent** (additions `backoff_cap`, `backoff_reset`): k counts busy verdicts in GAP I (k = 1 for the first), capped at
 //!   `max_backoff_exp`; the wait is T·U{1..2^k} ([L]: "doubles the waiting interval").
 //!   Like 802.11's contention window, k resets on *success*: NORMAL held for
 //!   [`BACKOFF_RESET_WAITS`]·T without busyness. Not on passing GAP I: under PF a UE that
@@ -105,7 +118,7 @@
 //!   GAP burst rarely sees a single competitor, and resetting k there kept the back-off at
 //!   its minimum while a foreground flow was active (Legilimens then took ≈ 20 % of the cell
 //!   instead of yielding).
-//! - **NORMAL start window**: `initial_window_bytes` (the constructor's IW) with `ssthresh`
+//! - **NORMAL start window** (addition `normal_start_iw`): `initial_window_bytes` (the constructor's IW) with `ssthresh`
 //!   kept from earlier losses (unset at first) — "like after a timeout" ([L] §III-B) read as
 //!   "restart from a small window and slow-start"; IW rather than 1 MSS because the GAP probes
 //!   have just shown the cell idle.
@@ -201,6 +214,14 @@ pub struct LegilimensConfig {
     /// the GAP ramp (the paper gives no cap; larger caps yield more, recapture later — see
     /// the `legilimens-onoff` reproduction).
     pub max_backoff_exp: u32,
+    /// Switches every addition off (keys set in `additions` still apply): Algorithm 1 and
+    /// the Fig. 6 state machine as [L] prints them, with [Th]'s 80 % cap. Default false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub as_printed: bool,
+    /// The rules added where [L] is silent, one key each; see [`LegilimensAdditions`].
+    /// Default: all on (all off with `as_printed`).
+    #[serde(skip_serializing_if = "LegilimensAdditions::is_unset")]
+    pub additions: LegilimensAdditions,
 }
 
 impl Default for LegilimensConfig {
@@ -212,7 +233,16 @@ impl Default for LegilimensConfig {
             capacity_cap: 0.8,
             variant: LegilimensVariant::Standard,
             max_backoff_exp: 3,
+            as_printed: false,
+            additions: LegilimensAdditions::default(),
         }
+    }
+}
+
+impl LegilimensConfig {
+    /// The additions in force (see [`LegilimensAdditions`]).
+    pub fn addition_set(&self) -> AdditionSet {
+        self.additions.resolve(self.as_printed)
     }
 }
 
@@ -255,6 +285,154 @@ impl CcParams for LegilimensConfig {
             ctx.index,
         ))
     }
+}
+
+/// Declares the additions: the per-key configuration table ([`LegilimensAdditions`], each
+/// key optional so that a key left out takes the preset's value), the resolved set
+/// ([`AdditionSet`]) and the list of names, from one list of documented fields.
+macro_rules! additions {
+    ($( $(#[$doc:meta])* $name:ident, )*) => {
+        /// The rules this implementation adds where [L] is silent, one key each
+        /// (`cc = { kind = "legilimens", additions = { queue_gating = false } }`). A key left
+        /// out takes the preset: on, or off with `as_printed = true`, so `as_printed = true,
+        /// additions = { late_delivery = true }` is the paper's algorithm plus that one rule.
+        /// An unknown key is an error naming it.
+        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct LegilimensAdditions {
+            $(
+                $(#[$doc])*
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub $name: Option<bool>,
+            )*
+        }
+
+        /// Which additions a controller runs (resolved from [`LegilimensAdditions`] and
+        /// `as_printed`); see [`LegilimensAdditions`] for what each one does.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct AdditionSet {
+            $( #[allow(missing_docs)] pub $name: bool, )*
+        }
+
+        impl AdditionSet {
+            /// Every addition on: the default controller.
+            pub const ALL: AdditionSet = AdditionSet { $( $name: true, )* };
+            /// Every addition off: Algorithm 1 and Fig. 6 as printed.
+            pub const NONE: AdditionSet = AdditionSet { $( $name: false, )* };
+            /// The additions' keys, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[ $( stringify!($name), )* ];
+
+            /// The keys of the additions that are on.
+            pub fn names_on(&self) -> Vec<&'static str> {
+                let mut out = Vec::new();
+                $( if self.$name { out.push(stringify!($name)); } )*
+                out
+            }
+        }
+
+        impl LegilimensAdditions {
+            /// The additions in force: each key as set, else on (off when `as_printed`).
+            pub fn resolve(&self, as_printed: bool) -> AdditionSet {
+                AdditionSet { $( $name: self.$name.unwrap_or(!as_printed), )* }
+            }
+
+            /// Whether no key is set.
+            pub fn is_unset(&self) -> bool {
+                true $( && self.$name.is_none() )*
+            }
+        }
+    };
+}
+
+additions! {
+    /// The first evaluated slot initialises the capacity with the larger of its rate
+    /// (`n / duration`) and half its volume (`n / 2`). [L] gives no initial capacity; it
+    /// infers the capacity "by looking at the amount of data sent per TTI and by taking the
+    /// maximum value", so off (as printed) the first slot's rate initialises it. The rate
+    /// alone lets a flow whose first burst already met competition take its share for the
+    /// capacity (measured: 100 background flows started together all reached NORMAL and
+    /// filled the cell); `n / 2` is a lower bound of a TTI's worth (one TTI, or two with a
+    /// batching receiver, Fig. 5(c)) that judges such a flow busy from its first gap.
+    initial_capacity_half_slot,
+    /// When an ACK leaves nothing in flight the estimator is restarted
+    /// ([`CapacityEstimator::restart`]): the next ACK opens a fresh slot without a
+    /// comparison. [L] Algorithm 1 compares every slot with the one before, whatever the
+    /// sender did in between; off (as printed) the first ACK after a GAP wait of 250 ms
+    /// closes a 250-TTI "gap" whose rate (one slot's bytes / 250) is far below λ·capacity,
+    /// and every GAP wait ends with a busy verdict on an idle cell.
+    sender_gap_restart,
+    /// A gap whose new data was sent (TSecr) at least `duration − 1` ms after the previous
+    /// slot's data is the sender's, not counted ([`CapacityEstimator::observe_full`]). [L]
+    /// Fig. 4 speaks of "packets sent together (continuous or same TSecr)" but Algorithm 1
+    /// takes only `(s, t)`; off (as printed) TSecr is not read. Without it the lone segment
+    /// a TCP sender releases into an empty pipe, and a NORMAL flow short of data, make
+    /// long "gaps" that read as competition.
+    tsecr_sender_gap,
+    /// Refines `tsecr_sender_gap`: a gap still counts when the ACK's queueing delay shows the
+    /// data waited at the eNodeB through it (at least `max(duration − 1,`
+    /// [`QUEUE_DELAY_MIN_MS`]`)` ms). Paper silent (its Algorithm 1 has no sender-gap rule to
+    /// refine). An ACK-clocked sender's send times repeat its delivery gaps one RTT later;
+    /// without this, beside a competitor taking every other TTI and a receiver that ACKs once
+    /// per TTI burst, every gap was the "sender's" (measured in `legilimens-sensitivity` at
+    /// M = 25.6 KB: CUBIC 18.7 Mbit/s against 33.7 with it). No effect without
+    /// `tsecr_sender_gap`.
+    queued_through_gap,
+    /// When an ACK leaves less than 2 MSS (but something) in flight, a gap after its slot is
+    /// not counted ([`CapacityEstimator::note_flight`]): the receiver holds a lone segment
+    /// for its delayed-ACK timer (40 ms) and the ACK carries the TSval of when it is sent.
+    /// [L] Fig. 4 assumes one ACK per packet; off (as printed) every GAP burst of an odd
+    /// number of segments ended in a 40-TTI "gap": an idle cell was judged busy after every
+    /// burst and the lone flow never left GAP I / back-off (≈ 1 Mbit/s of 30).
+    delayed_ack_tail,
+    /// After a gap following a slot of at most 2 MSS, the bytes the delayed-ACK receiver may
+    /// hold (up to 2 MSS − 1, at most what the closing ACK acknowledges) are credited to the
+    /// slot before the busy test ([`CapacityEstimator::set_delayed_acks`]). [L] Fig. 4
+    /// assumes one ACK per packet; off (as printed) Algorithm 1's `rate < λ·capacity` is
+    /// applied to the slot's bytes alone, and at ~2.5 segments per TTI every fading dip made
+    /// a lone UE "busy".
+    delayed_ack_credit,
+    /// In NORMAL a slot's verdict counts only when the ACK shows our data queued at the
+    /// eNodeB (RTT sample − min RTT ≥ [`QUEUE_DELAY_MIN_MS`]) and the window is past its
+    /// slow-start ramp (half a BDP in flight, or `cwnd ≥ ssthresh`). [L] evaluates every ACK
+    /// in every mode ("the sender estimates busyness on each ACK"); off (as printed) so does
+    /// this controller. Without it a window-capped sender measures its own 0.8·capacity and
+    /// the estimate (and with it the cap) collapses geometrically, and slow start from a
+    /// small window reads its own idle TTIs as competition.
+    queue_gating,
+    /// A gap closed by a slot carrying more than [`LATE_DELIVERY_TTIS`] TTIs' worth is late
+    /// delivery (receiver batching, HARQ reordering, a host stall), not a competitor: not
+    /// busy, so a gap's verdict waits for the size of the slot that ends it; and the
+    /// capacity EWMA clips each rate at that factor times the estimate. [L] has neither
+    /// (its 1/5-weighted EWMA "to filter outliers" is the only filter); off (as printed) the
+    /// verdict is given when the gap is evaluated (line 12) and the EWMA takes the rate
+    /// unclipped (lines 15, 19). Measured in the emulator's Figure 7 cell: five of eight busy
+    /// verdicts on an idle cell in one traced run were such gaps, and late slots had
+    /// inflated the estimate up to 2.5×.
+    late_delivery,
+    /// A back-to-back slot that is not counted (queue gating, sender gaps) still raises the
+    /// capacity when its rate exceeds the estimate, by at most [`LATE_DELIVERY_TTIS`] times
+    /// it. Paper silent (it counts every slot); off, an uncounted slot changes nothing.
+    /// Without it a capped NORMAL sender with a low estimate is never queue-backed, never
+    /// counted, and keeps the low estimate (measured in the eBPF program: stuck at a
+    /// quarter of an idle cell in one run of five). No effect when every slot counts.
+    uncounted_raise,
+    /// The back-off exponent k resets to 0 once NORMAL has held [`BACKOFF_RESET_WAITS`]·T
+    /// without busyness (as 802.11's contention window resets on success). [L] says only
+    /// that the sender "doubles the waiting interval, T" and names no reset; off (as
+    /// printed) k never resets. Resetting on passing GAP I instead kept the back-off at its
+    /// minimum beside an active foreground (a PF UE idle for T is served alone for tens of
+    /// TTIs, so a GAP burst rarely sees a competitor): Legilimens took ≈ 20 % of the cell.
+    backoff_reset,
+    /// k is capped at `max_backoff_exp` (longest wait T·2^k). [L] gives no cap ("doubles
+    /// the waiting interval, T"); off (as printed) k grows with every busy verdict in GAP I
+    /// (bounded at 62 only by the arithmetic: waits of T·2^62 never end in a run).
+    backoff_cap,
+    /// NORMAL starts from the constructor's initial window (IW) rather than 1 MSS. [L]
+    /// §III-B: "similar to that of loss-based TCP variants after a timeout — the protocol
+    /// starts with a small window"; after a timeout a loss-based TCP's window is 1 MSS
+    /// (RFC 5681's loss window), which off (as printed) is used. IW because the GAP probes
+    /// have just shown the cell idle.
+    normal_start_iw,
 }
 
 /// One TTI slot of the reconstructed schedule: receiver timestamp and bytes acknowledged
@@ -366,12 +544,21 @@ pub struct CapacityEstimator {
     /// Queueing delay (ms, RTT sample − min RTT) of the ACK about to be observed, if the
     /// caller knows it (see [`CapacityEstimator::set_queue_delay_ms`]).
     queue_delay_ms: Option<i32>,
+    /// The estimator's additions in force (`initial_capacity_half_slot`, `late_delivery`,
+    /// `uncounted_raise`; the others are the caller's).
+    add: AdditionSet,
 }
 
 impl CapacityEstimator {
     /// An estimator with busy threshold `lambda` whose first ACK is counted from sequence
-    /// number `base_seq` (the first byte the flow sends).
+    /// number `base_seq` (the first byte the flow sends), with every addition on.
     pub fn new(lambda: f64, base_seq: u64) -> CapacityEstimator {
+        Self::with_additions(lambda, base_seq, AdditionSet::ALL)
+    }
+
+    /// As [`CapacityEstimator::new`], with the additions `add` ([`AdditionSet::NONE`]:
+    /// Algorithm 1 as printed, the first slot's rate initialising the capacity).
+    pub fn with_additions(lambda: f64, base_seq: u64, add: AdditionSet) -> CapacityEstimator {
         CapacityEstimator {
             lambda,
             s0: base_seq,
@@ -381,6 +568,7 @@ impl CapacityEstimator {
             busy: false,
             ack_quantum_mss: None,
             queue_delay_ms: None,
+            add,
         }
     }
 
@@ -564,7 +752,8 @@ impl CapacityEstimator {
             // run: from 9.2 KB per TTI at 7 s to 61 KB at 74 s, six times what a TTI can
             // carry; the cap stopped binding: Legilimens 47.3 Mbit/s over the run and the
             // on/off CUBIC flow 16.7, against 17.6 and 24.2 with this bound).
-            if !gap
+            if self.add.uncounted_raise
+                && !gap
                 && !self.capacity.is_nan()
                 && rate > self.capacity
                 && rate <= LATE_DELIVERY_TTIS * self.capacity
@@ -586,13 +775,24 @@ impl CapacityEstimator {
             // or two with a batching receiver (Fig. 5(c)). Both `n / duration` and `n / 2`
             // are lower bounds of a TTI's worth; the larger one initialises the capacity, and
             // the first gap is judged against it like any other.
-            self.capacity = rate.max(prev.n as f64 / 2.0);
+            // As printed: the first slot's rate ("taking the maximum value").
+            self.capacity = if self.add.initial_capacity_half_slot {
+                rate.max(prev.n as f64 / 2.0)
+            } else {
+                rate
+            };
         }
         if gap {
             // Lines 9–16 (the busy test with the delayed-ACK credit, 0 without delayed ACKs).
-            // The verdict waits for slot[i]'s size (late delivery, `LATE_DELIVERY_TTIS`).
-            fresh.pending_busy =
+            let gap_busy =
                 ((prev.n + credit) as f64 / duration as f64) < self.lambda * self.capacity;
+            if self.add.late_delivery {
+                // The verdict waits for slot[i]'s size (late delivery, `LATE_DELIVERY_TTIS`).
+                fresh.pending_busy = gap_busy;
+            } else {
+                // Line 12: the verdict is given now.
+                self.busy = gap_busy;
+            }
             if rate > self.capacity {
                 self.update_capacity(rate);
             }
@@ -606,7 +806,7 @@ impl CapacityEstimator {
             duration,
             rate,
             gap,
-            busy: resolved,
+            busy: self.busy,
             counted: true,
         })
     }
@@ -617,8 +817,14 @@ impl CapacityEstimator {
     /// loss) is an outlier that would otherwise inflate the estimate by a fifth of several
     /// TTIs (measured in the emulator: up to 2.5× the true estimate), and with it λ·capacity and
     /// the busy verdicts. A genuine rise still passes at up to 10 % per slot.
+    /// Without the `late_delivery` addition the rate is not clipped (as printed).
     fn update_capacity(&mut self, rate: f64) {
-        self.capacity = 0.8 * self.capacity + 0.2 * rate.min(LATE_DELIVERY_TTIS * self.capacity);
+        let rate = if self.add.late_delivery {
+            rate.min(LATE_DELIVERY_TTIS * self.capacity)
+        } else {
+            rate
+        };
+        self.capacity = 0.8 * self.capacity + 0.2 * rate;
         self.measured = true;
     }
 
@@ -637,6 +843,10 @@ impl CapacityEstimator {
 /// the ACK that opens the next slot waited at least this long (ms, RTT sample − min RTT):
 /// one TTI of scheduling granularity plus a real wait of at least one TTI.
 pub const QUEUE_DELAY_MIN_MS: i32 = 2;
+
+/// The back-off exponent's bound without the `backoff_cap` addition: only the arithmetic's
+/// (T·U{1..2^62} is far beyond any run; the wait saturates rather than overflows).
+pub const MAX_BACKOFF_EXP_UNCAPPED: u32 = 62;
 
 /// NORMAL must run this many waits T without busyness before the back-off exponent k
 /// resets (see the module documentation).
@@ -690,6 +900,8 @@ pub struct Legilimens {
     normal_since: Nanos,
     /// Queueing delay of the newest acknowledged segment, ms (RTT sample − min RTT).
     qdelay_ms: i32,
+    /// The additions in force.
+    add: AdditionSet,
     rng: StreamRng,
 }
 
@@ -732,6 +944,7 @@ impl Legilimens {
             min_rtt: 0,
             normal_since: 0,
             qdelay_ms: 0,
+            add: cfg.addition_set(),
             rng: stream_rng(seed, "cc.legilimens", index),
         }
     }
@@ -795,19 +1008,30 @@ impl Legilimens {
                 self.deadline = Some(now + self.wait);
             }
             LegilimensMode::Backoff => {
-                let k = (self.backoff_exp + 1).min(self.cfg.max_backoff_exp);
+                let cap = if self.add.backoff_cap {
+                    self.cfg.max_backoff_exp
+                } else {
+                    MAX_BACKOFF_EXP_UNCAPPED
+                };
+                let k = (self.backoff_exp + 1).min(cap);
                 self.backoff_exp = k;
                 let slots = self.rng.gen_range(1..=(1u64 << k));
                 self.last_backoff_slots = slots;
                 self.burst_left = 0;
-                self.deadline = Some(now + self.wait * slots);
+                self.deadline = Some(now.saturating_add(self.wait.saturating_mul(slots)));
             }
             LegilimensMode::Normal => {
                 // "Like after a timeout": restart from a small window (IW) and slow-start.
                 self.burst_left = 0;
                 self.deadline = None;
                 self.normal_since = now;
-                self.cwnd = self.initial_window.min(self.cwnd_cap());
+                // As printed: 1 MSS, a loss-based TCP's window after a timeout.
+                let start = if self.add.normal_start_iw {
+                    self.initial_window
+                } else {
+                    self.mss
+                };
+                self.cwnd = start.min(self.cwnd_cap());
                 self.ca_acked = 0;
             }
         }
@@ -843,7 +1067,7 @@ impl Legilimens {
     /// BDP (`capacity · min_rtt / 2`) was in flight, or the window is in congestion
     /// avoidance (`cwnd ≥ ssthresh`, set by a loss) — see the module documentation.
     fn queue_backed(&self, prior_in_flight: u64) -> bool {
-        if self.mode != LegilimensMode::Normal {
+        if self.mode != LegilimensMode::Normal || !self.add.queue_gating {
             return true;
         }
         // The half-BDP test keeps a slow start from a small window, whose own idle TTIs
@@ -892,17 +1116,27 @@ impl CongestionControl for Legilimens {
         }
         let count = self.queue_backed(ev.prior_in_flight);
         let lambda = self.lambda;
+        let add = self.add;
         let est = self.est.get_or_insert_with(|| {
-            // The TCP receiver acknowledges every second segment (delayed ACKs).
-            let mut e = CapacityEstimator::new(lambda, ev.ack_seq.saturating_sub(ev.acked_bytes));
-            e.set_delayed_acks(Some(ev.mss.max(1) as u64));
+            let mut e = CapacityEstimator::with_additions(
+                lambda,
+                ev.ack_seq.saturating_sub(ev.acked_bytes),
+                add,
+            );
+            if add.delayed_ack_credit {
+                // The TCP receiver acknowledges every second segment (delayed ACKs).
+                e.set_delayed_acks(Some(ev.mss.max(1) as u64));
+            }
             e
         });
-        est.set_queue_delay_ms(Some(self.qdelay_ms));
-        let sample = est.observe_full(ev.ack_seq, ev.ts_val, Some(ev.ts_ecr), count);
-        est.note_flight(ev.bytes_in_flight, ev.mss.max(1) as u64);
+        est.set_queue_delay_ms(add.queued_through_gap.then_some(self.qdelay_ms));
+        let ecr = add.tsecr_sender_gap.then_some(ev.ts_ecr);
+        let sample = est.observe_full(ev.ack_seq, ev.ts_val, ecr, count);
+        if add.delayed_ack_tail {
+            est.note_flight(ev.bytes_in_flight, ev.mss.max(1) as u64);
+        }
         let mut busy = sample.is_some_and(|s| s.busy);
-        if ev.bytes_in_flight == 0 {
+        if add.sender_gap_restart && ev.bytes_in_flight == 0 {
             // The sender left the link idle: the next ACK's gap is not the scheduler's (and a
             // verdict waiting for the last slot's size is final).
             busy |= est.restart();
@@ -911,7 +1145,8 @@ impl CongestionControl for Legilimens {
             self.on_busy(ev.now);
             return;
         }
-        if self.mode == LegilimensMode::Normal
+        if self.add.backoff_reset
+            && self.mode == LegilimensMode::Normal
             && ev.now >= self.normal_since + BACKOFF_RESET_WAITS * self.wait
         {
             // Success, as in 802.11's contention window: NORMAL held without busyness.
@@ -949,8 +1184,10 @@ impl CongestionControl for Legilimens {
         self.burst_left = self.cfg.burst_bytes;
         self.burst_hold = true;
         self.deadline = None;
-        if let Some(e) = self.est.as_mut() {
-            e.restart();
+        if self.add.sender_gap_restart {
+            if let Some(e) = self.est.as_mut() {
+                e.restart();
+            }
         }
     }
 
@@ -2007,6 +2244,236 @@ mod tests {
         };
         assert_eq!(busy_in_gap_ii(LegilimensVariant::Standard), GapI);
         assert_eq!(busy_in_gap_ii(LegilimensVariant::Passive), Backoff);
+    }
+
+    /// [L] Algorithm 1 transcribed literally (capacity initialised from the first slot's
+    /// rate, the paper giving none): `(busy, capacity)` after each evaluation.
+    fn algorithm1(stream: &[(u64, u32)], lambda: f64) -> Vec<(bool, f64)> {
+        let (mut s0, mut t0, mut cap) = (0u64, None::<u32>, f64::NAN);
+        let (mut slot_t, mut slot_n) = (0u32, 0u64);
+        let mut out = Vec::new();
+        for &(s, t) in stream {
+            match t0 {
+                Some(prev) if t > prev => {
+                    let duration = t - slot_t;
+                    let rate = slot_n as f64 / duration as f64;
+                    if cap.is_nan() {
+                        cap = rate;
+                    }
+                    let busy = if duration > 1 {
+                        let busy = rate < lambda * cap;
+                        if rate > cap {
+                            cap = 0.8 * cap + 0.2 * rate;
+                        }
+                        busy
+                    } else {
+                        cap = 0.8 * cap + 0.2 * rate;
+                        false
+                    };
+                    out.push((busy, cap));
+                    (slot_t, slot_n) = (t, s - s0);
+                }
+                Some(_) => slot_n += s - s0,
+                None => (slot_t, slot_n) = (t, s - s0),
+            }
+            t0 = Some(t);
+            s0 = s;
+        }
+        out
+    }
+
+    #[test]
+    fn as_printed_estimator_is_algorithm_1() {
+        // Alone, then a competitor taking three TTIs in four, then a late (batched) slot of
+        // three TTIs' worth after a gap, then alone with a fading dip: every evaluation's
+        // verdict and capacity equal the transcription's, the verdict given at once.
+        let mut served = vec![C; 30];
+        served.extend(every(40, 4, C));
+        served.extend([0, 0, 3 * C, C, C]);
+        served.extend((0..40).map(|i| if i % 7 == 3 { 3 * MSS } else { C }));
+        let stream = acks(&served, 0, Rx::PerSegment);
+        let want = algorithm1(&stream, 0.5);
+        let mut est = CapacityEstimator::with_additions(0.5, 0, AdditionSet::NONE);
+        let got: Vec<(bool, f64)> = stream
+            .iter()
+            .filter_map(|&(s, t)| {
+                est.observe(s, t)
+                    .map(|x| (x.busy, est.capacity().unwrap()))
+            })
+            .collect();
+        assert_eq!(got, want);
+        assert!(got.iter().filter(|x| x.0).count() >= 10);
+        // With the additions the late slot is not judged busy and clips the EWMA: they differ.
+        let mut est = CapacityEstimator::new(0.5, 0);
+        let with: Vec<(bool, f64)> = stream
+            .iter()
+            .filter_map(|&(s, t)| {
+                est.observe(s, t)
+                    .map(|x| (x.busy, est.capacity().unwrap()))
+            })
+            .collect();
+        assert_ne!(with, want);
+    }
+
+    /// A controller whose capacity is calibrated in GAP I (10 back-to-back slots of C), whose
+    /// flight then drains, and whose next ACK arrives 250 TTIs later (the sender's own gap,
+    /// e.g. a GAP wait): returns its mode after the next slot opens.
+    fn after_sender_gap(cfg: LegilimensConfig) -> LegilimensMode {
+        let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
+        let mut seq = 0;
+        let mut ack = |leg: &mut Legilimens, tti: u32, flight: u64| {
+            seq += C;
+            leg.on_ack(&AckEvent {
+                now: tti as u64 * MS,
+                acked_bytes: C,
+                ack_seq: seq,
+                ts_val: tti,
+                ts_ecr: tti,
+                bytes_in_flight: flight,
+                prior_in_flight: flight + C,
+                mss: MSS as u32,
+                ..Default::default()
+            });
+        };
+        for tti in 100..110 {
+            ack(&mut leg, tti, if tti == 109 { 0 } else { 20 * C });
+        }
+        assert_eq!(leg.mode(), LegilimensMode::GapI);
+        ack(&mut leg, 360, 20 * C);
+        ack(&mut leg, 361, 20 * C);
+        leg.mode()
+    }
+
+    #[test]
+    fn as_printed_counts_a_sender_gap_as_busy() {
+        let printed = LegilimensConfig {
+            as_printed: true,
+            ..LegilimensConfig::default()
+        };
+        // Algorithm 1 compares the slot before the 250-TTI gap with λ·capacity: busy, and
+        // busy in GAP I backs off.
+        assert_eq!(after_sender_gap(printed.clone()), LegilimensMode::Backoff);
+        // The restart addition (alone on the as-printed controller, or in the default set)
+        // drops the idle period: not busy.
+        let restart = LegilimensConfig {
+            additions: LegilimensAdditions {
+                sender_gap_restart: Some(true),
+                ..Default::default()
+            },
+            ..printed
+        };
+        assert_eq!(after_sender_gap(restart), LegilimensMode::GapI);
+        assert_eq!(
+            after_sender_gap(LegilimensConfig::default()),
+            LegilimensMode::GapI
+        );
+        // Switched off alone from the default set, the TSecr rule still sees that the data
+        // after the gap was sent 250 ms later; with both off the gap is busy again.
+        let off = |tsecr: bool| LegilimensConfig {
+            additions: LegilimensAdditions {
+                sender_gap_restart: Some(false),
+                tsecr_sender_gap: Some(tsecr),
+                ..Default::default()
+            },
+            ..LegilimensConfig::default()
+        };
+        assert_eq!(after_sender_gap(off(true)), LegilimensMode::GapI);
+        assert_eq!(after_sender_gap(off(false)), LegilimensMode::Backoff);
+    }
+
+    #[test]
+    fn as_printed_backoff_has_no_cap_and_no_reset() {
+        // Ten busy verdicts in GAP I, then NORMAL held for 3·T without busyness. The default
+        // caps k at max_backoff_exp = 3 and resets it on that success; as printed k keeps
+        // doubling the wait ("doubles the waiting interval, T") and nothing resets it.
+        let backoff = |cfg: LegilimensConfig| {
+            let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
+            let mut ks = Vec::new();
+            for _ in 0..10 {
+                leg.on_busy(0);
+                ks.push(leg.backoff().0);
+                leg.enter(GapI, 0);
+            }
+            leg.enter(Normal, 0);
+            leg.on_ack(&AckEvent {
+                now: 3 * 250 * MS,
+                ts_val: 1,
+                mss: MSS as u32,
+                ..Default::default()
+            });
+            (ks, leg.backoff().0)
+        };
+        assert_eq!(
+            backoff(LegilimensConfig::default()),
+            (vec![1, 2, 3, 3, 3, 3, 3, 3, 3, 3], 0)
+        );
+        assert_eq!(
+            backoff(LegilimensConfig {
+                as_printed: true,
+                ..LegilimensConfig::default()
+            }),
+            ((1..=10).collect(), 10)
+        );
+        // The wait of a huge exponent saturates instead of overflowing.
+        let mut leg = Legilimens::new(
+            &LegilimensConfig {
+                as_printed: true,
+                ..LegilimensConfig::default()
+            },
+            MSS as u32,
+            10 * MSS,
+            1,
+            0,
+        );
+        leg.backoff_exp = MAX_BACKOFF_EXP_UNCAPPED;
+        leg.enter(Backoff, 5 * MS);
+        assert_eq!(leg.backoff().0, MAX_BACKOFF_EXP_UNCAPPED);
+        assert!(leg.poll_timeout().unwrap() > 5 * MS);
+    }
+
+    #[test]
+    fn normal_starts_from_one_mss_without_the_iw_addition() {
+        let first_normal_cwnd = |iw: bool| {
+            let mut sim = Sim::new(LegilimensConfig {
+                additions: LegilimensAdditions {
+                    normal_start_iw: Some(iw),
+                    ..Default::default()
+                },
+                ..LegilimensConfig::default()
+            });
+            for _ in 0..5_000 {
+                sim.run(1, |_| C);
+                if sim.leg.mode() == Normal {
+                    return sim.leg.cwnd();
+                }
+            }
+            panic!("never reached NORMAL");
+        };
+        assert_eq!(first_normal_cwnd(false), MSS);
+        assert_eq!(first_normal_cwnd(true), 10 * MSS);
+    }
+
+    #[test]
+    fn additions_resolve_and_reject_unknown_keys() {
+        let all = LegilimensConfig::default().addition_set();
+        assert_eq!(all, AdditionSet::ALL);
+        assert_eq!(all.names_on().len(), AdditionSet::NAMES.len());
+        let cfg: LegilimensConfig = serde_json::from_str(
+            r#"{"as_printed": true, "additions": {"late_delivery": true}}"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.addition_set().names_on(), vec!["late_delivery"]);
+        let cfg: LegilimensConfig =
+            serde_json::from_str(r#"{"additions": {"queue_gating": false}}"#).unwrap();
+        let set = cfg.addition_set();
+        assert!(!set.queue_gating && set.late_delivery);
+        // Defaults serialize as before (no new keys).
+        let json = serde_json::to_string(&LegilimensConfig::default()).unwrap();
+        assert!(!json.contains("additions") && !json.contains("as_printed"), "{json}");
+        let e = serde_json::from_str::<LegilimensConfig>(r#"{"additions": {"queue_gatin": false}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("queue_gatin") && e.contains("queue_gating"), "{e}");
     }
 
     #[test]
