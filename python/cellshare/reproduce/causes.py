@@ -291,21 +291,19 @@ CAUSES: dict[str, Cause] = {
     f"{_ONOFF}/uses-spare-rayleigh": Cause(
         "not explained",
         "the channel of Fig. 7's real-network run is not given: with Rayleigh fading "
-        "{ours:legilimens-onoff/uses-spare-rayleigh}, {sens:legilimens-onoff/distance_m=150.0/uses-spare-rayleigh}; "
+        "{ours:legilimens-onoff/uses-spare-rayleigh}, {sens:legilimens-onoff/distance_m=300.0/uses-spare-rayleigh}; "
         "without fast fading it holds ({ours:legilimens-onoff/uses-spare}, claim uses-spare). Deep fades, which HARQ "
         "turns into gaps followed by delayed delivery, look to Algorithm 1 like a competitor's TTIs "
         "(docs/legilimens.md, Known limits); no channel tried with fading lets it use the spare capacity"),
-    f"{_FAIR}/jain-2": _fairness("jain-2"),
     f"{_FAIR}/jain-3": _fairness("jain-3"),
-    f"{_FAIR}/jain-4": _fairness("jain-4"),
     f"{_FAIR}/jain-8": Cause(
         "not explained",
-        "as jain-2: {ours:legilimens-fairness/jain-8} with the flows started "
+        "as jain-3: {ours:legilimens-fairness/jain-8} with the flows started "
         "{default:legilimens-fairness/stagger_s} s apart, {sens:legilimens-fairness/stagger_s=20.0/jain-8}, "
         "{sens:legilimens-fairness/max_backoff_exp=10/jain-8}; no parameter tried brings it to the paper's index"),
     f"{_FAIR}/jain-24": Cause(
         "not explained",
-        "as jain-2: {ours:legilimens-fairness/jain-24}; {sens:legilimens-fairness/stagger_s=20.0/jain-24}, "
+        "as jain-3: {ours:legilimens-fairness/jain-24}; {sens:legilimens-fairness/stagger_s=20.0/jain-24}, "
         "{sens:legilimens-fairness/max_backoff_exp=10/jain-24}; no parameter tried brings it to the paper's index"),
     f"{_SENS}/lambda-1-starves-background": Cause(
         "not explained",
