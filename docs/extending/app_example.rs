@@ -9,7 +9,7 @@
 use cellshare_core::{Nanos, MS};
 use serde::{Deserialize, Serialize};
 
-use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, ParamError, RttReport, Rtts, TransportKind};
+use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, MemoryContext, MemoryUse, ParamError, RttReport, Rtts, TransportKind};
 
 /// `flows[i].app = { kind = "heartbeat", ... }`: what a scenario may set (and its checks).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -49,6 +49,12 @@ impl AppSpec for HeartbeatConfig {
     fn build(&self, ctx: &AppContext) -> Heartbeat {
         let interval = (self.interval_ms * MS as f64).round() as Nanos;
         Heartbeat { interval, bytes: self.bytes as u64, stop: ctx.stop, sent_at: 0, next: None, beats: 0, answered: 0, rtts: Rtts::default() }
+    }
+
+    /// For the memory estimate: its state and an RTT record per heartbeat, at most one per
+    /// `interval_ms` over the active seconds (the estimate runs before `validate`).
+    fn memory(&self, ctx: &MemoryContext) -> MemoryUse {
+        MemoryUse::session(ctx.events(1e3 / MemoryContext::positive(self.interval_ms).max(1.0)))
     }
 }
 

@@ -171,7 +171,8 @@ def emulate_cmd(
 
 def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: Path,
                      duration: Optional[float], attempts: int, repeat: int = 1,
-                     stored: Optional[Path] = None, align: bool = True, offset_step_ms: int = 0) -> dict:
+                     stored: Optional[Path] = None, align: bool = True, offset_step_ms: int = 0,
+                     emu_text: Optional[str] = None) -> dict:
     """`repeat` emulator runs of `scenario`, each tried up to `attempts` times while the
     emulator did not keep real time, then the simulator with `sim_text`, once per emulator run
     set up as that run went (`emulate.aligned_simulator_text`: the trace where the emulator's
@@ -181,7 +182,9 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
     there are copied and compared instead of run again. With `offset_step_ms`, run r (from 0)
     reads every trace r·offset_step_ms later on both sides (the scenario it ran is kept as
     `out/scenario-runR.toml`, its offset in `emu*/crosscheck_run.json`): the runs then sample
-    different starts of the trace. Each side's figures are its runs' mean."""
+    different starts of the trace; `emu_text` is then the scenario with absolute trace paths
+    (`emulate.variant_text`), made once by the caller. Each side's figures are its runs'
+    mean."""
     import os
     from .api import run_text
     from .output import write_result
@@ -191,8 +194,8 @@ def _crosscheck_case(sim_text: str, base: str, label: str, scenario: Path, out: 
 
     tries, summaries, sim_texts = [], [], []
     interrupted = None
-    # The scenario with absolute trace paths, to write shifted copies of it anywhere.
-    emu_text = emu.variant_text(scenario.read_text(), scenario.resolve().parent) if offset_step_ms else None
+    if offset_step_ms and emu_text is None:
+        raise ValueError("an --offset-step case needs the scenario with absolute trace paths")
     for rep in range(repeat):
         name = run_name("emu", rep)
         folder = out / name
@@ -309,14 +312,18 @@ def crosscheck_cmd(
             vtext = emu.variant_text(text, base, t, c) if (t or c) else text
             sim_text = with_overrides(emu.simulator_text(vtext), None, duration)
             _core.validate(sim_text, str(base))
+            # What an --offset-step case's emulator runs shift: the scenario with absolute trace
+            # paths (a variant has them already), from the text read once above.
+            emu_text = None
             if offset_step:
                 emu.shifted_text(sim_text, offset_step)  # a scenario without trace channels: refused here
-            cases_in.append((t, c, label, vtext, sim_text))
+                emu_text = vtext if (t or c) else emu.variant_text(text, base)
+            cases_in.append((t, c, label, vtext, sim_text, emu_text))
         if reuse:
             # The user asked to replace OUT's comparison while keeping its emulator runs.
             marker = read_marker(out) if out.is_dir() else None
             if marker is None or marker.get("kind") != "crosscheck" or \
-                    not any((out / lab / "emu" / "summary.json").exists() for _, _, lab, _, _ in cases_in):
+                    not any((out / lab / "emu" / "summary.json").exists() for _, _, lab, _, _, _ in cases_in):
                 raise fail(f"--reuse: no emulator run of an earlier crosscheck in {out} (run the crosscheck without "
                             "--reuse first)")
         else:
@@ -330,7 +337,7 @@ def crosscheck_cmd(
     cases = []
     try:
         with atomic_dir(out, kind="crosscheck", force=force or reuse) as tmp:
-            for t, c, label, vtext, sim_text in cases_in:
+            for t, c, label, vtext, sim_text, emu_text in cases_in:
                 where = tmp / label if label else tmp
                 where.mkdir(parents=True, exist_ok=True)
                 if label:
@@ -340,7 +347,7 @@ def crosscheck_cmd(
                     path = scenario
                 case = _crosscheck_case(sim_text, str(base), label or str(scenario), path, where, duration, attempts,
                                         repeat, stored=(out / label if label else out) if reuse else None, align=align,
-                                        offset_step_ms=offset_step)
+                                        offset_step_ms=offset_step, emu_text=emu_text)
                 case.update({"trace": t.name if t else None, "cc": c})
                 cases.append(case)
                 if case["interrupted"]:

@@ -120,16 +120,28 @@ _LEGACY = {
 _REPORT_FIGURES = ("throughput", "fct_short", "throughput_categories", "queue_delay_cdf", "jain", "video_calls",
                    "streams", "page_loads")
 #: What each kind of output wrote at its top level before markers listed it (markers without
-#: ``entries``): only these count as cellshare's when such an output is replaced. Crosscheck
-#: and reproduce outputs have no fixed names, so everything in an old one counts as the
-#: user's and the folder is never replaced (the safe side: a refusal names what is there).
+#: ``entries``): only these count as cellshare's when such an output is replaced. A run's
+#: are its legacy names and a Parquet file per table of the result contract
+#: (:func:`_known`). Crosscheck and reproduce outputs have no fixed names, so everything in an
+#: old one counts as the user's and the folder is never replaced (the safe side: a refusal
+#: names what is there).
 _KNOWN = {
     "sweep": _LEGACY["sweep"],
-    "run": (*_LEGACY["run"], "handovers.parquet", "video_frames.parquet", "stream_chunks.parquet",
-            "page_loads.parquet"),
+    "run": _LEGACY["run"],
     "report": ("index.html", *(f"{f}.{ext}" for f in _REPORT_FIGURES for ext in ("png", "pdf"))),
     "emulate": ("summary.json", "scenario.toml", "flows", "commands", "emu.pcap", "report"),
 }
+
+
+def _known(kind: str) -> set[str]:
+    """The names an output of `kind` wrote before markers listed them (:data:`_KNOWN`); a
+    run's include every table of the result contract (``_core.result_contract()``, read
+    here without pyarrow)."""
+    names = set(_KNOWN.get(kind, ()))
+    if kind == "run":
+        from . import _core
+        names.update(f"{t['name']}.parquet" for t in json.loads(_core.result_contract())["tables"])
+    return names
 #: The temporary files of a sweep's dataset (sweeps._atomic_file: ``.runs.parquet.<pid>.tmp``).
 _DATASET_TMP = re.compile(r"^\.(runs|flows)\.parquet\.\d+\.tmp$")
 #: Largest marker read (a listing of thousands of top-level entries fits).
@@ -177,7 +189,7 @@ def foreign_entries(folder: Path, marker: dict) -> list[str]:
     if isinstance(listed, list) and all(isinstance(e, str) for e in listed):
         mine = set(listed)
     else:
-        mine = set(_KNOWN.get(marker.get("kind", ""), ()))
+        mine = _known(marker.get("kind", ""))
     try:
         entries = sorted(os.listdir(folder))
     except OSError:

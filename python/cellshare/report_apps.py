@@ -13,10 +13,21 @@ from .report_common import (ARROW, ReportPage, bounded, cast, check_columns, mea
                             table_of_text, unexpected)
 
 
-def _tables(rep: ReportPage, name: str, columns: dict[str, str]) -> list[tuple[dict, dict]]:
-    """(run, table as a dict of columns) of every run that wrote table `name`; `columns`
-    (name -> kind, as :func:`cellshare.report_common.check_columns`) must be there, each read as
-    one type (nulls as None). A table without rows gives empty columns."""
+def _kinds(name: str, names: tuple[str, ...]) -> dict[str, str]:
+    """Columns `names` of table `name` with the kind each is read as
+    (:func:`cellshare.report_common.check_columns`), from its Arrow type in the result
+    contract: ``text`` for a string, ``boolean`` for a bool, ``number`` for the rest."""
+    from .api import TABLE_DEFS
+
+    types = {c["name"]: c["type"] for c in TABLE_DEFS[name]["columns"]}
+    return {c: {"string": "text", "bool": "boolean"}.get(types[c], "number") for c in names}
+
+
+def _tables(rep: ReportPage, name: str, names: tuple[str, ...]) -> list[tuple[dict, dict]]:
+    """(run, table as a dict of columns) of every run that wrote table `name`; its columns
+    `names` must be there, each read as one type (:func:`_kinds`; nulls as None). A table
+    without rows gives empty columns."""
+    columns = _kinds(name, names)
     out = []
     for r in rep.d.runs:
         p = rep.d.run_dirs[r["run_id"]] / f"{name}.parquet"
@@ -54,8 +65,7 @@ def video_calls(rep: ReportPage) -> None:
     import numpy as np
 
 
-    runs = _tables(rep, "video_frames", {"name": "text", "t_s": "number", "target_kbps": "number",
-                                          "status": "text", "delay_ms": "number"})
+    runs = _tables(rep, "video_frames", ("name", "t_s", "target_kbps", "status", "delay_ms"))
     if not runs:
         return
     if not any(t["name"] for _, t in runs):
@@ -106,7 +116,7 @@ def streams(rep: ReportPage) -> None:
     """QoE (MPC paper, Eq. 5) and its parts per scheme, and each scheme's first stream's chunk
     bitrate over time."""
 
-    runs = _tables(rep, "stream_chunks", {"name": "text", "request_t_s": "number", "bitrate_kbps": "number"})
+    runs = _tables(rep, "stream_chunks", ("name", "request_t_s", "bitrate_kbps"))
     if not runs:
         return
     if not any(t["name"] for _, t in runs):
@@ -160,7 +170,7 @@ def web(rep: ReportPage) -> None:
     import numpy as np
 
 
-    runs = _tables(rep, "page_loads", {"load_time_s": "number"})
+    runs = _tables(rep, "page_loads", ("load_time_s",))
     if not runs:
         return
     if not any(t["load_time_s"] for _, t in runs):

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ping::RequestResponse;
-use crate::{AppContext, AppSpec, LegSpec, ParamError, TransportKind};
+use crate::{AppContext, AppSpec, LegSpec, MemoryContext, MemoryUse, ParamError, TransportKind};
 
 /// `flows[i].app = { kind = "game", ... }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -45,5 +45,9 @@ impl AppSpec for GameConfig {
     }
     fn build(&self, ctx: &AppContext) -> RequestResponse {
         RequestResponse::new(Self::KIND, self.interval_ms, self.request_bytes, self.response_bytes, ctx)
+    }
+    /// A request every `interval_ms` over the active seconds.
+    fn memory(&self, ctx: &MemoryContext) -> MemoryUse {
+        crate::ping::memory(self.interval_ms, ctx)
     }
 }

@@ -25,10 +25,12 @@
 //! side), which is what lets it keep one per-event record (a request, a frame, a chunk, a
 //! page) from the sender's decision to the receiver's outcome.
 //!
-//! An app's configuration implements [`AppSpec`] (its `kind`, legs, checks, the transport
-//! it needs) and is one line of the [`registry`]: that line makes it a variant of
-//! [`AppConfig`] (`app = { kind = "..." }` in a `[[flows]]` entry), of the running
-//! [`Session`] and of the [`Report`]. docs/extending/app.md walks through a complete one.
+//! An app is its file and one line of the registry in this file (the macro is in
+//! `registry.rs`): the line declares the file's module, and makes the app's configuration,
+//! which implements [`AppSpec`] (its `kind`, legs, checks, the transport it needs, its
+//! memory estimate), a variant of [`AppConfig`] (`app = { kind = "..." }` in a `[[flows]]`
+//! entry), its running app a variant of [`Session`] and its report a variant of [`Report`].
+//! docs/extending/app.md walks through a complete one.
 //!
 //! Per-packet hooks allocate nothing: actions go into a buffer the engine reuses; records
 //! grow by one entry per request, frame, chunk or page.
@@ -38,22 +40,43 @@
 #![warn(missing_docs)]
 
 pub mod abr;
-pub mod game;
 pub mod gcc;
 pub mod http;
-pub mod ping;
+pub mod memory;
 pub mod qoe;
-pub mod registry;
-pub mod stream;
-pub mod video_call;
-pub mod voip;
-pub mod web;
+#[macro_use]
+mod registry;
 
-/// The worked example of docs/extending/app.md (`heartbeat`), registered only with the
-/// `example-app` feature (the simulator's tests turn it on).
-#[cfg(feature = "example-app")]
-#[path = "../../../docs/extending/app_example.rs"]
-pub mod heartbeat;
+// The apps, one line each: the variant's doc comment (the `kind`'s description in the
+// scenario reference) and `Variant(module::ConfigType)`, where `module` is the app's file
+// (`src/<module>.rs`, declared by the line) and `ConfigType` implements [`AppSpec`]. The
+// variant's name in snake case is the `kind` a scenario writes. See `registry.rs`.
+registry! {
+    /// A messenger-like ping over the flow's TCP transport.
+    Ping(ping::PingConfig),
+    /// A game-like flow of small frequent messages over the flow's TCP transport.
+    Game(game::GameConfig),
+    /// VoIP-like: the flow's `cbr` (UDP) transport carries the voice datagrams, each echoed.
+    Voip(voip::VoipConfig),
+    /// A real-time video call over UDP (`transport = { kind = "udp" }`) whose rate follows
+    /// Google Congestion Control; legs `<name>` (media) and `<name>.feedback`. Per-frame
+    /// results: the `video_frames` table. See docs/apps.md.
+    VideoCall(video_call::VideoCallConfig),
+    /// Adaptive video streaming over the flow's TCP transport with an ABR algorithm (BB,
+    /// FESTIVE, BOLA, robustMPC); legs `<name>` (chunks) and `<name>.request`. Per-chunk
+    /// results: the `stream_chunks` table. Downlink only.
+    Stream(stream::StreamConfig),
+    /// Web page loads over `connections` persistent TCP connections; legs `<name>`,
+    /// `<name>.request`, `<name>.c1`, `<name>.c1.request`, …. Per-page results: the
+    /// `page_loads` table. Downlink only.
+    Web(web::WebConfig),
+    /// A heartbeat: a small request every `interval_ms`, answered by the server; the worked
+    /// example of docs/extending/app.md, compiled from that page's file and registered only
+    /// with the `example-app` feature (the simulator's tests turn it on).
+    #[cfg(feature = "example-app")]
+    #[path = "../../../docs/extending/app_example.rs"]
+    Heartbeat(heartbeat::HeartbeatConfig),
+}
 
 use std::fmt::Debug;
 
@@ -63,7 +86,7 @@ use serde::Serialize;
 
 pub use game::GameConfig;
 pub use ping::{PingConfig, RequestResponse};
-pub use registry::{AppConfig, Report, Session};
+pub use memory::{MemoryContext, MemoryUse};
 pub use stream::{Stream, StreamConfig, StreamReport};
 pub use video_call::{VideoCall, VideoCallConfig, VideoCallReport};
 pub use voip::{Voip, VoipConfig};
@@ -213,7 +236,7 @@ pub trait App {
     fn report(&self, end: Nanos, legs: &[LegCounts]) -> Self::Report;
 }
 
-/// An app's configuration: one variant of [`AppConfig`] (one line of the [`registry`]).
+/// An app's configuration: one variant of [`AppConfig`] (one line of the registry).
 /// The simulator checks the flow entry against it and builds the app from it.
 pub trait AppSpec {
     /// The running app.
@@ -233,6 +256,12 @@ pub trait AppSpec {
     fn legs(&self) -> Vec<LegSpec>;
     /// The app for one UE of the flow entry.
     fn build(&self, ctx: &AppContext) -> Self::App;
+    /// What one session holds, for the memory estimate before a run (see [`memory`]): by
+    /// default its state only ([`MemoryUse::SESSION`]); an app keeping per-event records
+    /// says how many it keeps over `ctx.active_s`.
+    fn memory(&self, _ctx: &MemoryContext) -> MemoryUse {
+        MemoryUse::SESSION
+    }
 }
 
 /// The transport a flow entry with an app must declare (`transport.kind`).

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 use cellshare_core::{Nanos, MS};
 use serde::{Deserialize, Serialize};
 
-use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, ParamError, RttReport, Rtts, TransportKind};
+use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, MemoryContext, MemoryUse, ParamError, RttReport, Rtts, TransportKind};
 
 /// `flows[i].app = { kind = "ping", ... }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -58,6 +58,16 @@ impl AppSpec for PingConfig {
     fn build(&self, ctx: &AppContext) -> RequestResponse {
         RequestResponse::new(Self::KIND, self.interval_ms, self.request_bytes, self.response_bytes, ctx)
     }
+    /// A request every `interval_ms` over the active seconds.
+    fn memory(&self, ctx: &MemoryContext) -> MemoryUse {
+        crate::ping::memory(self.interval_ms, ctx)
+    }
+}
+
+/// A request/response app's records: a request every `interval_ms` (at least 0.1 ms) over
+/// the active seconds.
+pub(crate) fn memory(interval_ms: f64, ctx: &MemoryContext) -> MemoryUse {
+    MemoryUse::requests(ctx.events(1e3 / MemoryContext::positive(interval_ms).max(0.1)))
 }
 
 /// Checks a request/response app's parameters.

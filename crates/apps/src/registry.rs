@@ -1,45 +1,61 @@
-//! The registry of apps: one line per app makes its configuration a variant of
-//! [`AppConfig`] (selected by `kind`, the variant's name in snake case), its running state a
-//! variant of [`Session`] and its measurements a variant of [`Report`]. The engine knows
-//! apps only through these three enums (it dispatches over them, no trait objects).
+//! The registry of apps: one line per app (in `lib.rs`) declares the app's module and makes
+//! its configuration a variant of [`AppConfig`](crate::AppConfig) (selected by `kind`, the variant's name in
+//! snake case), its running state a variant of [`Session`](crate::Session) and its measurements a variant of
+//! [`Report`](crate::Report). The engine knows apps only through these three enums (it dispatches over them,
+//! no trait objects).
 //!
 //! A line is the variant's doc comment (it is the `kind`'s description in the scenario
-//! reference) and `Variant(ConfigType),` where `ConfigType` implements [`AppSpec`].
+//! reference) and `Variant(module::ConfigType),`, where `module` is the app's file
+//! (`src/<module>.rs`) and `ConfigType` implements [`AppSpec`](crate::AppSpec); optionally behind a
+//! `#[cfg(...)]` and with a `#[path = "..."]` for a file kept elsewhere:
+//!
+//! ```text
+//! /// A messenger-like ping over the flow's TCP transport.
+//! Ping(ping::PingConfig),
+//! ```
 
-use cellshare_core::Nanos;
-use serde::{Deserialize, Serialize};
-
-use crate::{App, AppContext, AppReport, AppSpec, Datagram, Io, LegCounts, LegSpec, ParamError, RttReport, TransportKind};
-
-/// Declares the apps: see the module documentation.
+/// Declares the apps' modules, [`AppConfig`](crate::AppConfig), [`Session`](crate::Session)
+/// and [`Report`](crate::Report) (invoked once, in `lib.rs`, so that each `module` is the
+/// file `src/module.rs`): see the module documentation.
 macro_rules! registry {
-    ($( $(#[doc = $doc:literal])* $(#[cfg($cfg:meta)])? $variant:ident($config:ty), )*) => {
+    ($(
+        $(#[doc = $doc:literal])*
+        $(#[cfg($cfg:meta)])?
+        $(#[path = $path:literal])?
+        $variant:ident($module:ident :: $params:ident),
+    )*) => {
+        $(
+            $(#[cfg($cfg)])?
+            $(#[path = $path])?
+            pub mod $module;
+        )*
+
         /// `flows[i].app`: an application (`kind` selects it): an interactive request/response
         /// app (ping, game, voip) or a video call, an adaptive stream or web page loads.
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
         #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
         #[non_exhaustive]
         pub enum AppConfig {
-            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $variant($config), )*
+            $( $(#[doc = $doc])* $(#[cfg($cfg)])? $variant($module::$params), )*
         }
 
         /// A running app of any kind.
         #[derive(Debug)]
         pub enum Session {
-            $( $(#[cfg($cfg)])? #[allow(missing_docs)] $variant(Box<<$config as AppSpec>::App>), )*
+            $( $(#[cfg($cfg)])? #[allow(missing_docs)] $variant(Box<<$module::$params as AppSpec>::App>), )*
         }
 
         /// What an app measured.
-        #[derive(Clone, Debug, Serialize)]
+        #[derive(Clone, Debug, serde::Serialize)]
         #[serde(untagged)]
         pub enum Report {
-            $( $(#[cfg($cfg)])? #[allow(missing_docs)] $variant(<<$config as AppSpec>::App as App>::Report), )*
+            $( $(#[cfg($cfg)])? #[allow(missing_docs)] $variant(<<$module::$params as AppSpec>::App as App>::Report), )*
         }
 
         impl AppConfig {
             /// The app's `kind`.
             pub fn kind(&self) -> &'static str {
-                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$config as AppSpec>::KIND, )* }
+                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$module::$params as AppSpec>::KIND, )* }
             }
             /// See [`AppSpec::legs`].
             pub fn legs(&self) -> Vec<LegSpec> {
@@ -51,15 +67,19 @@ macro_rules! registry {
             }
             /// See [`AppSpec::TRANSPORT`].
             pub fn transport(&self) -> TransportKind {
-                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$config as AppSpec>::TRANSPORT, )* }
+                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$module::$params as AppSpec>::TRANSPORT, )* }
             }
             /// See [`AppSpec::DOWNLINK_ONLY`].
             pub fn downlink_only(&self) -> bool {
-                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$config as AppSpec>::DOWNLINK_ONLY, )* }
+                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$module::$params as AppSpec>::DOWNLINK_ONLY, )* }
             }
             /// See [`AppSpec::NEEDS_UPLINK`].
             pub fn needs_uplink(&self) -> bool {
-                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$config as AppSpec>::NEEDS_UPLINK, )* }
+                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(_) => <$module::$params as AppSpec>::NEEDS_UPLINK, )* }
+            }
+            /// See [`AppSpec::memory`].
+            pub fn memory(&self, ctx: &MemoryContext) -> MemoryUse {
+                match self { $( $(#[cfg($cfg)])? AppConfig::$variant(c) => c.memory(ctx), )* }
             }
             /// The running app (see [`AppSpec::build`]).
             pub fn build(&self, ctx: &AppContext) -> Session {
@@ -105,7 +125,7 @@ macro_rules! registry {
         impl Report {
             /// See [`AppReport::TABLE`].
             pub fn table(&self) -> &'static str {
-                match self { $( $(#[cfg($cfg)])? Report::$variant(r) => table_of(r), )* }
+                match self { $( $(#[cfg($cfg)])? Report::$variant(r) => $crate::registry::table_of(r), )* }
             }
             /// See [`AppReport::flow_record`].
             pub fn flow_record(&self) -> Option<&RttReport> {
@@ -115,31 +135,6 @@ macro_rules! registry {
     };
 }
 
-fn table_of<R: AppReport>(_: &R) -> &'static str {
+pub(crate) fn table_of<R: crate::AppReport>(_: &R) -> &'static str {
     R::TABLE
-}
-
-registry! {
-    /// A messenger-like ping over the flow's TCP transport.
-    Ping(crate::ping::PingConfig),
-    /// A game-like flow of small frequent messages over the flow's TCP transport.
-    Game(crate::game::GameConfig),
-    /// VoIP-like: the flow's `cbr` (UDP) transport carries the voice datagrams, each echoed.
-    Voip(crate::voip::VoipConfig),
-    /// A real-time video call over UDP (`transport = { kind = "udp" }`) whose rate follows
-    /// Google Congestion Control; legs `<name>` (media) and `<name>.feedback`. Per-frame
-    /// results: the `video_frames` table. See docs/apps.md.
-    VideoCall(crate::video_call::VideoCallConfig),
-    /// Adaptive video streaming over the flow's TCP transport with an ABR algorithm (BB,
-    /// FESTIVE, BOLA, robustMPC); legs `<name>` (chunks) and `<name>.request`. Per-chunk
-    /// results: the `stream_chunks` table. Downlink only.
-    Stream(crate::stream::StreamConfig),
-    /// Web page loads over `connections` persistent TCP connections; legs `<name>`,
-    /// `<name>.request`, `<name>.c1`, `<name>.c1.request`, …. Per-page results: the
-    /// `page_loads` table. Downlink only.
-    Web(crate::web::WebConfig),
-    /// A heartbeat: a small request every `interval_ms`, answered by the server; the worked
-    /// example of docs/extending/app.md (built with the `example-app` feature only).
-    #[cfg(feature = "example-app")]
-    Heartbeat(crate::heartbeat::HeartbeatConfig),
 }

@@ -534,6 +534,10 @@ impl crate::AppSpec for StreamConfig {
     fn build(&self, _ctx: &crate::AppContext) -> Stream {
         Stream::new(self)
     }
+    /// A record per chunk of the video.
+    fn memory(&self, _ctx: &crate::MemoryContext) -> crate::MemoryUse {
+        crate::MemoryUse::session(self.chunks as u64)
+    }
 }
 
 impl crate::AppReport for StreamReport {

@@ -694,6 +694,10 @@ impl crate::AppSpec for VideoCallConfig {
     fn build(&self, _ctx: &crate::AppContext) -> VideoCall {
         VideoCall::new(self)
     }
+    /// A record per frame, `fps` a second over the active seconds.
+    fn memory(&self, ctx: &crate::MemoryContext) -> crate::MemoryUse {
+        crate::MemoryUse::session(ctx.events(self.fps))
+    }
 }
 
 impl crate::AppReport for VideoCallReport {

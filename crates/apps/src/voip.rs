@@ -9,7 +9,7 @@
 use cellshare_core::Nanos;
 use serde::{Deserialize, Serialize};
 
-use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, ParamError, RttReport, Rtts, TransportKind};
+use crate::{App, AppContext, AppSpec, Datagram, Io, LegCounts, LegName, LegSpec, MemoryContext, MemoryUse, ParamError, RttReport, Rtts, TransportKind};
 
 /// `flows[i].app = { kind = "voip", ... }`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -44,6 +44,10 @@ impl AppSpec for VoipConfig {
     }
     fn build(&self, _ctx: &AppContext) -> Voip {
         Voip { echo_bytes: self.response_bytes, rtts: Rtts::default() }
+    }
+    /// A request per datagram the flow's `cbr` transport sends over the active seconds.
+    fn memory(&self, ctx: &MemoryContext) -> MemoryUse {
+        MemoryUse::requests(ctx.events(ctx.datagrams_per_s))
     }
 }
 

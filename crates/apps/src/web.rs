@@ -510,6 +510,23 @@ impl crate::AppSpec for WebConfig {
     fn build(&self, ctx: &crate::AppContext) -> Web {
         Web::new(self, ctx.seed, ctx.index)
     }
+    /// The page's object sizes, held for the session (the model's mean count of objects, of
+    /// which at most 53 are held), and a record per page: as many as fit in the active
+    /// seconds when each takes its rounds of requests over the connections at the path's
+    /// smallest RTT, the reading time and the parsing time (at most `pages`, 0 for no
+    /// bound).
+    fn memory(&self, ctx: &crate::MemoryContext) -> crate::MemoryUse {
+        use crate::MemoryContext as M;
+        let (objects, held) = match self.page {
+            PageModel::Fixed { objects, .. } => (objects as f64, objects as u64),
+            PageModel::Ngmn {} => (5.64, 53),
+        };
+        let rounds = 1.0 + (objects / self.connections.max(1) as f64).ceil();
+        let page_s = rounds * ctx.rtt_min_s + M::positive(self.reading_s) + M::positive(self.parsing_ms) / 1e3;
+        let pages = (ctx.active_s / page_s).ceil() as u64 + 1;
+        let records = if self.pages == 0 { pages } else { pages.min(self.pages as u64) };
+        crate::MemoryUse { state: crate::memory::SESSION_BYTES + held * 8, ..crate::MemoryUse::session(records) }
+    }
 }
 
 impl crate::AppReport for WebReport {

@@ -67,10 +67,10 @@ fn validate(
     classes: Option<Py<PyDict>>,
 ) -> PyResult<()> {
     let lim = limits(max_ues, max_flows, max_memory_mb);
-    let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
+    let sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
     let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
-    Simulation::check_inputs(&sc, &traces, &positions, &lim).map_err(to_py)?;
+    Simulation::check_inputs(&sc, &traces, &positions).map_err(to_py)?;
     let factory = plugins::PyFactory::new(base_dir, classes);
     cellshare_sim::validate::check_external(&sc, Some(&factory)).map_err(to_py)?;
     Ok(())
@@ -267,17 +267,19 @@ impl Sim {
         let rss = Rss::new();
         let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
-        let sc = Scenario::from_toml_str_with_limits(text, &lim).map_err(to_py)?;
+        // Parsed and checked once: `from_valid` takes the checked scenario as it is.
+        let sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
         let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
         let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
-        let inner = Simulation::with_plugins(&sc, &traces, &positions, &lim, Some(factory.clone())).map_err(to_py)?;
+        let guard = MemoryGuard::new(&sc, &lim, rss_before);
+        let inner = Simulation::from_valid(sc, &traces, &positions, Some(factory.clone())).map_err(to_py)?;
         let failure = factory.failure();
         if let Some(e) = failure.error() {
             // A controller's `__init__` raised while the flows were built.
             return Err(e);
         }
         let plugins = factory.used().then_some(failure);
-        Ok(Self { inner: Some(inner), spool: Spool::new(), guard: MemoryGuard::new(&sc, &lim, rss_before), rss, plugins })
+        Ok(Self { inner: Some(inner), spool: Spool::new(), guard, rss, plugins })
     }
 
     /// Advances to simulated time `until_s` seconds (or the end), releasing the GIL; trace

@@ -36,6 +36,7 @@ pub use engine::Simulation;
 pub use limits::Limits;
 pub use results::{RunResult, TraceDrain};
 pub use scenario::{Scenario, ScenarioError};
+pub use validate::ValidScenario;
 
 #[cfg(test)]
 mod tests;

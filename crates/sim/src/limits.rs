@@ -12,12 +12,11 @@
 //! with what ending the run adds, passes the memory limit (the caller reads the resident
 //! memory: this crate does no I/O).
 
-use cellshare_apps::web::PageModel;
-use cellshare_apps::{GameConfig, PingConfig};
+use cellshare_apps::MemoryContext;
 
 use cellshare_core::ScenarioError;
 
-use crate::apps::{AppConfig, AppConfigExt};
+use crate::apps::AppConfigExt;
 use crate::scenario::{FlowConfig, Scenario, UeSelector};
 use crate::transport::TransportConfig;
 
@@ -74,8 +73,6 @@ const SPOOL_FLOW_ROW_BYTES: u64 = 50;
 const SPOOL_UE_ROW_BYTES: u64 = 20;
 /// A spool chunk's index entry (16 bytes, with its vector's slack).
 const SPOOL_CHUNK_BYTES: u64 = 32;
-/// An app session (video call, stream, web page loads): its state and legs' bookkeeping.
-const SESSION_BYTES: u64 = 4 << 10;
 /// One per-event record of an app (a request's RTT, a frame, a chunk, a page) while the run
 /// goes, and when it ends (its copy in the results, their JSON and the Python lists:
 /// `requests`, `video_frames`, `stream_chunks` and `page_loads` go through JSON).
@@ -155,11 +152,7 @@ pub fn flow_count(sc: &Scenario) -> u64 {
 /// `x` if it is a finite positive number (up to 10^12), else 0: the estimate runs before the
 /// flows' values are range-checked, and an invalid one is left to that check's message.
 fn pos(x: f64) -> f64 {
-    if x.is_finite() && x > 0.0 {
-        x.min(1e12)
-    } else {
-        0.0
-    }
+    MemoryContext::positive(x)
 }
 
 /// `n` events at `per_s` a second over `secs` seconds, plus one (as a count).
@@ -229,54 +222,25 @@ pub fn estimate(sc: &Scenario) -> MemoryEstimate {
         }
     }
 
-    // App sessions and records, per entry (times the UEs it names).
-    let (mut sessions, mut session_bytes, mut records, mut reserved) = (0u64, 0u64, 0u64, 0u64);
+    // App sessions and records, per entry (times the UEs it names), as each app estimates
+    // one session (`AppSpec::memory`).
+    let (mut session_bytes, mut records, mut reserved) = (0u64, 0u64, 0u64);
     let rtt_min_s = ((2.0 * (pos(w.remote_delay_ms) + pos(w.backhaul_delay_ms))) / 1e3).max(1e-3);
     for f in &sc.flows {
         let Some(app) = &f.app else { continue };
         let n = entry_targets(f, ues);
         let start = pos(f.start_s);
         let active = (f.stop_s.map_or(dur, |s| pos(s).min(dur)) - start).max(0.0);
-        let per_ue = match app {
-            AppConfig::Ping(PingConfig { interval_ms, .. }) | AppConfig::Game(GameConfig { interval_ms, .. }) => {
-                let k = events(1e3 / pos(*interval_ms).max(0.1), active);
-                add(&mut reserved, mul(n, k.min(1 << 20) * 24));
-                k
-            }
-            AppConfig::Voip(_) => {
-                let per_s = match &f.transport {
-                    TransportConfig::Cbr { rate_mbps, packet_bytes } => {
-                        pos(*rate_mbps) * 1e6 / ((*packet_bytes as f64 + 28.0) * 8.0)
-                    }
-                    _ => 0.0,
-                };
-                let k = events(per_s, active);
-                add(&mut reserved, mul(n, k.min(1 << 20) * 24));
-                k
-            }
-            AppConfig::VideoCall(c) => events(c.fps, active),
-            AppConfig::Stream(c) => c.chunks as u64,
-            AppConfig::Web(c) => {
-                let (objects, held) = match c.page {
-                    PageModel::Fixed { objects, .. } => (objects as f64, objects as u64),
-                    // The model's mean count; at most 53 are held.
-                    PageModel::Ngmn {} => (5.64, 53),
-                };
-                add(&mut session_bytes, mul(n, held * 8));
-                let rounds = 1.0 + (objects / c.connections.max(1) as f64).ceil();
-                let page_s = rounds * rtt_min_s + pos(c.reading_s) + pos(c.parsing_ms) / 1e3;
-                let pages = (active / page_s).ceil() as u64 + 1;
-                if c.pages == 0 { pages } else { pages.min(c.pages as u64) }
-            }
-            // An app without an estimate here: its session only.
-            _ => 0,
+        // What the flow's constant-rate transport sends (a VoIP app's voice datagrams).
+        let datagrams_per_s = match &f.transport {
+            TransportConfig::Cbr { rate_mbps, packet_bytes } => pos(*rate_mbps) * 1e6 / ((*packet_bytes as f64 + 28.0) * 8.0),
+            _ => 0.0,
         };
-        if !matches!(app, AppConfig::Ping(_) | AppConfig::Game(_) | AppConfig::Voip(_)) {
-            sessions = sessions.saturating_add(n);
-        }
-        add(&mut records, mul(n, per_ue));
+        let m = app.memory(&MemoryContext { active_s: active, rtt_min_s, datagrams_per_s });
+        add(&mut session_bytes, mul(n, m.state));
+        add(&mut reserved, mul(n, m.reserved));
+        add(&mut records, mul(n, m.records));
     }
-    add(&mut session_bytes, mul(sessions, SESSION_BYTES));
 
     // Workload arrivals (randomized: its own rates; at most three flows at once per class).
     let mut arrivals = 0u64;
@@ -629,17 +593,19 @@ mod tests {
     #[test]
     fn checking_inputs_finds_what_building_finds() {
         use crate::{PositionTraces, Simulation, TraceSet};
-        let ok = Scenario::from_toml_str(&web(20, 4, 10, 5.0)).unwrap();
-        assert!(Simulation::check_inputs(&ok, &TraceSet::new(), &PositionTraces::new(), &Limits::default()).is_ok());
+        let ok = Scenario::parse_checked(&web(20, 4, 10, 5.0), &Limits::default()).unwrap();
+        assert!(Simulation::check_inputs(&ok, &TraceSet::new(), &PositionTraces::new()).is_ok());
         for text in [
             "[[ues]]\ncount = 2\nchannel = { kind = \"trace\", file = \"missing.down\" }\n",
             "[[ues]]\ncount = 2\nchannel = { kind = \"fixed\", rate_mbps = 5 }\nuplink = { channel = { kind = \"trace\", file = \"up\" } }\n",
             "[[ues]]\ncount = 2\nchannel = { kind = \"radio\", distance_m = 100000 }\n[workload]\n",
         ] {
-            let sc = Scenario::from_toml_str(text).unwrap();
-            let a = Simulation::check_inputs(&sc, &TraceSet::new(), &PositionTraces::new(), &Limits::default()).unwrap_err();
+            let sc = Scenario::parse_checked(text, &Limits::default()).unwrap();
+            let a = Simulation::check_inputs(&sc, &TraceSet::new(), &PositionTraces::new()).unwrap_err();
             let b = Simulation::with_inputs(&sc, &TraceSet::new(), &PositionTraces::new(), &Limits::default()).unwrap_err();
+            let c = Simulation::from_valid(sc, &TraceSet::new(), &PositionTraces::new(), None).unwrap_err();
             assert_eq!(a, b);
+            assert_eq!(a, c);
         }
     }
 }

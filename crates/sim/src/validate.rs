@@ -2,6 +2,10 @@
 //! ([`Scenario::validate`]): ranges and cross-field rules, each error naming the full key
 //! path, the offending value and what was expected, and the [`Limits`] on what a scenario
 //! may ask for.
+//!
+//! A run parses and checks its scenario once: [`Scenario::parse_checked`] (or
+//! [`Scenario::checked`]) gives a [`ValidScenario`], which
+//! [`crate::Simulation::from_valid`] and [`crate::Simulation::check_inputs`] take as it is.
 
 use cellshare_core::ScenarioError;
 use cellshare_ran::{geometry, NetworkConfig};
@@ -130,6 +134,40 @@ fn unexpected_form(v: &toml::Value) -> Option<String> {
     })
 }
 
+/// A scenario that passed [`Scenario::validate_with_limits`], with the limits it was checked
+/// against: what building a run ([`crate::Simulation::from_valid`]) and checking its inputs
+/// ([`crate::Simulation::check_inputs`]) take without checking it again. Only
+/// [`Scenario::checked`] and [`Scenario::parse_checked`] make one.
+#[derive(Clone, Debug)]
+pub struct ValidScenario {
+    scenario: Scenario,
+    limits: Limits,
+}
+
+impl ValidScenario {
+    /// The scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The limits it was checked against.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The scenario, given back.
+    pub fn into_scenario(self) -> Scenario {
+        self.scenario
+    }
+}
+
+impl std::ops::Deref for ValidScenario {
+    type Target = Scenario;
+    fn deref(&self) -> &Scenario {
+        &self.scenario
+    }
+}
+
 impl Scenario {
     /// Parses TOML text. Syntax, type and unknown-key errors name the key path.
     pub fn from_toml_str(text: &str) -> Result<Self, ScenarioError> {
@@ -138,6 +176,23 @@ impl Scenario {
 
     /// [`Scenario::from_toml_str`] checked against `limits` instead of the defaults.
     pub fn from_toml_str_with_limits(text: &str, limits: &Limits) -> Result<Self, ScenarioError> {
+        Self::parse_checked(text, limits).map(ValidScenario::into_scenario)
+    }
+
+    /// Parses TOML text and checks the scenario against `limits`, once: the errors of
+    /// [`Scenario::from_toml_str_with_limits`].
+    pub fn parse_checked(text: &str, limits: &Limits) -> Result<ValidScenario, ScenarioError> {
+        Self::parse(text)?.checked(limits)
+    }
+
+    /// The scenario, checked against `limits` ([`Scenario::validate_with_limits`]).
+    pub fn checked(self, limits: &Limits) -> Result<ValidScenario, ScenarioError> {
+        self.validate_with_limits(limits)?;
+        Ok(ValidScenario { scenario: self, limits: *limits })
+    }
+
+    /// Parses TOML text, unchecked.
+    fn parse(text: &str) -> Result<Self, ScenarioError> {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -153,7 +208,6 @@ impl Scenario {
             }
             ScenarioError { path, message }
         })?;
-        sc.validate_with_limits(limits)?;
         Ok(sc)
     }
 

@@ -17,6 +17,7 @@ use crate::event_queue::EventQueue;
 use crate::metrics::{DelayHistogram, PerSecond};
 use crate::results::UeTrace;
 use crate::scenario::{Scenario, ScenarioError, UeSelector};
+use crate::validate::ValidScenario;
 use crate::uplink::UeUplink;
 
 impl Simulation {
@@ -47,9 +48,20 @@ impl Simulation {
         limits: &crate::Limits,
         external: Option<std::sync::Arc<dyn cellshare_transport::cc::ExternalCc>>,
     ) -> Result<Self, ScenarioError> {
-        scenario.validate_with_limits(limits)?;
-        crate::validate::check_external(scenario, external.as_deref())?;
-        let sc = scenario.clone();
+        Self::from_valid(scenario.clone().checked(limits)?, traces, positions, external)
+    }
+
+    /// The simulation of a scenario checked already ([`Scenario::parse_checked`]), which is
+    /// not checked again, with its parsed trace files and position traces and `external`
+    /// (see [`Simulation::with_plugins`]).
+    pub fn from_valid(
+        scenario: ValidScenario,
+        traces: &TraceSet,
+        positions: &PositionTraces,
+        external: Option<std::sync::Arc<dyn cellshare_transport::cc::ExternalCc>>,
+    ) -> Result<Self, ScenarioError> {
+        crate::validate::check_external(&scenario, external.as_deref())?;
+        let sc = scenario.into_scenario();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
         let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
@@ -196,20 +208,15 @@ impl Simulation {
         Ok(sim)
     }
 
-    /// Checks `scenario` with its inputs as [`Simulation::with_inputs`] does — ranges,
-    /// limits, the trace and position files its UEs and uplinks name, the workload's UEs —
-    /// without building the simulation: the cell is built and dropped, the flows, app
-    /// sessions and per-second series are not (`cellshare validate`; building every flow
-    /// made validating 1,000 UEs with 64,000 web legs take 500 MB). Building flows cannot
-    /// fail, so the errors are those of `with_inputs`, in the same order.
-    pub fn check_inputs(
-        scenario: &Scenario,
-        traces: &TraceSet,
-        positions: &PositionTraces,
-        limits: &crate::Limits,
-    ) -> Result<(), ScenarioError> {
-        let sc = scenario;
-        sc.validate_with_limits(limits)?;
+    /// Checks a scenario checked already ([`Scenario::parse_checked`]: ranges, limits) with
+    /// its inputs as [`Simulation::from_valid`] does — the trace and position files its UEs
+    /// and uplinks name, the workload's UEs — without building the simulation: the cell is
+    /// built and dropped, the flows, app sessions and per-second series are not (`cellshare
+    /// validate`; building every flow made validating 1,000 UEs with 64,000 web legs take
+    /// 500 MB). Building flows cannot fail, so the errors are those of `from_valid` but for
+    /// its check of the controllers written outside the transport crate, in the same order.
+    pub fn check_inputs(scenario: &ValidScenario, traces: &TraceSet, positions: &PositionTraces) -> Result<(), ScenarioError> {
+        let sc = scenario.scenario();
         let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
         drop(build_ran(sc, traces, positions)?);
         let mut ue = 0u64;
