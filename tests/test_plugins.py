@@ -1,7 +1,8 @@
-"""Congestion controllers written in Python (cellshare.plugins, docs/extending/python.md):
-the hooks are faithful (a Python Reno is byte-identical to the Rust Reno on the benchmark),
-the docs' example runs from a scenario file and from the API, and every way to get an
-entry wrong, or a hook to fail, is one line naming the key or the class and the hook."""
+"""Congestion controllers and queue disciplines written in Python (cellshare.plugins,
+docs/extending/python.md): the hooks are faithful (a Python Reno is byte-identical to the
+Rust Reno on the benchmark, a Python drop-tail to the Rust tail drop), the docs' examples run
+from a scenario file and from the API, and every way to get an entry wrong, or a hook to
+fail, is one line naming the key or the class and the hook."""
 
 from __future__ import annotations
 
@@ -20,12 +21,14 @@ import cellshare
 from cellshare import _core
 from cellshare.api import run_text
 from cellshare.output import write_result
-from cellshare.plugins import CongestionControl
+from cellshare.plugins import CongestionControl, Dequeue, Enqueue, QueueDiscipline
 from conftest import REPO, cellshare as cli, one_line_error
 
 DOC_EXAMPLE = REPO / "docs" / "extending" / "cc_example.py"
 BENCH = REPO / "python" / "cellshare" / "data" / "bench.toml"
 COST = REPO / "docs" / "extending" / "python_cost.json"
+QDISC_EXAMPLE = REPO / "docs" / "extending" / "qdisc_example.py"
+QDISC_COST = REPO / "docs" / "extending" / "python_qdisc_cost.json"
 
 SMALL = """
 [simulation]
@@ -249,7 +252,7 @@ def test_a_workload_names_its_controller_key(tmp_path):
 
 
 FAILING = '''
-from cellshare.plugins import CongestionControl
+from cellshare.plugins import CongestionControl, Dequeue, Enqueue, QueueDiscipline
 
 
 class Failing(CongestionControl):
@@ -339,3 +342,212 @@ def test_cellshare_validate_loads_and_checks_the_class(tmp_path):
     scenario.write_text(small('{ kind = "python", class = "cc_example:Aimd", params = { decrease = 0.7 } }'))
     p = cli("validate", scenario)
     assert p.returncode == 0, p.stderr
+
+
+# -- queue disciplines ------------------------------------------------------------------------
+
+def with_aqm(aqm: str, duration: float = 2.0, cc: str = '{ kind = "cubic" }') -> str:
+    """The small scenario with `cell.aqm = aqm`."""
+    return small(cc, duration).replace('scheduler = { kind = "pf" }', f'scheduler = {{ kind = "pf" }}\naqm = {aqm}')
+
+
+def drops(result) -> tuple[int, int]:
+    """(drops at arrival, drops at dequeue) at the base station's queues."""
+    d = result.raw["drops"]
+    return d["bs_enqueue"], d["bs_dequeue"]
+
+
+def test_python_drop_tail_is_byte_identical_to_the_rust_tail_drop_on_the_benchmark():
+    # The benchmark scenario (100 UEs, saturating TCP), 10 s, every UE queue under the Python
+    # drop-tail against `kind = "tail_drop"` at a queue limit the flows overrun: the same
+    # summary and the same rows in every table.
+    text = BENCH.read_text().replace("duration_s = 60.0", "duration_s = 10.0")
+    anchor = 'link = { kind = "realistic" }'
+    assert anchor in text
+    limit = "\nrlc_queue_bytes = 60000\n"
+    rust = text.replace(anchor, anchor + limit + 'aqm = { kind = "tail_drop" }')
+    py = text.replace(anchor, anchor + limit + 'aqm = { kind = "python", class = "cellshare.plugins_examples:DropTail" }')
+    ra, rb = run_text(rust, str(BENCH.parent)), run_text(py, str(BENCH.parent))
+    assert drops(ra)[0] > 0, "the comparison covers drops at the limit"
+    a = _outputs(ra, '"kind": "tail_drop"', '"kind": "tail_drop"')
+    b = _outputs(rb, '"kind": "tail_drop"', '"kind": "tail_drop"')
+    assert sorted(a) == sorted(b)
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between the Rust tail drop and the Python DropTail"
+
+
+@pytest.mark.parametrize("aqm, rust", [
+    ('{ kind = "python", class = "cellshare.plugins_examples:Bode", params = { bounded_delay_ms = 30.0 } }',
+     '{ kind = "bode", bounded_delay_ms = 30.0 }'),
+    ('{ kind = "python", class = "x:HeadDrop", limit_packets = 40 }', '{ kind = "head_drop", limit_packets = 40 }'),
+])
+def test_python_disciplines_deciding_at_dequeue_and_by_head_drop_follow_the_rust_ones(aqm, rust):
+    # BoDe drops at dequeue (the hook asked again about each next head), head drop pushes the
+    # oldest packets out (`ACCEPT_DROPPING_HEAD` against the packet limit).
+    r = cellshare.run(_toml_map(with_aqm(rust, 3.0)))
+    m = _toml_map(with_aqm(aqm, 3.0))
+    if m["cell"]["aqm"]["class"] == "x:HeadDrop":
+        m["cell"]["aqm"]["class"] = HeadDrop
+    p = cellshare.run(m)
+    assert sum(drops(r)) > 0
+    assert drops(p) == drops(r)
+    assert [f["bytes_delivered"] for f in p.raw["flows"]] == [f["bytes_delivered"] for f in r.raw["flows"]]
+
+
+class HeadDrop(QueueDiscipline):
+    """Rust `head_drop`: an arrival that does not fit pushes the oldest packets out."""
+
+    def on_enqueue(self, now, packet, queue):
+        if queue.fits(packet.size):
+            return Enqueue.ACCEPT
+        return Enqueue.ACCEPT_DROPPING_HEAD
+
+
+class QueueRecorder(QueueDiscipline):
+    """Records what each hook is given."""
+
+    calls: list = []
+
+    def __init__(self, ctx, params):
+        super().__init__(ctx, params)
+        self.calls.append(("init", ctx))
+
+    def on_enqueue(self, now, packet, queue):
+        self.calls.append(("enq", now, packet, queue))
+        return Enqueue.ACCEPT
+
+    def on_dequeue(self, now, packet, queue):
+        self.calls.append(("deq", now, packet, queue))
+        return Dequeue.TRANSMIT
+
+
+def test_queue_hooks_receive_read_only_packets_and_queue_views():
+    QueueRecorder.calls = []
+    m = _toml_map(with_aqm('{ kind = "python", class = "x:y" }', 1.0))
+    m["cell"]["aqm"]["class"] = QueueRecorder
+    m["cell"]["rlc_queue_bytes"] = 20_000
+    r = cellshare.run(m)
+    calls = QueueRecorder.calls
+    inits = [c[1] for c in calls if c[0] == "init"]
+    assert [(c.ue, c.diffserv_class, c.cell, c.seed, c.limit_bytes, c.limit_packets) for c in inits] == \
+        [(0, 0, 0, 3, 20_000, None), (1, 0, 0, 3, 20_000, None)]
+    enq = [c for c in calls if c[0] == "enq"]
+    deq = [c for c in calls if c[0] == "deq"]
+    assert len(enq) > 100 and len(deq) > 100
+    _, now, pkt, q = enq[-1]
+    assert isinstance(pkt, cellshare.plugins.Packet) and isinstance(q, cellshare.plugins.QueueView)
+    assert pkt.enqueued_at is None and pkt.size > pkt.payload > 0 and pkt.foreground and not pkt.is_ack
+    assert pkt.flow in (0, 1) and pkt.ue == pkt.flow and type(now) is int
+    assert all(c[3].fits(c[2].size) == (c[3].bytes + c[2].size <= 20_000) for c in enq)
+    for _, now, pkt, q in deq:
+        assert pkt.enqueued_at is not None and pkt.enqueued_at <= now
+        assert q.packets >= 1 and q.head_sojourn == now - q.head_enqueued_at
+    assert any(c[3].bytes + c[2].size > 20_000 for c in enq), "some arrivals overran the limit"
+    # The hard limit held although the class accepted everything: the overrunning arrivals
+    # were dropped.
+    assert drops(r)[0] == sum(1 for c in enq if not c[3].fits(c[2].size))
+    with pytest.raises(AttributeError):
+        pkt.size = 0
+    assert "enqueued_at=" in repr(pkt) and "head_sojourn=" in repr(q)
+
+
+def test_the_qdisc_docs_example_runs_from_a_scenario_file_and_from_the_api(tmp_path):
+    shutil.copy(QDISC_EXAMPLE, tmp_path / "qdisc_example.py")
+    aqm = '{ kind = "python", class = "qdisc_example:SojournCap", params = { max_sojourn_ms = 40.0 } }'
+    scenario = tmp_path / "cap.toml"
+    scenario.write_text(with_aqm(aqm, 3.0))
+    r = cellshare.run(scenario)
+    assert drops(r)[1] > 0, "the sojourn cap dropped at dequeue"
+    assert all(f["bytes_delivered"] > 100_000 for f in r.raw["flows"])
+    spec = importlib.util.spec_from_file_location("qdisc_example", QDISC_EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    m = _toml_map(with_aqm(aqm, 3.0))
+    m["cell"]["aqm"]["class"] = mod.SojournCap
+    r2 = cellshare.run(m)
+    assert drops(r2) == drops(r)
+    assert [f["bytes_delivered"] for f in r2.raw["flows"]] == [f["bytes_delivered"] for f in r.raw["flows"]]
+
+
+@pytest.mark.parametrize("aqm, key, words", [
+    ('{ kind = "python", class = "nocolon" }', "cell.aqm.class", ['"module:Class"', "nocolon"]),
+    ('{ kind = "python", class = "no_such_module_x:C" }', "cell.aqm.class",
+     ["a module 'no_such_module_x' in the scenario's folder"]),
+    ('{ kind = "python", class = "cellshare.plugins_examples:Reno" }', "cell.aqm.class",
+     ["a subclass of cellshare.plugins.QueueDiscipline (found a class Reno)"]),
+    ('{ kind = "python", class = "cellshare.plugins_examples:Bode", params = { bounded_delay_ms = -1.0 } }',
+     "cell.aqm.params.bounded_delay_ms", ["got -1.0, expected a delay in ms in (0, 1e6]"]),
+    ('{ kind = "python", class = "cellshare.plugins_examples:Bode", params = { bound = 1 } }',
+     "cell.aqm.params.bound", ["Bode's parameters (bounded_delay_ms)"]),
+    ('{ kind = "python", class = "cellshare.plugins_examples:DropTail", limit_packets = 0 }',
+     "cell.aqm.limit_packets", ["got 0, expected at least 1 packet"]),
+    ('{ kind = "diffserv", classes = [{ dscp = [46] }, { aqm = { kind = "python", class = "nope_x:C" } }] }',
+     "cell.aqm.classes[1].aqm.class", ["a module 'nope_x'"]),
+])
+def test_bad_queue_discipline_entries_are_one_line_naming_the_key(aqm, key, words):
+    e = invalid(with_aqm(aqm))
+    assert e.args[1] == key, e.args
+    for w in words:
+        assert w in e.args[0], (w, e.args[0])
+
+
+FAILING_QDISC = """
+from cellshare.plugins import Dequeue, Enqueue, QueueDiscipline
+
+
+class Failing(QueueDiscipline):
+    PARAMS = {"fail_in": "on_dequeue"}
+
+    def on_enqueue(self, now, packet, queue):
+        if self.params.fail_in == "verdict":
+            return True
+        if self.params.fail_in == "interrupt":
+            raise KeyboardInterrupt
+        return Enqueue.ACCEPT
+
+    def on_dequeue(self, now, packet, queue):
+        if self.params.fail_in == "on_dequeue" and now > 300_000_000:
+            return now - queue.missing
+        return Dequeue.TRANSMIT
+"""
+
+
+@pytest.mark.parametrize("fail_in, words", [
+    ("on_dequeue", ["python queue discipline failing_q:Failing: on_dequeue raised AttributeError:", "failing_q.py:17"]),
+    ("verdict", ["python queue discipline failing_q:Failing: on_enqueue() returned True, expected Enqueue.ACCEPT, "
+                 "Enqueue.DROP or Enqueue.ACCEPT_DROPPING_HEAD"]),
+])
+def test_a_failing_queue_hook_stops_the_run_with_one_line(tmp_path, fail_in, words):
+    (tmp_path / "failing_q.py").write_text(FAILING_QDISC)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(with_aqm(f'{{ kind = "python", class = "failing_q:Failing", params = {{ fail_in = "{fail_in}" }} }}',
+                                 30.0))
+    with pytest.raises(_core.ControllerFailed) as e:
+        cellshare.run(scenario)
+    msg = e.value.args[0]
+    assert "\n" not in msg, msg
+    for w in words:
+        assert w in msg, (w, msg)
+    one_line_error(cli("run", scenario, "--json"), *words)
+
+
+def test_ctrl_c_in_a_queue_hook_interrupts_the_run(tmp_path):
+    (tmp_path / "failing_q.py").write_text(FAILING_QDISC)
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(with_aqm('{ kind = "python", class = "failing_q:Failing", params = { fail_in = "interrupt" } }', 30.0))
+    with pytest.raises(KeyboardInterrupt):
+        cellshare.run(scenario)
+
+
+def test_the_cost_page_shows_the_measured_queue_discipline_numbers():
+    # tools/plugin_cost.py --plugin qdisc measures the benchmark with the Python DropTail at
+    # every UE queue against the Rust tail drop; the page quotes the JSON.
+    cost = json.loads(QDISC_COST.read_text())
+    page = (REPO / "docs" / "extending" / "python.md").read_text()
+    assert cost["python_speed"] > 0 and math.isclose(cost["slowdown"], cost["rust_speed"] / cost["python_speed"],
+                                                     rel_tol=1e-3)
+    words = " ".join(page.split())
+    assert (f"`docs/extending/python_qdisc_cost.json`: the Rust tail drop runs at {cost['rust_speed']:.1f}× real time, "
+            f"the Python DropTail at {cost['python_speed']:.1f}× real time, {cost['slowdown']:.1f}× slower") in words
+    assert f"benchmark, {cost['duration_s']:g} simulated seconds)" in words
+    assert re.search(r'--8<-- "docs/extending/qdisc_example.py"', page)

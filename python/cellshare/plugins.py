@@ -1,4 +1,4 @@
-"""Congestion controllers written in Python (docs/extending/python.md).
+"""Congestion controllers and queue disciplines written in Python (docs/extending/python.md).
 
 A controller is a subclass of :class:`CongestionControl` with the hooks of the Rust trait
 ``CongestionControl`` (``crates/transport/src/cc/mod.rs``), named alike and called at the
@@ -17,10 +17,21 @@ After each hook the simulator reads ``cwnd()``, ``ssthresh()`` and, if the class
 them, ``pacing_rate()``, ``paused()``, ``poll_timeout()`` and ``trace()``, and keeps the
 values until the next hook. An optional hook the class does not override is not called at
 all (its default does nothing), so a controller pays only for the hooks it writes.
+
+A queue discipline is a subclass of :class:`QueueDiscipline` with the hooks of the Rust trait
+``QueueDiscipline`` (``crates/aqm/src/lib.rs``): ``on_enqueue`` when a packet arrives at a
+base-station queue, ``on_dequeue`` when the queue's head packet is about to be transmitted,
+each given the time, the packet (:class:`Packet`) and a read-only view of the queue
+(:class:`QueueView`), each returning a verdict (:class:`Enqueue`, :class:`Dequeue`). A
+scenario names it as ``cell.aqm = { kind = "python", class = "module:Class", params = { ...
+} }`` (or as a DiffServ class's ``aqm``); one object is built per queue (each UE's, each
+DiffServ class's) with a :class:`QueueContext`. The queue's hard limit holds whatever a
+discipline decides: an arrival it accepts that does not fit is dropped.
 """
 
 from __future__ import annotations
 
+import enum
 import importlib
 import json
 import math
@@ -40,9 +51,12 @@ LossEvent = _core.LossEvent
 UndoEvent = _core.UndoEvent
 IdleRestart = _core.IdleRestart
 Established = _core.Established
-#: Raised when a controller's hook raises (or returns a value of the wrong type): the run
-#: stops; ``args[0]`` is one line naming the class, the hook and the exception. A
-#: :class:`cellshare.ScenarioInvalid`, so ``cellshare run`` exits 2.
+QueueContext = _core.QueueContext
+Packet = _core.Packet
+QueueView = _core.QueueView
+#: Raised when a controller's or a queue discipline's hook raises (or returns a value of the
+#: wrong type): the run stops; ``args[0]`` is one line naming the class, the hook and the
+#: exception. A :class:`cellshare.ScenarioInvalid`, so ``cellshare run`` exits 2.
 ControllerFailed = _core.ControllerFailed
 
 #: The hooks a controller must define; the others have the trait's defaults.
@@ -50,8 +64,9 @@ REQUIRED = ("on_ack", "on_congestion_event", "on_timeout", "cwnd", "ssthresh")
 
 
 class ParamError(ValueError):
-    """Raised by :meth:`CongestionControl.check_params` for a parameter out of range: the
-    scenario's error names ``params.<key>``, the value and what was expected."""
+    """Raised by :meth:`CongestionControl.check_params` (or
+    :meth:`QueueDiscipline.check_params`) for a parameter out of range: the scenario's error
+    names ``params.<key>``, the value and what was expected."""
 
     def __init__(self, key: str, value: Any, expected: str) -> None:
         super().__init__(key, value, expected)
@@ -62,12 +77,12 @@ class ParamError(ValueError):
 
 
 class PluginInvalid(ValueError):
-    """A ``kind = "python"`` entry that cannot be used: args (key below the ``cc`` table,
+    """A ``kind = "python"`` entry that cannot be used: args (key below the entry's table,
     value, what was expected), as the simulator reports it."""
 
 
 class Params:
-    """A controller's parameters, read-only: ``params.beta``; ``params.as_dict()``."""
+    """A plug-in's parameters, read-only: ``params.beta``; ``params.as_dict()``."""
 
     __slots__ = ("_values",)
 
@@ -81,7 +96,7 @@ class Params:
             raise AttributeError(f"no parameter {key!r} (declared: {', '.join(self._values) or 'none'})") from None
 
     def __setattr__(self, key: str, value: Any) -> None:
-        raise AttributeError("a controller's parameters are read-only")
+        raise AttributeError("a plug-in's parameters are read-only")
 
     def __getitem__(self, key: str) -> Any:
         return self._values[key]
@@ -186,6 +201,68 @@ class CongestionControl:
         """(mode 0..=255, estimate, flag) for the ``flow_trace`` and ``mode_changes``
         tables."""
         return (0, math.nan, False)
+
+
+class Enqueue(enum.IntEnum):
+    """What :meth:`QueueDiscipline.on_enqueue` decides (Rust ``EnqueueVerdict``)."""
+
+    #: Append the packet to the queue (dropped all the same if it does not fit the hard limit).
+    ACCEPT = 0
+    #: Drop it.
+    DROP = 1
+    #: Drop packets from the head until it fits the hard limit, then append it (head drop).
+    ACCEPT_DROPPING_HEAD = 2
+
+
+class Dequeue(enum.IntEnum):
+    """What :meth:`QueueDiscipline.on_dequeue` decides (Rust ``DequeueVerdict``)."""
+
+    #: Transmit the head packet.
+    TRANSMIT = 0
+    #: Drop it (the hook is then asked about the next head).
+    DROP = 1
+
+
+class QueueDiscipline:
+    """Base class of a queue discipline written in Python.
+
+    One object governs one base-station queue (a UE's, or a DiffServ class of it). A
+    subclass overrides :meth:`on_enqueue`, :meth:`on_dequeue` or both; a hook it leaves at
+    the default below is not called at all (the simulator applies the default itself), so a
+    discipline that decides at dequeue only pays nothing at arrivals. ``PARAMS`` and
+    :meth:`check_params` work as for :class:`CongestionControl`.
+
+    Times are integer nanoseconds of simulated time, sizes integer bytes. The queue's hard
+    limit (``cell.rlc_queue_bytes``, a DiffServ class's ``queue_bytes``, or the entry's
+    ``limit_packets``) is enforced whatever a hook returns: an accepted arrival that does not
+    fit is dropped, as in every discipline compiled in.
+    """
+
+    #: Parameters and their defaults (a scenario's ``params`` table sets some of them).
+    PARAMS: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, ctx: QueueContext, params: Params) -> None:
+        #: The queue: the scenario's seed, ``ue``, ``diffserv_class``, ``cell``, and its hard
+        #: limit (``limit_bytes`` or ``limit_packets``, the other None).
+        self.ctx = ctx
+        #: The parameters, defaults filled in.
+        self.params = params
+
+    @classmethod
+    def check_params(cls, params: Params) -> None:
+        """Checks the parameters' ranges, once per scenario entry before the run; raise
+        :class:`ParamError` naming the first bad one. The default accepts all."""
+
+    def on_enqueue(self, now: int, packet: Packet, queue: QueueView) -> Enqueue:
+        """A packet arrives at `now`; `queue` is the queue before it is added. Default: tail
+        drop at the hard limit (``queue.fits(packet.size)``)."""
+        return Enqueue.ACCEPT if queue.fits(packet.size) else Enqueue.DROP
+
+    def on_dequeue(self, now: int, packet: Packet, queue: QueueView) -> Dequeue:
+        """The head packet is about to be transmitted at `now` (``packet.enqueued_at`` is when
+        it arrived); `queue` includes it. On :data:`Dequeue.DROP` the hook is asked again
+        about the next head. Default: transmit."""
+        return Dequeue.TRANSMIT
 
 
 # -- Linux's helpers, as in crates/transport/src/cc/mod.rs -----------------------------------
@@ -296,9 +373,12 @@ def _jsonable(v: Any) -> bool:
         return False
 
 
-def _resolve(spec: str, params_json: str, base_dir: str, given: Optional[Mapping[str, Any]]) -> tuple[type, Params]:
+def _resolve(spec: str, params_json: str, base_dir: str, given: Optional[Mapping[str, Any]],
+             what: str = "controller") -> tuple[type, Params]:
     """The class named `spec` (``module:Class``) and its checked parameters, or
-    :class:`PluginInvalid` naming the key."""
+    :class:`PluginInvalid` naming the key; `what` is ``"controller"`` (a
+    :class:`CongestionControl`) or ``"queue discipline"`` (a :class:`QueueDiscipline`)."""
+    base = QueueDiscipline if what == "queue discipline" else CongestionControl
     module, _, qual = spec.partition(":")
     if given is not None and spec in given:
         cls = given[spec]
@@ -320,10 +400,11 @@ def _resolve(spec: str, params_json: str, base_dir: str, given: Optional[Mapping
             if cls is None:
                 raise PluginInvalid("class", _quoted(spec), f"a class {qual!r} in module {module} "
                                     f"({getattr(mod, '__file__', None) or module})")
-    if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
-        what = f"class {cls.__name__}" if isinstance(cls, type) else type(cls).__name__
-        raise PluginInvalid("class", _quoted(spec), f"a subclass of cellshare.plugins.CongestionControl (found a {what})")
-    missing = [h for h in REQUIRED if getattr(cls, h) is getattr(CongestionControl, h)]
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        found = f"class {cls.__name__}" if isinstance(cls, type) else type(cls).__name__
+        raise PluginInvalid("class", _quoted(spec), f"a subclass of cellshare.plugins.{base.__name__} (found a {found})")
+    required = REQUIRED if base is CongestionControl else ()
+    missing = [h for h in required if getattr(cls, h) is getattr(base, h)]
     if missing:
         raise PluginInvalid("class", _quoted(spec), f"a controller defining {', '.join(missing)} (the required hooks: "
                             f"{', '.join(REQUIRED)})")
@@ -371,14 +452,23 @@ def _instantiate(cls: type, ctx: CcContext, params: Params) -> list:
     return out
 
 
-def _hook_error(spec: str, hook: str, exc: BaseException) -> str:
-    """The one line a run stops with when `hook` of controller `spec` raised `exc`."""
-    return f"python controller {spec}: {hook} raised {_exc_text(exc)}{_where(exc)}"
+def _instantiate_qdisc(cls: type, ctx: QueueContext, params: Params) -> tuple:
+    """The discipline of one queue: its bound ``on_enqueue`` and ``on_dequeue`` (None for a
+    hook the class leaves at its default)."""
+    obj = cls(ctx, params)
+    return tuple(getattr(obj, name) if getattr(cls, name) is not getattr(QueueDiscipline, name) else None
+                 for name in ("on_enqueue", "on_dequeue"))
+
+
+def _hook_error(spec: str, hook: str, exc: BaseException, what: str = "controller") -> str:
+    """The one line a run stops with when `hook` of the `what` (controller, queue
+    discipline) `spec` raised `exc`."""
+    return f"python {what} {spec}: {hook} raised {_exc_text(exc)}{_where(exc)}"
 
 
 def _classes_of(scenario: Any) -> tuple[Any, dict]:
-    """`scenario` (a mapping) with every ``class`` of a ``kind = "python"`` controller given as
-    a class object replaced by its ``module:Class`` name, and those classes by name. Tables
+    """`scenario` (a mapping) with every ``class`` of a ``kind = "python"`` controller or queue
+    discipline given as a class object replaced by its ``module:Class`` name, and those classes by name. Tables
     and lists holding none are kept as they are (a malformed scenario is left for the
     scenario's own checks to report)."""
     found: dict[str, type] = {}
@@ -395,7 +485,7 @@ def _classes_of(scenario: Any) -> tuple[Any, dict]:
                 if out.get("kind") == "python" and isinstance(cls, type):
                     name = f"{cls.__module__}:{cls.__qualname__}"
                     if found.setdefault(name, cls) is not cls:
-                        raise _core.ScenarioInvalid(f"two different controller classes are named {name}: give them "
+                        raise _core.ScenarioInvalid(f"two different plug-in classes are named {name}: give them "
                                                     "distinct names", "", "")
                     out["class"] = name
                 changed = any(out[k] is not x for k, x in v.items())

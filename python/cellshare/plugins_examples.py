@@ -1,18 +1,26 @@
-"""Example congestion controllers written in Python (docs/extending/python.md).
+"""Example congestion controllers and queue disciplines written in Python
+(docs/extending/python.md).
 
 :class:`Reno` is ``crates/transport/src/cc/reno.rs`` line for line: a scenario naming
 ``cc = { kind = "python", class = "cellshare.plugins_examples:Reno" }`` gives the same
 results, byte for byte, as one naming ``cc = { kind = "reno" }`` (tests/test_plugins.py
 checks it on the benchmark scenario), which shows that the hooks reach Python as the Rust
 sender calls them. Start a new controller from a copy of it.
+
+:class:`DropTail` and :class:`Bode` are ``crates/aqm/src/tail_drop.rs`` and ``bode.rs``:
+``cell.aqm = { kind = "python", class = "cellshare.plugins_examples:DropTail" }`` gives the
+same results, byte for byte, as ``cell.aqm = { kind = "tail_drop" }`` (tests/test_plugins.py
+checks it on the benchmark scenario), and :class:`Bode` the same as ``kind = "bode"``. Start
+a discipline that decides at arrival from :class:`DropTail`, one that decides by sojourn
+time at the head from :class:`Bode`.
 """
 
 from __future__ import annotations
 
 import math
 
-from .plugins import (UNSET, AckEvent, CongestionControl, IdleRestart, LossEvent, ParamError, UndoEvent, idle_restart,
-                      is_cwnd_limited, reno_undo)
+from .plugins import (UNSET, AckEvent, CongestionControl, Dequeue, Enqueue, IdleRestart, LossEvent, Packet, ParamError,
+                      QueueDiscipline, QueueView, UndoEvent, idle_restart, is_cwnd_limited, reno_undo)
 
 
 class Reno(CongestionControl):
@@ -102,3 +110,49 @@ class Reno(CongestionControl):
     def trace(self) -> tuple[int, float, bool]:
         mode = 2 if self.in_recovery else (0 if self.cwnd_ < self.ssthresh_ else 1)
         return (mode, math.nan, False)
+
+
+class DropTail(QueueDiscipline):
+    """Drop-tail, as the Rust ``tail_drop``: an arriving packet that does not fit the queue's
+    hard limit (bytes, or packets with ``limit_packets``) is dropped; the head is always
+    transmitted. Both hooks are written out, although they are the base class's defaults, so
+    that the identity test exercises both."""
+
+    def on_enqueue(self, now: int, packet: Packet, queue: QueueView) -> Enqueue:
+        if queue.limit_packets is not None:
+            fits = queue.packets < queue.limit_packets
+        else:
+            fits = queue.bytes + packet.size <= queue.limit_bytes
+        return Enqueue.ACCEPT if fits else Enqueue.DROP
+
+    def on_dequeue(self, now: int, packet: Packet, queue: QueueView) -> Dequeue:
+        return Dequeue.TRANSMIT
+
+
+class Bode(QueueDiscipline):
+    """BoDe, the bounded-delay AQM of the BoDe paper (Section V-C), as the Rust ``bode``: at dequeue
+    the head is dropped once its sojourn reaches ``bounded_delay_ms``, unless fewer than 3
+    packets remain behind it (so the sender still gets three duplicate ACKs). Arrivals are
+    tail drop at the hard limit: the class leaves ``on_enqueue`` at its default, which the
+    simulator then applies without calling Python."""
+
+    PARAMS = {"bounded_delay_ms": 20.0}
+    #: The head is dropped only if at least this many packets remain behind it.
+    MIN_PACKETS = 3
+
+    @classmethod
+    def check_params(cls, p) -> None:
+        if not 1e-3 <= p.bounded_delay_ms <= 1e6:
+            raise ParamError("bounded_delay_ms", p.bounded_delay_ms, "a delay in ms in (0, 1e6]")
+
+    def __init__(self, ctx, params) -> None:
+        super().__init__(ctx, params)
+        # Milliseconds to integer nanoseconds as the Rust side converts them (ms / 1e3 s, then
+        # rounded half away from zero).
+        self.bound = math.floor(params.bounded_delay_ms / 1e3 * 1e9 + 0.5)
+
+    def on_dequeue(self, now: int, packet: Packet, queue: QueueView) -> Dequeue:
+        # `queue.packets` counts the head: the packets behind it are one fewer.
+        if queue.packets - 1 < self.MIN_PACKETS or now - packet.enqueued_at < self.bound:
+            return Dequeue.TRANSMIT
+        return Dequeue.DROP

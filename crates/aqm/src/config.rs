@@ -96,7 +96,7 @@ pub trait DropperConfig {
 
 /// The disciplines of one UE's queue, built from an [`crate::AqmConfig`] (the queue itself
 /// belongs to the caller).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum QueueSet {
     /// A single-class queue.
     Single(Aqm),

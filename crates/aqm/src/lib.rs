@@ -22,6 +22,7 @@
 //! | CoDel | [`codel`] | dequeue | RFC 8289 |
 //! | PIE | [`pie`] | enqueue (probability updated every `t_update`) | RFC 8033 |
 //! | BoDe | [`bode`] | dequeue | \[bode\] §V-C |
+//! | a Python class | [`external`] | enqueue and dequeue | docs/extending/python.md |
 //!
 //! Every discipline also enforces a hard byte or packet limit ([`QueueLimit`]) as a
 //! backstop: an arrival that does not fit is dropped. DiffServ ([`diffserv`]) splits a UE's
@@ -59,6 +60,11 @@ registry! {
         /// BoDe \[bode\]: drop at dequeue every packet whose sojourn
         /// reached `bounded_delay_ms`, unless fewer than 3 packets remain queued behind it.
         "bode" => Bode(BodeConfig) -> Bode(Bode),
+        /// A discipline written in Python: a subclass of `cellshare.plugins.QueueDiscipline`
+        /// (docs/extending/python.md), its hooks called at every arrival and every dequeue of
+        /// the queue. Runs only from Python (`cellshare run`, `cellshare.run`), slower than a
+        /// discipline compiled in (docs/extending/python.md, "What it costs").
+        "python" => Python(ExternalQdiscConfig) -> External(Box<External>),
         /// The worked example of docs/extending/queue-discipline.md (compiled for its test).
         #[cfg(feature = "docs-example")]
         "max_sojourn" => MaxSojourn(qdisc_example::MaxSojournConfig) -> MaxSojourn(qdisc_example::MaxSojourn),
@@ -79,6 +85,7 @@ pub mod bode;
 pub mod codel;
 mod config;
 pub mod diffserv;
+pub mod external;
 pub mod head_drop;
 mod limit;
 pub mod pie;
@@ -95,6 +102,7 @@ pub use bode::{Bode, BodeConfig};
 pub use codel::{CoDel, CoDelConfig};
 pub use config::{CellSite, DropperConfig, QueueConfig, QueueSet, QueueSite};
 pub use diffserv::{DiffServClass, DiffServConfig};
+pub use external::{External, ExternalDiscipline, ExternalQdisc, ExternalQdiscConfig, QdiscFactory};
 pub use head_drop::{HeadDrop, HeadDropConfig};
 pub use limit::{limit_of, QueueLimit};
 pub use pie::{Pie, PieConfig};
@@ -313,7 +321,7 @@ mod tests {
         let class = |aqm| DiffServConfig { classes: vec![DiffServClass { dscp: vec![], queue_bytes: None, aqm }] };
         let e = AqmConfig::Diffserv(class(AqmConfig::Sneaker(SneakerConfig::default()))).validate("cell.aqm").unwrap_err();
         assert_eq!(e.path, "cell.aqm.classes[0].aqm.kind");
-        assert_eq!(e.message, "got \"sneaker\", expected a per-queue discipline inside a DiffServ class: tail_drop, head_drop, red, codel, pie or bode");
+        assert_eq!(e.message, "got \"sneaker\", expected a per-queue discipline inside a DiffServ class: tail_drop, head_drop, red, codel, pie, bode or python");
         let e = AqmConfig::Diffserv(class(AqmConfig::Codel(CoDelConfig { target_ms: -1.0, ..Default::default() }))).validate("cell.aqm").unwrap_err();
         assert_eq!(e.path, "cell.aqm.classes[0].aqm.target_ms");
         let e = AqmConfig::Diffserv(DiffServConfig { classes: vec![] }).validate("cell.aqm").unwrap_err();
@@ -326,7 +334,7 @@ mod tests {
         let root = schemars::schema_for!(DiffServClass);
         let Some(Schema::Object(aqm)) = root.schema.object.as_ref().and_then(|o| o.properties.get("aqm")) else { panic!("no `aqm`") };
         let meta = aqm.metadata.as_ref().expect("described");
-        assert_eq!(meta.description.as_deref(), Some("The class's discipline (tail_drop, head_drop, red, codel, pie or bode). Default: tail drop."));
+        assert_eq!(meta.description.as_deref(), Some("The class's discipline (tail_drop, head_drop, red, codel, pie, bode or python). Default: tail drop."));
         assert!(meta.default.is_some(), "the default is shown");
         assert!(root.definitions.contains_key("AqmConfig"));
     }

@@ -141,7 +141,7 @@ macro_rules! registry {
         }
 
         /// A queue discipline chosen by the scenario, one variant per registered discipline.
-        #[derive(Clone, Debug)]
+        #[derive(Debug)]
         pub enum Aqm {
             $( $(#[doc = $qdoc])* $(#[cfg($qcfg)])? $AVar($ATy), )*
         }

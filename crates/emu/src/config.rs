@@ -137,6 +137,8 @@ impl EmuScenario {
                 "no `workload` in the emulator (simulator-only; list the flows as [[flows]])",
             ));
         }
+        // A Python queue discipline is simulator-only (it needs the Python bindings' factory).
+        cellshare_sim::validate::check_external_qdiscs(&self.scenario.cell.aqm, "cell.aqm")?;
         for (i, f) in self.scenario.flows.iter().enumerate() {
             if f.direction != cellshare_sim::apps::Direction::Downlink || f.app.is_some() {
                 let key = if f.app.is_some() { "app" } else { "direction" };

@@ -35,7 +35,7 @@ create_exception!(
     _core,
     ControllerFailed,
     ScenarioInvalid,
-    "A Python congestion controller raised an exception (or returned a value of the wrong type) during a run; args: (message, \"\", message), the message naming the class, the hook and the exception."
+    "A Python congestion controller or queue discipline raised an exception (or returned a value of the wrong type) during a run; args: (message, \"\", message), the message naming the class, the hook and the exception."
 );
 
 fn to_py(e: ScenarioError) -> PyErr {
@@ -53,8 +53,8 @@ fn limits(max_ues: Option<u64>, max_flows: Option<u64>, max_memory_mb: Option<u6
 
 /// Parses and validates a scenario given as TOML text; raises `ScenarioInvalid`.
 /// Trace files are resolved against `base_dir` and checked too; the limits (UEs, flows,
-/// estimated memory) default to those of `docs/limits.md`. Python congestion controllers
-/// (`kind = "python"`) are loaded and checked: their modules are found in `base_dir` first,
+/// estimated memory) default to those of `docs/limits.md`. Python congestion controllers and
+/// queue disciplines (`kind = "python"`) are loaded and checked: their modules are found in `base_dir` first,
 /// then on `sys.path`; `classes` maps `module:Class` to class objects given directly.
 #[pyfunction]
 #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None, classes = None))]
@@ -67,12 +67,13 @@ fn validate(
     classes: Option<Py<PyDict>>,
 ) -> PyResult<()> {
     let lim = limits(max_ues, max_flows, max_memory_mb);
-    let sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
+    let mut sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
     let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
     Simulation::check_inputs(&sc, &traces, &positions).map_err(to_py)?;
-    let factory = plugins::PyFactory::new(base_dir, classes);
-    cellshare_sim::validate::check_external(&sc, Some(&factory)).map_err(to_py)?;
+    let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
+    sc.attach_to_aqm(|aqm| plugins::attach_qdiscs(aqm, &factory));
+    cellshare_sim::validate::check_external(&sc, Some(&*factory)).map_err(to_py)?;
     Ok(())
 }
 
@@ -252,8 +253,9 @@ impl Sim {
 impl Sim {
     /// Builds a simulation from TOML text; trace files and the modules of Python congestion
     /// controllers resolve against `base_dir` (the modules then on `sys.path`); `classes`
-    /// maps `module:Class` to class objects given directly. A run with Python controllers
-    /// holds the GIL; one whose controller raises stops with `ControllerFailed`.
+    /// maps `module:Class` to class objects given directly (queue disciplines' modules and
+    /// classes alike). A run with Python controllers or queue disciplines holds the GIL; one
+    /// whose plug-in raises stops with `ControllerFailed`.
     #[new]
     #[pyo3(signature = (text, base_dir = ".", max_ues = None, max_flows = None, max_memory_mb = None, classes = None))]
     fn new(
@@ -268,9 +270,10 @@ impl Sim {
         let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
         // Parsed and checked once: `from_valid` takes the checked scenario as it is.
-        let sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
+        let mut sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
         let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
         let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
+        sc.attach_to_aqm(|aqm| plugins::attach_qdiscs(aqm, &factory));
         let guard = MemoryGuard::new(&sc, &lim, rss_before);
         let inner = Simulation::from_valid(sc, &traces, &positions, Some(factory.clone())).map_err(to_py)?;
         let failure = factory.failure();

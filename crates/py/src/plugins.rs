@@ -1,6 +1,8 @@
-//! Congestion controllers written in Python (`cc = { kind = "python", class = "module:Class",
-//! params = { ... } }`): the [`ExternalCc`] factory the bindings give the simulator, and the
-//! [`CongestionControl`] that wraps one Python object.
+//! Congestion controllers and queue disciplines written in Python (`cc = { kind = "python",
+//! class = "module:Class", params = { ... } }`, `cell.aqm = { kind = "python", ... }`): the
+//! factory the bindings give the simulator ([`ExternalCc`], and [`ExternalQdisc`] attached
+//! to each discipline's entry by [`attach_qdiscs`]), the [`CongestionControl`] that wraps one
+//! Python controller and the [`ExternalDiscipline`] that wraps one Python discipline.
 //!
 //! The Python side (`cellshare/plugins.py`) finds the class, checks its parameters and
 //! tells which optional hooks the class overrides; a hook the class leaves at the base
@@ -9,16 +11,25 @@
 //! (`cwnd`, `ssthresh`, `pacing_rate`, `paused`, `poll_timeout`, `trace`) are read from the
 //! object once after each hook and kept: a controller changes its state only inside hooks.
 //!
-//! A Python exception (in a hook, in a read, or a read of the wrong type) is recorded once,
-//! as one line naming the class, the hook and the exception; from then on no controller of
-//! the run calls Python again (each keeps its last values), and the caller stops the run at
-//! its next check ([`Failure::error`]). Ctrl-C inside a hook stops the run with
-//! `KeyboardInterrupt`, as between steps.
+//! A discipline's hooks get the packet and a view of its queue as read-only objects
+//! ([`PyPacket`], [`PyQueueView`]) and return a verdict (`cellshare.plugins.Enqueue`,
+//! `Dequeue`); a hook the class does not override is not called (tail drop at the queue's
+//! hard limit, transmit).
+//!
+//! A Python exception (in a hook, in a read, or a value of the wrong type) is recorded once,
+//! as one line naming the class, the hook and the exception; from then on no plug-in of the
+//! run calls Python again (a controller keeps its last values, a discipline is tail drop),
+//! and the caller stops the run at its next check ([`Failure::error`]). Ctrl-C inside a hook
+//! stops the run with `KeyboardInterrupt`, as between steps.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cellshare_core::Nanos;
+use cellshare_aqm::{
+    AqmConfig, DequeueVerdict, EnqueueVerdict, ExternalDiscipline, ExternalQdisc, ExternalQdiscConfig, QdiscFactory,
+    QueueLimit, QueueSite, QueueView,
+};
+use cellshare_core::{Nanos, Packet, PacketKind, TrafficClass};
 use cellshare_transport::cc::{
     AckEvent, CcContext, CcTrace, CongestionControl, Established, ExternalCc, ExternalConfig,
     IdleRestart, LossEvent, RateSample, UndoEvent,
@@ -75,7 +86,7 @@ impl Failure {
             }
             Failed::Interrupt(e) => {
                 // Once: a later check reports it as a stopped run.
-                *m = Some(Failed::Message("the run was interrupted in a Python controller's hook".into()));
+                *m = Some(Failed::Message("the run was interrupted in a Python plug-in's hook".into()));
                 Some(e)
             }
         }
@@ -85,10 +96,31 @@ impl Failure {
 /// What a bad entry is reported as: (key below the `cc` table, value, what was expected).
 type EntryError = (String, String, String);
 
+/// What a `kind = "python"` entry names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plugin {
+    /// A congestion controller (`cellshare.plugins.CongestionControl`).
+    Cc,
+    /// A queue discipline (`cellshare.plugins.QueueDiscipline`).
+    Qdisc,
+}
+
+impl Plugin {
+    /// As `cellshare.plugins._resolve` and the messages name it.
+    fn name(self) -> &'static str {
+        match self {
+            Plugin::Cc => "controller",
+            Plugin::Qdisc => "queue discipline",
+        }
+    }
+}
+
 /// One resolved `kind = "python"` entry: the class and its checked parameters.
 #[derive(Debug)]
 struct Resolved {
-    cfg: ExternalConfig,
+    plugin: Plugin,
+    spec: String,
+    given: serde_json::Map<String, serde_json::Value>,
     class: Py<PyAny>,
     params: Py<PyAny>,
 }
@@ -124,21 +156,35 @@ impl PyFactory {
         !self.resolved.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
     }
 
-    /// The class and parameters of `cfg` (`cellshare.plugins._resolve`), or the error as
-    /// (key, value, expected).
-    fn resolve(&self, py: Python<'_>, cfg: &ExternalConfig) -> Result<(Py<PyAny>, Py<PyAny>), EntryError> {
+    /// The class and parameters of the `plugin` entry naming `spec` with `given`
+    /// (`cellshare.plugins._resolve`), or the error as (key, value, expected).
+    fn resolve(
+        &self,
+        py: Python<'_>,
+        plugin: Plugin,
+        spec: &str,
+        given: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(Py<PyAny>, Py<PyAny>), EntryError> {
         let mut cache = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(r) = cache.iter().find(|r| &r.cfg == cfg) {
+        if let Some(r) = cache.iter().find(|r| r.plugin == plugin && r.spec == spec && &r.given == given) {
             return Ok((r.class.clone_ref(py), r.params.clone_ref(py)));
         }
-        let params = serde_json::to_string(&cfg.params).expect("JSON values serialize");
+        let params = serde_json::to_string(given).expect("JSON values serialize");
         let out = plugins_module(py).and_then(|m| {
-            let given = self.given.as_ref().map(|g| g.clone_ref(py).into_any()).unwrap_or_else(|| py.None());
-            m.getattr("_resolve")?.call1((&cfg.class, params, &self.base_dir, given))?.extract::<(Py<PyAny>, Py<PyAny>)>()
+            let classes = self.given.as_ref().map(|g| g.clone_ref(py).into_any()).unwrap_or_else(|| py.None());
+            m.getattr("_resolve")?
+                .call1((spec, params, &self.base_dir, classes, plugin.name()))?
+                .extract::<(Py<PyAny>, Py<PyAny>)>()
         });
         match out {
             Ok((class, params)) => {
-                cache.push(Resolved { cfg: cfg.clone(), class: class.clone_ref(py), params: params.clone_ref(py) });
+                cache.push(Resolved {
+                    plugin,
+                    spec: spec.to_string(),
+                    given: given.clone(),
+                    class: class.clone_ref(py),
+                    params: params.clone_ref(py),
+                });
                 Ok((class, params))
             }
             Err(e) => {
@@ -147,7 +193,7 @@ impl PyFactory {
                 if let Some(t) = args.and_then(|a| a.extract::<(String, String, String)>().ok()) {
                     return Err(t);
                 }
-                Err(("class".into(), format!("{:?}", cfg.class), format!("a class cellshare can load ({})", one_line(&e.to_string()))))
+                Err(("class".into(), format!("{spec:?}"), format!("a class cellshare can load ({})", one_line(&e.to_string()))))
             }
         }
     }
@@ -157,9 +203,25 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Records `e`, raised by `hook` of the `plugin` class `spec`, in `failure`: an interrupt as
+/// itself, anything else as one line (`cellshare.plugins._hook_error`).
+fn record_hook_error(py: Python<'_>, failure: &Failure, plugin: Plugin, spec: &str, hook: &str, e: PyErr) {
+    if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) || e.is_instance_of::<pyo3::exceptions::PySystemExit>(py) {
+        failure.record(Failed::Interrupt(e));
+        return;
+    }
+    let text = one_line(&e.to_string());
+    // `into_value` attaches the traceback, whose innermost frame the message names.
+    let value = e.into_value(py);
+    let msg = plugins_module(py)
+        .and_then(|m| m.getattr("_hook_error")?.call1((spec, hook, value, plugin.name()))?.extract::<String>())
+        .unwrap_or_else(|_| format!("python {} {spec}: {hook} raised {text}", plugin.name()));
+    failure.set(msg);
+}
+
 impl ExternalCc for PyFactory {
     fn check(&self, cfg: &ExternalConfig) -> Result<(), EntryError> {
-        Python::with_gil(|py| self.resolve(py, cfg).map(|_| ()))
+        Python::with_gil(|py| self.resolve(py, Plugin::Cc, &cfg.class, &cfg.params).map(|_| ()))
     }
 
     fn build(&self, cfg: &ExternalConfig, ctx: &CcContext) -> Box<dyn CongestionControl> {
@@ -178,7 +240,7 @@ impl ExternalCc for PyFactory {
             if self.failure.failed() {
                 return Box::new(cc) as Box<dyn CongestionControl>;
             }
-            let made = match self.resolve(py, cfg) {
+            let made = match self.resolve(py, Plugin::Cc, &cfg.class, &cfg.params) {
                 Ok((class, params)) => {
                     let pctx = PyCcContext { mss: ctx.mss, initial_window: ctx.initial_window, seed: ctx.seed, index: ctx.index };
                     plugins_module(py).and_then(|m| m.getattr("_instantiate")?.call1((class, pctx, params))?.extract::<Vec<Option<Py<PyAny>>>>())
@@ -271,17 +333,7 @@ impl PyCc {
 
     /// Records `e`, raised by `hook`, as one line (`cellshare.plugins._hook_error`).
     fn fail(&self, py: Python<'_>, hook: &str, e: PyErr) {
-        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) || e.is_instance_of::<pyo3::exceptions::PySystemExit>(py) {
-            self.failure.record(Failed::Interrupt(e));
-            return;
-        }
-        let text = one_line(&e.to_string());
-        // `into_value` attaches the traceback, whose innermost frame the message names.
-        let value = e.into_value(py);
-        let msg = plugins_module(py)
-            .and_then(|m| m.getattr("_hook_error")?.call1((&*self.spec, hook, value))?.extract::<String>())
-            .unwrap_or_else(|_| format!("python controller {}: {hook} raised {text}", self.spec));
-        self.fail_with(msg);
+        record_hook_error(py, &self.failure, Plugin::Cc, &self.spec, hook, e);
     }
 
     /// Calls `hook` (if the class overrides it) with `args`, then reads the state back.
@@ -598,6 +650,295 @@ impl PyAckEvent {
     }
 }
 
+// -- queue disciplines -----------------------------------------------------------------------
+
+/// Attaches `factory` to every Python queue discipline of `aqm` (a DiffServ queue's classes
+/// too): the simulator builds each queue's discipline with it.
+pub fn attach_qdiscs(aqm: &mut AqmConfig, factory: &Arc<PyFactory>) {
+    match aqm {
+        AqmConfig::Python(p) => p.factory = QdiscFactory(Some(factory.clone() as Arc<dyn ExternalQdisc>)),
+        AqmConfig::Diffserv(d) => {
+            for c in &mut d.classes {
+                attach_qdiscs(&mut c.aqm, factory);
+            }
+        }
+        _ => {}
+    }
+}
+
+impl ExternalQdisc for PyFactory {
+    fn check(&self, cfg: &ExternalQdiscConfig) -> Result<(), EntryError> {
+        Python::with_gil(|py| self.resolve(py, Plugin::Qdisc, &cfg.class, &cfg.params).map(|_| ()))
+    }
+
+    fn build(&self, cfg: &ExternalQdiscConfig, limit: QueueLimit, site: &QueueSite) -> Box<dyn ExternalDiscipline> {
+        Python::with_gil(|py| {
+            let mut q = PyQdisc { spec: cfg.class.as_str().into(), on_enqueue: None, on_dequeue: None, limit, failure: self.failure.clone() };
+            if self.failure.failed() {
+                return Box::new(q) as Box<dyn ExternalDiscipline>;
+            }
+            let made = match self.resolve(py, Plugin::Qdisc, &cfg.class, &cfg.params) {
+                Ok((class, params)) => {
+                    let (limit_bytes, limit_packets) = match limit {
+                        QueueLimit::Bytes(b) => (Some(b), None),
+                        QueueLimit::Packets(p) => (None, Some(p)),
+                    };
+                    let ctx = PyQueueContext { seed: site.seed, ue: site.ue, diffserv_class: site.class, cell: site.cell, limit_bytes, limit_packets };
+                    plugins_module(py).and_then(|m| {
+                        m.getattr("_instantiate_qdisc")?.call1((class, ctx, params))?.extract::<(Option<Py<PyAny>>, Option<Py<PyAny>>)>()
+                    })
+                }
+                Err((k, v, e)) => {
+                    q.failure.set(format!("python queue discipline {}: {k} = {v}: expected {e}", cfg.class));
+                    return Box::new(q);
+                }
+            };
+            match made {
+                Ok((enq, deq)) => (q.on_enqueue, q.on_dequeue) = (enq, deq),
+                Err(e) => record_hook_error(py, &q.failure, Plugin::Qdisc, &q.spec, "__init__", e),
+            }
+            Box::new(q)
+        })
+    }
+}
+
+/// A queue discipline written in Python: the object's bound hooks (`None` for a hook the
+/// class does not override) and the queue's hard limit (what the class's defaults apply).
+struct PyQdisc {
+    spec: Arc<str>,
+    on_enqueue: Option<Py<PyAny>>,
+    on_dequeue: Option<Py<PyAny>>,
+    limit: QueueLimit,
+    failure: Arc<Failure>,
+}
+
+impl std::fmt::Debug for PyQdisc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PyQdisc").field("class", &self.spec).field("limit", &self.limit).finish()
+    }
+}
+
+/// A discipline's hook: its name, the verdicts it may return (`0..codes`, described by
+/// `expected`) and whether the packet is queued (its `enqueued_at` known).
+struct QdiscHook {
+    name: &'static str,
+    expected: &'static str,
+    codes: u8,
+    queued: bool,
+}
+
+const ON_ENQUEUE: QdiscHook = QdiscHook {
+    name: "on_enqueue",
+    expected: "Enqueue.ACCEPT, Enqueue.DROP or Enqueue.ACCEPT_DROPPING_HEAD",
+    codes: 3,
+    queued: false,
+};
+const ON_DEQUEUE: QdiscHook = QdiscHook { name: "on_dequeue", expected: "Dequeue.TRANSMIT or Dequeue.DROP", codes: 2, queued: true };
+
+impl PyQdisc {
+    /// Calls `f`, the bound `hook`, with (now, packet, queue) and reads its verdict:
+    /// `Some(code)` when it returned an integer in `0..hook.codes` (not a bool), else `None`
+    /// after recording the error.
+    fn call(&self, py: Python<'_>, f: &Py<PyAny>, hook: &QdiscHook, now: Nanos, pkt: &Packet, q: &QueueView) -> Option<u8> {
+        let (name, expected, codes) = (hook.name, hook.expected, hook.codes);
+        let args = (|| -> PyResult<_> {
+            Ok((now, Py::new(py, PyPacket::new(pkt, hook.queued))?, Py::new(py, PyQueueView::new(now, q, self.limit))?))
+        })();
+        match args.and_then(|a| f.call1(py, a)) {
+            Ok(v) => {
+                let v = v.into_bound(py);
+                let code = if v.is_instance_of::<pyo3::types::PyBool>() { None } else { v.extract::<u8>().ok().filter(|&c| c < codes) };
+                if code.is_none() {
+                    let shown = v.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
+                    let shown: String = shown.chars().take(60).collect();
+                    self.failure.set(format!("python queue discipline {}: {name}() returned {shown}, expected {expected}", self.spec));
+                }
+                code
+            }
+            Err(e) => {
+                record_hook_error(py, &self.failure, Plugin::Qdisc, &self.spec, name, e);
+                None
+            }
+        }
+    }
+}
+
+impl ExternalDiscipline for PyQdisc {
+    fn on_enqueue(&mut self, now: Nanos, pkt: &Packet, q: &QueueView) -> EnqueueVerdict {
+        let Some(hook) = self.on_enqueue.as_ref().filter(|_| !self.failure.failed()) else { return self.limit.admit(pkt.size, q) };
+        match Python::with_gil(|py| self.call(py, hook, &ON_ENQUEUE, now, pkt, q)) {
+            Some(0) => EnqueueVerdict::Accept,
+            Some(1) => EnqueueVerdict::Drop,
+            Some(_) => EnqueueVerdict::AcceptDroppingHead,
+            None => self.limit.admit(pkt.size, q),
+        }
+    }
+
+    fn on_dequeue(&mut self, now: Nanos, pkt: &Packet, q: &QueueView) -> DequeueVerdict {
+        let Some(hook) = self.on_dequeue.as_ref().filter(|_| !self.failure.failed()) else { return DequeueVerdict::Transmit };
+        match Python::with_gil(|py| self.call(py, hook, &ON_DEQUEUE, now, pkt, q)) {
+            Some(1) => DequeueVerdict::Drop,
+            _ => DequeueVerdict::Transmit,
+        }
+    }
+}
+
+/// Where a Python queue discipline runs (Rust `QueueSite` and the queue's hard limit).
+#[pyclass(frozen, get_all, module = "cellshare._core", name = "QueueContext")]
+#[derive(Clone)]
+pub struct PyQueueContext {
+    /// The scenario's seed.
+    seed: u64,
+    /// The UE whose queue it is.
+    ue: u64,
+    /// The DiffServ class (0 for a single-class queue).
+    diffserv_class: u64,
+    /// The cell's index in its network (0 for a lone cell).
+    cell: u64,
+    /// The byte limit, when the limit is in bytes.
+    limit_bytes: Option<u64>,
+    /// The packet limit, when the limit is in packets (`limit_packets`).
+    limit_packets: Option<u32>,
+}
+
+/// The packet a queue discipline decides on (Rust `Packet`, the fields a discipline reads).
+#[pyclass(frozen, get_all, module = "cellshare._core", name = "Packet")]
+#[derive(Clone)]
+pub struct PyPacket {
+    flow: u32,
+    ue: u32,
+    size: u32,
+    payload: u32,
+    is_ack: bool,
+    foreground: bool,
+    dscp: u8,
+    retransmit: bool,
+    sent_at: u64,
+    enqueued_at: Option<u64>,
+}
+
+impl PyPacket {
+    fn new(p: &Packet, at_dequeue: bool) -> Self {
+        PyPacket {
+            flow: p.flow,
+            ue: p.ue,
+            size: p.size,
+            payload: p.payload,
+            is_ack: p.kind == PacketKind::Ack,
+            foreground: p.class == TrafficClass::Foreground,
+            dscp: p.dscp,
+            retransmit: p.retransmit,
+            sent_at: p.sent_at,
+            enqueued_at: at_dequeue.then_some(p.enqueued_at),
+        }
+    }
+}
+
+/// A queue as its discipline sees it at a decision (Rust `QueueView` and the hard limit).
+#[pyclass(frozen, get_all, module = "cellshare._core", name = "QueueView")]
+#[derive(Clone)]
+pub struct PyQueueView {
+    bytes: u64,
+    packets: u32,
+    head_enqueued_at: Option<u64>,
+    head_sojourn: Option<u64>,
+    limit_bytes: Option<u64>,
+    limit_packets: Option<u32>,
+}
+
+impl PyQueueView {
+    fn new(now: Nanos, q: &QueueView, limit: QueueLimit) -> Self {
+        let (limit_bytes, limit_packets) = match limit {
+            QueueLimit::Bytes(b) => (Some(b), None),
+            QueueLimit::Packets(p) => (None, Some(p)),
+        };
+        PyQueueView {
+            bytes: q.bytes,
+            packets: q.packets,
+            head_enqueued_at: q.head_enqueued_at,
+            head_sojourn: q.head_enqueued_at.map(|t| now.saturating_sub(t)),
+            limit_bytes,
+            limit_packets,
+        }
+    }
+
+    fn limit(&self) -> QueueLimit {
+        match (self.limit_bytes, self.limit_packets) {
+            (Some(b), _) => QueueLimit::Bytes(b),
+            (None, p) => QueueLimit::Packets(p.unwrap_or(0)),
+        }
+    }
+}
+
+#[pymethods]
+impl PyQueueView {
+    /// Whether a packet of `size` bytes fits the queue's hard limit (Rust `QueueLimit::fits`).
+    fn fits(&self, size: u32) -> bool {
+        let q = QueueView { bytes: self.bytes, packets: self.packets, head_enqueued_at: self.head_enqueued_at };
+        self.limit().fits(size, &q)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "QueueView(bytes={}, packets={}, head_enqueued_at={}, head_sojourn={}, limit_bytes={}, limit_packets={})",
+            self.bytes,
+            self.packets,
+            py_opt(self.head_enqueued_at),
+            py_opt(self.head_sojourn),
+            py_opt(self.limit_bytes),
+            py_opt(self.limit_packets)
+        )
+    }
+}
+
+/// An optional value as Python shows it.
+fn py_opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "None".into(), |v| v.to_string())
+}
+
+/// A bool as Python shows it.
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+#[pymethods]
+impl PyQueueContext {
+    fn __repr__(&self) -> String {
+        format!(
+            "QueueContext(seed={}, ue={}, diffserv_class={}, cell={}, limit_bytes={}, limit_packets={})",
+            self.seed,
+            self.ue,
+            self.diffserv_class,
+            self.cell,
+            py_opt(self.limit_bytes),
+            py_opt(self.limit_packets)
+        )
+    }
+}
+
+#[pymethods]
+impl PyPacket {
+    fn __repr__(&self) -> String {
+        format!(
+            "Packet(flow={}, ue={}, size={}, payload={}, is_ack={}, foreground={}, dscp={}, retransmit={}, sent_at={}, enqueued_at={})",
+            self.flow,
+            self.ue,
+            self.size,
+            self.payload,
+            py_bool(self.is_ack),
+            py_bool(self.foreground),
+            self.dscp,
+            py_bool(self.retransmit),
+            self.sent_at,
+            py_opt(self.enqueued_at)
+        )
+    }
+}
+
 /// Adds the event classes to the extension module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCcContext>()?;
@@ -607,5 +948,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyEstablished>()?;
     m.add_class::<PyUndoEvent>()?;
     m.add_class::<PyIdleRestart>()?;
+    m.add_class::<PyQueueContext>()?;
+    m.add_class::<PyPacket>()?;
+    m.add_class::<PyQueueView>()?;
     Ok(())
 }

@@ -159,6 +159,14 @@ impl ValidScenario {
     pub fn into_scenario(self) -> Scenario {
         self.scenario
     }
+
+    /// The cell's queue-discipline configuration, for attaching what is not part of the
+    /// scenario's text: the run-time factory of Python queue disciplines
+    /// (`kind = "python"`, which validation does not read). Nothing else may change
+    /// through it: the scenario stays the one that was checked.
+    pub fn attach_to_aqm(&mut self, attach: impl FnOnce(&mut cellshare_aqm::AqmConfig)) {
+        attach(&mut self.scenario.cell.aqm)
+    }
 }
 
 impl std::ops::Deref for ValidScenario {
@@ -473,8 +481,10 @@ fn validate_network_ue(i: usize, g: &UeGroup, net: &NetworkConfig) -> Result<(),
 }
 
 /// Checks the controllers of `sc` written outside the transport crate (`cc = { kind =
-/// "python" }`) with `external`, the factory that will build them; without one, the first
-/// such controller is an error (the Rust API runs only the controllers compiled in).
+/// "python" }`) with `external`, the factory that will build them, and its queue disciplines
+/// written outside the aqm crate (`cell.aqm = { kind = "python" }`, also as a DiffServ
+/// class's) with the factory attached to each entry; without a factory, the first such
+/// controller or discipline is an error (the Rust API runs only what is compiled in).
 pub fn check_external(sc: &Scenario, external: Option<&dyn cellshare_transport::cc::ExternalCc>) -> Result<(), ScenarioError> {
     let flows = sc.flows.iter().enumerate().map(|(i, f)| (format!("flows[{i}].transport.cc"), &f.transport));
     let workload = sc.workload.iter().map(|w| ("workload.transport.cc".to_string(), &w.transport));
@@ -490,5 +500,56 @@ pub fn check_external(sc: &Scenario, external: Option<&dyn cellshare_transport::
         };
         ext.check(p).map_err(|(k, v, e)| ScenarioError::new(format!("{key}.{k}"), v, e))?;
     }
-    Ok(())
+    check_external_qdiscs(&sc.cell.aqm, "cell.aqm")
+}
+
+/// Checks the queue disciplines of `aqm` (at key `at`) written outside the aqm crate
+/// (`kind = "python"`) with the factory attached to each; without one, the first such
+/// discipline is an error (the Rust API and the emulator run only the disciplines compiled
+/// in).
+pub fn check_external_qdiscs(aqm: &cellshare_aqm::AqmConfig, at: &str) -> Result<(), ScenarioError> {
+    use cellshare_aqm::AqmConfig;
+    match aqm {
+        AqmConfig::Python(p) => {
+            let Some(ext) = &p.factory.0 else {
+                return Err(ScenarioError::new(
+                    format!("{at}.kind"),
+                    "\"python\"",
+                    "a queue discipline compiled into cellshare: a Python queue discipline runs only when the \
+                     simulation is run from Python (`cellshare run`, `cellshare.run`)",
+                ));
+            };
+            ext.check(p).map_err(|(k, v, e)| ScenarioError::new(format!("{at}.{k}"), v, e))
+        }
+        AqmConfig::Diffserv(d) => {
+            for (i, c) in d.classes.iter().enumerate() {
+                check_external_qdiscs(&c.aqm, &format!("{at}.classes[{i}].aqm"))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod external_qdisc_tests {
+    use super::check_external_qdiscs;
+    use crate::scenario::Scenario;
+
+    #[test]
+    fn a_python_queue_discipline_without_a_factory_is_refused_naming_its_key() {
+        let base = "[simulation]\nduration_s = 1.0\n[[ues]]\ncount = 1\nchannel = { kind = \"fixed\", rate_mbps = 10.0 }\n";
+        let sc = Scenario::from_toml_str(&format!("{base}[cell]\naqm = {{ kind = \"python\", class = \"m:C\" }}\n")).unwrap();
+        let e = check_external_qdiscs(&sc.cell.aqm, "cell.aqm").unwrap_err();
+        assert_eq!(e.path, "cell.aqm.kind");
+        assert!(e.message.starts_with("got \"python\", expected a queue discipline compiled into cellshare"), "{e}");
+        assert!(e.message.contains("runs only when the simulation is run from Python"), "{e}");
+        let sc = Scenario::from_toml_str(&format!(
+            "{base}[cell]\naqm = {{ kind = \"diffserv\", classes = [{{ dscp = [10] }}, {{ aqm = {{ kind = \"python\", class = \"m:C\" }} }}] }}\n"
+        ))
+        .unwrap();
+        assert_eq!(check_external_qdiscs(&sc.cell.aqm, "cell.aqm").unwrap_err().path, "cell.aqm.classes[1].aqm.kind");
+        let e = crate::validate::check_external(&sc, None).unwrap_err();
+        assert_eq!(e.path, "cell.aqm.classes[1].aqm.kind");
+    }
 }
