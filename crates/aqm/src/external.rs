@@ -207,7 +207,7 @@ mod tests {
         }
         fn on_dequeue(&mut self, _: Nanos, _: &Packet, _: &QueueView) -> DequeueVerdict {
             self.dequeues += 1;
-            if self.dequeues % 2 == 0 {
+            if self.dequeues.is_multiple_of(2) {
                 DequeueVerdict::Drop
             } else {
                 DequeueVerdict::Transmit
