@@ -12,7 +12,7 @@ from rich.table import Table
 
 from . import _core
 from .clihelp import Command
-from .console import err_console, fail, out_console
+from .console import err_console, fail, out_console, print_run_summary
 from .output import OutputError
 from .scenario_files import is_lln_table, load_scenario, prepare, read_table
 
@@ -47,37 +47,6 @@ def _duration(seconds: float) -> str:
     if seconds < 5400:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def _print_summary(summary: dict) -> None:
-    t = Table(title=f"{summary['scenario'] or 'scenario'}: {summary['duration_s']:g} s simulated "
-                    f"at {summary['sim_speed']:.0f}x real time")
-    for col in ("flow", "UE", "class", "transport", "Mbps", "FCT s", "delay p50 ms", "delay p99 ms", "drops", "rtx"):
-        t.add_column(col, justify="left" if col in ("flow", "class", "transport") else "right")
-    flows = summary["flows"]
-    for f in flows[:40]:
-        q = f["queue_delay_ms"]
-        t.add_row(f["name"], str(f["ue"]), f["class"], f["transport"], f"{f['throughput_mbps']:.2f}",
-                  "-" if f["fct_s"] is None else f"{f['fct_s']:.3f}", f"{q['p50']:.1f}", f"{q['p99']:.1f}",
-                  str(f["drops"]), str(f["retransmits"]))
-    if len(flows) > 40:
-        t.caption = f"(first 40 of {len(flows)} flows; all are in summary.json)"
-    out_console.print(t)
-    q = summary["queue_delay_ms"]
-    access = f"PRB utilization {_prb_text(summary)}, " if summary["access"] == "lte_cell" else ""
-    out_console.print(f"cell: {access}delivered {summary['delivered_mbps']:.2f} Mbps, "
-                      f"queue delay p50 {q['p50']:.1f} ms / p99 {q['p99']:.1f} ms / max {q['max']:.1f} ms, "
-                      f"Jain {summary['jain_index']:.3f}", highlight=False)
-
-
-def _prb_text(summary: dict) -> str:
-    """PRB utilization of the offered PRBs, and of all the cell's PRBs when some TTIs offered
-    none (trace channels)."""
-    text = f"{summary['prb_utilization']:.1%}"
-    share = summary.get("prb_used_share_of_all")
-    if share is not None and summary.get("prb_offered_share", 1.0) < 1.0:
-        text += f" of offered ({share:.1%} of all PRBs; {summary['prb_offered_share']:.1%} offered)"
-    return text
 
 
 def _run_lln(where: str, text: str, out: Optional[Path], as_json: bool, force: bool) -> None:
@@ -172,7 +141,7 @@ def run_cmd(
     if as_json:
         sys.stdout.write(json.dumps(result.summary, indent=2, sort_keys=True) + "\n")
     else:
-        _print_summary(result.summary)
+        print_run_summary(result.summary)
         if out is not None:
             out_console.print(f"results written to {out}/", highlight=False)
 

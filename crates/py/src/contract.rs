@@ -522,7 +522,18 @@ pub static SUMMARY: &[SummaryKey] = &[
     key("queue_delay_ms", DELAY, "ms", "base-station sojourn of all packets"),
     key("drops", "object", "packets", "drops by cause"),
     SummaryKey { presence: Presence::Nullable, ..key("link", "object", "", "the radio link (`kind`) and, for the realistic link, what it did over the radio UEs") },
-    key("jain_index", "float", "", "Jain's fairness index over the flows' throughputs"),
+    key("jain_index", "float", "", "Jain's fairness index over the throughputs of every flow, workload arrivals and apps' legs included (1 with no flow)"),
+    SummaryKey {
+        presence: Presence::Nullable,
+        ..key(
+            "bulk_jain_index",
+            "float",
+            "",
+            "Jain's fairness index over the throughputs of the long-lived flows: the `[[flows]]` entries without a `size` or an on/off \
+             pattern that are not an app's legs (bulk flows, either direction), the throughput fairness among competing bulk flows \
+             the papers report; null with fewer than two such flows",
+        )
+    },
     key("events", "integer", "", "discrete events processed"),
     key("ttis", "integer", "", "TTIs in which the scheduler ran"),
     key("peak_packets", "integer", "packets", "most packets alive at once"),
@@ -530,6 +541,22 @@ pub static SUMMARY: &[SummaryKey] = &[
         derived: true,
         ..key("flows", "array of objects", "", "one entry per flow (the columns of `flows`; `rtt_ms` null for a flow without RTT samples)")
     },
+    key(
+        "entry_flows",
+        "array of integers",
+        "",
+        "ids of the flows of the `[[flows]]` entries that are not an app's legs (bulk, sized and on/off flows): the flows the run \
+         summary lists one by one",
+    ),
+    key(
+        "flow_groups",
+        "array of objects",
+        "",
+        "the flows that come in numbers, by group: the workload's arrivals per size class (`source` `workload`, `name` short, \
+         medium or long), then the apps' legs per app kind (`source` `app`, `name` the kind); each with flows, sessions, completed, \
+         bytes_delivered, goodput_mbps (over the run) and, for the workload, fct_p50_s and fct_p95_s over the completed flows \
+         (nearest rank; null without one)",
+    ),
     SummaryKey { derived: true, ..key("ues", "array of objects", "", "one entry per UE: id, bytes, throughput_mbps, mean_snr_db, queue_delay_ms, link") },
     SummaryKey {
         derived: true,
@@ -543,6 +570,21 @@ pub static SUMMARY: &[SummaryKey] = &[
     },
     SummaryKey { presence: Presence::Sessions, derived: true, ..key("streams", "array of objects", "", "the adaptive streams' summaries (their chunks are `stream_chunks`)") },
     SummaryKey { presence: Presence::Sessions, derived: true, ..key("web", "array of objects", "", "the web sessions' summaries (their pages are `page_loads`)") },
+    SummaryKey {
+        presence: Presence::Sessions,
+        ..key(
+            "apps",
+            "object",
+            "",
+            "what the apps measured, per app kind present, pooled over the kind's sessions (percentiles nearest-rank over the pooled \
+             pages, frames or requests): `web` sessions, pages_started, pages_loaded, pages_unfinished (not loaded by the end), \
+             load_time_p50_s, load_time_p95_s, load_time_mean_s; `video_call` sessions, frames_sent, frames_rendered, frames_late, \
+             frames_lost, frames_undecodable, frame_delay_p50_ms, frame_delay_p95_ms, freezes and freeze_s (summed), bitrate_kbps \
+             (mean over the calls); `stream` sessions, chunks_downloaded, qoe and qoe_per_chunk (the MPC paper's Eq. 5, mean over \
+             the streams), bitrate_kbps and startup_delay_s (means), rebuffer_s, rebuffers and switches (summed); `ping`, `game`, \
+             `voip` sessions, requests, completed, rtt_p50_ms, rtt_p95_ms",
+        )
+    },
     SummaryKey { presence: Presence::Network, ..key("cells", "array of objects", "", "the network's cells: id, site, x_m, y_m, azimuth_deg, prb_utilization, prb_used_share_of_all") },
     SummaryKey { presence: Presence::Network, derived: true, ..key("handovers", "integer", "", "handovers executed (the rows of `handovers`)") },
 ];

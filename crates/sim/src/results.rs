@@ -90,8 +90,14 @@ pub struct RunResult {
     /// The radio link (`cell.link`) and, for the realistic link, what it did over the
     /// cell's radio UEs.
     pub link: LinkResult,
-    /// Jain's fairness index over the flows' throughputs.
+    /// Jain's fairness index over the throughputs of every flow (workload arrivals and
+    /// apps' legs included; 1 with no flow).
     pub jain_index: f64,
+    /// Jain's fairness index over the throughputs of the long-lived flows: the `[[flows]]`
+    /// entries without a `size` or an on/off pattern that are not an app's legs (bulk
+    /// flows, either direction). The throughput fairness among competing bulk flows the
+    /// papers report; `None` with fewer than two such flows.
+    pub bulk_jain_index: Option<f64>,
     /// Discrete events processed.
     pub events: u64,
     /// TTIs in which the scheduler ran (idle TTIs are skipped).
@@ -100,6 +106,12 @@ pub struct RunResult {
     pub peak_packets: usize,
     /// Per-flow results.
     pub flows: Vec<FlowResult>,
+    /// The flows of the scenario's `[[flows]]` entries that are not an app's legs, by id
+    /// (bulk, sized and on/off flows): the flows a run summary lists one by one.
+    pub entry_flows: Vec<u32>,
+    /// The flows that come in numbers, summarised by group: the workload's arrivals per
+    /// size class, then the legs of the apps' sessions per app kind.
+    pub flow_groups: Vec<FlowGroup>,
     /// Per-UE results.
     pub ues: Vec<UeResult>,
     /// Per traffic class: foreground, background, then one entry per DSCP value in use.
@@ -115,6 +127,9 @@ pub struct RunResult {
     /// Web page loads (`app = { kind = "web" }`), with every page.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub web: Vec<SessionResult>,
+    /// What the apps measured, per app kind present, pooled over the kind's sessions.
+    #[serde(skip_serializing_if = "AppsSummary::is_empty")]
+    pub apps: AppsSummary,
     /// The sessions of the other apps with a list of their own, by the list's name
     /// (`cellshare_apps::AppReport::TABLE`); each list is a key of the summary.
     #[serde(flatten)]
@@ -239,6 +254,143 @@ pub struct SessionResult {
     /// The app's measurements.
     #[serde(flatten)]
     pub report: cellshare_apps::Report,
+}
+
+/// Flows summarised together ([`RunResult::flow_groups`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowGroup {
+    /// `"workload"`: the arrivals of `[workload]` of one size class; `"app"`: the legs of
+    /// the sessions of one app kind.
+    pub source: &'static str,
+    /// The size class (`"short"`, `"medium"`, `"long"`) or the app kind (`"web"`,
+    /// `"video_call"`, `"stream"`, `"ping"`, `"game"`, `"voip"`, ...).
+    pub name: &'static str,
+    /// Flows in the group.
+    pub flows: u32,
+    /// App sessions (0 for the workload).
+    pub sessions: u32,
+    /// Finite flows that completed (0 for apps' legs).
+    pub completed: u32,
+    /// Payload bytes delivered to the receiving applications.
+    pub bytes_delivered: u64,
+    /// Those bytes over the run, Mbps.
+    pub goodput_mbps: f64,
+    /// Median flow completion time of the completed flows, s (`None` without one).
+    pub fct_p50_s: Option<f64>,
+    /// 95th percentile (nearest rank) of the same, s.
+    pub fct_p95_s: Option<f64>,
+}
+
+/// What the apps measured per app kind ([`RunResult::apps`]): each kind present, pooled
+/// over its sessions. Percentiles are nearest-rank over the pooled events (pages, frames,
+/// requests), as each session's own are over its events.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AppsSummary {
+    /// Web page loads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub web: Option<WebSummary>,
+    /// Video calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub video_call: Option<VideoCallSummary>,
+    /// Adaptive streams.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamSummary>,
+    /// The request/response apps (`ping`, `game`, `voip`), by kind.
+    #[serde(flatten)]
+    pub rtt: BTreeMap<&'static str, RttSummary>,
+}
+
+impl AppsSummary {
+    /// Whether the run had no app session.
+    pub fn is_empty(&self) -> bool {
+        self.web.is_none() && self.video_call.is_none() && self.stream.is_none() && self.rtt.is_empty()
+    }
+}
+
+/// The web sessions' page loads, pooled.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct WebSummary {
+    /// Sessions.
+    pub sessions: u32,
+    /// Pages whose load started.
+    pub pages_started: u64,
+    /// Pages loaded.
+    pub pages_loaded: u64,
+    /// Pages started but not loaded by the end of the run.
+    pub pages_unfinished: u64,
+    /// Median page load time, s (NaN, serialized as null, without a loaded page).
+    pub load_time_p50_s: f64,
+    /// 95th-percentile page load time, s.
+    pub load_time_p95_s: f64,
+    /// Mean page load time, s.
+    pub load_time_mean_s: f64,
+}
+
+/// The video calls' frames, pooled.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct VideoCallSummary {
+    /// Calls.
+    pub sessions: u32,
+    /// Frames captured and sent.
+    pub frames_sent: u64,
+    /// Frames shown.
+    pub frames_rendered: u64,
+    /// Frames shown more than `freeze_ms` after their capture.
+    pub frames_late: u64,
+    /// Frames with a lost packet.
+    pub frames_lost: u64,
+    /// Frames complete but not decodable.
+    pub frames_undecodable: u64,
+    /// Median delay of the shown frames, ms (NaN, serialized as null, without one).
+    pub frame_delay_p50_ms: f64,
+    /// 95th percentile, ms.
+    pub frame_delay_p95_ms: f64,
+    /// Runs of frozen frames, summed over the calls.
+    pub freezes: u64,
+    /// Frozen frames × frame interval, s, summed over the calls.
+    pub freeze_s: f64,
+    /// Media received, kbit/s, the mean over the calls.
+    pub bitrate_kbps: f64,
+}
+
+/// The adaptive streams, pooled.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StreamSummary {
+    /// Streams.
+    pub sessions: u32,
+    /// Chunks that arrived, summed.
+    pub chunks_downloaded: u64,
+    /// QoE, the MPC paper's Eq. (5), the mean over the streams.
+    pub qoe: f64,
+    /// QoE over the chunks downloaded, the mean over the streams (NaN, serialized as null,
+    /// when no stream downloaded a chunk).
+    pub qoe_per_chunk: f64,
+    /// Mean bitrate of the chunks that arrived, kbit/s, the mean over the streams.
+    pub bitrate_kbps: f64,
+    /// Stalled playback after the start, s, summed over the streams.
+    pub rebuffer_s: f64,
+    /// Stalls, summed.
+    pub rebuffers: u64,
+    /// Changes of bitrate between consecutive chunks, summed.
+    pub switches: u64,
+    /// From the session's start to playback, s, the mean over the streams that started (NaN,
+    /// serialized as null, when none did).
+    pub startup_delay_s: f64,
+}
+
+/// A request/response app's requests (ping, game, voip), pooled.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RttSummary {
+    /// Sessions.
+    pub sessions: u32,
+    /// Requests issued (VoIP: datagrams sent).
+    pub requests: u64,
+    /// Requests completed.
+    pub completed: u64,
+    /// Median RTT, ms (NaN, serialized as null, without a completed request).
+    pub rtt_p50_ms: f64,
+    /// 95th-percentile RTT, ms.
+    pub rtt_p95_ms: f64,
 }
 
 /// What the workload generated.

@@ -10,7 +10,11 @@ use cellshare_core::{TrafficClass, TTI};
 use super::flows::FlowRt;
 use super::Simulation;
 use crate::metrics::jain_index;
-use crate::results::{CellResult, CellSeries, ClassResult, FlowResult, LinkResult, RunResult, SessionResult, UeResult, WorkloadResult};
+use crate::results::{
+    AppsSummary, CellResult, CellSeries, ClassResult, FlowGroup, FlowResult, LinkResult, RttSummary, RunResult, SessionResult,
+    StreamSummary, UeResult, VideoCallSummary, WebSummary, WorkloadResult,
+};
+use cellshare_apps::{percentile, Report};
 
 pub(super) fn collect(sim: &Simulation) -> RunResult {
     let end = sim.end;
@@ -64,7 +68,10 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
         .collect();
     // Each app's report: on its first flow (request/response apps) or in its list.
     let (mut video_calls, mut streams, mut web, mut app_tables) = (Vec::new(), Vec::new(), Vec::new(), BTreeMap::new());
+    let mut pooled = Pooled::default();
+    let mut session_kinds = Vec::new();
     for (flow, report) in sim.session_reports() {
+        session_kinds.push(pooled.add(&report));
         if let Some(r) = report.flow_record() {
             flows[flow as usize].app = Some(r.clone());
             continue;
@@ -80,6 +87,7 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
         }
     }
     let tputs: Vec<f64> = flows.iter().map(|f| f.throughput_mbps).collect();
+    let (entry_flows, flow_groups, bulk) = group_flows(sim, &flows, &session_kinds, dur);
     let class = |name: String, member: &dyn Fn(&FlowRt) -> bool| {
         let mut delay = sim.closed_delay.get(&name).cloned().unwrap_or_default();
         let (mut n, mut air, mut good, mut drops) = (0u32, 0u64, 0u64, 0u64);
@@ -138,6 +146,10 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
             }
         },
         jain_index: jain_index(&tputs),
+        bulk_jain_index: (bulk.len() >= 2).then(|| jain_index(&bulk)),
+        apps: pooled.summary(),
+        entry_flows,
+        flow_groups,
         events: sim.events,
         ttis: sim.ttis_run,
         peak_packets: sim.peak_packets(),
@@ -272,4 +284,171 @@ impl Offered {
         }
         self.per_second.iter().map(|&(n, _)| n).sum::<u64>() as f64 / all_ttis
     }
+}
+
+/// The flows of the `[[flows]]` entries that are not apps' legs (ids), the groups of the
+/// rest (the workload's arrivals per size class, then apps' legs per app kind), and the
+/// throughputs of the long-lived flows: the entries without a size or an on/off pattern.
+/// `kinds` is each session's app kind.
+fn group_flows(sim: &Simulation, flows: &[FlowResult], kinds: &[&'static str], dur: f64) -> (Vec<u32>, Vec<FlowGroup>, Vec<f64>) {
+    let group = |source: &'static str, name: &'static str| FlowGroup {
+        source,
+        name,
+        flows: 0,
+        sessions: 0,
+        completed: 0,
+        bytes_delivered: 0,
+        goodput_mbps: 0.0,
+        fct_p50_s: None,
+        fct_p95_s: None,
+    };
+    let mut workload = [group("workload", "short"), group("workload", "medium"), group("workload", "long")];
+    let mut fcts: [Vec<f64>; 3] = Default::default();
+    let mut apps: BTreeMap<&'static str, FlowGroup> = BTreeMap::new();
+    let (mut entries, mut bulk) = (Vec::new(), Vec::new());
+    for (rt, f) in sim.flows.iter().zip(flows) {
+        let g = if let Some((s, leg)) = rt.session {
+            let kind = kinds[s as usize];
+            let g = apps.entry(kind).or_insert_with(|| group("app", kind));
+            g.sessions += (leg == 0) as u32;
+            g
+        } else if let Some(k) = ["short", "medium", "long"].iter().position(|&c| c == rt.category) {
+            if let (true, Some(fct)) = (f.completed, f.fct_s) {
+                fcts[k].push(fct);
+            }
+            &mut workload[k]
+        } else {
+            entries.push(f.id);
+            if rt.size.is_none() && rt.on_off.is_none() {
+                bulk.push(f.throughput_mbps);
+            }
+            continue;
+        };
+        g.flows += 1;
+        g.completed += f.completed as u32;
+        g.bytes_delivered += f.bytes_delivered;
+    }
+    for (g, fct) in workload.iter_mut().zip(fcts.iter_mut()) {
+        fct.sort_by(f64::total_cmp);
+        (g.fct_p50_s, g.fct_p95_s) = match fct.is_empty() {
+            true => (None, None),
+            false => (Some(percentile(fct, 0.5)), Some(percentile(fct, 0.95))),
+        };
+    }
+    let mut groups: Vec<FlowGroup> = workload.into_iter().filter(|g| g.flows > 0).chain(apps.into_values()).collect();
+    for g in &mut groups {
+        g.goodput_mbps = if dur > 0.0 { g.bytes_delivered as f64 * 8.0 / dur / 1e6 } else { 0.0 };
+    }
+    (entries, groups, bulk)
+}
+
+/// The apps' events pooled per app kind, for [`AppsSummary`].
+#[derive(Default)]
+struct Pooled {
+    web: Option<(WebSummary, Vec<f64>)>,
+    call: Option<(VideoCallSummary, Vec<f64>, Vec<f64>)>,
+    stream: Option<(StreamSummary, [Vec<f64>; 4])>,
+    rtt: BTreeMap<&'static str, (RttSummary, Vec<f64>)>,
+}
+
+impl Pooled {
+    /// Adds one session's report; returns its app kind.
+    fn add(&mut self, report: &Report) -> &'static str {
+        match report {
+            Report::Web(r) => {
+                let (s, plts) = self.web.get_or_insert_with(Default::default);
+                s.sessions += 1;
+                s.pages_started += r.pages_started as u64;
+                s.pages_loaded += r.pages_loaded as u64;
+                plts.extend(r.pages.load_time_s.iter().copied().filter(|t| t.is_finite()));
+                "web"
+            }
+            Report::VideoCall(r) => {
+                let (s, delays, rates) = self.call.get_or_insert_with(Default::default);
+                s.sessions += 1;
+                s.frames_sent += r.frames_sent;
+                s.frames_rendered += r.frames_rendered;
+                s.frames_late += r.frames_late;
+                s.frames_lost += r.frames_lost;
+                s.frames_undecodable += r.frames_undecodable;
+                s.freezes += r.freezes;
+                s.freeze_s += r.freeze_s;
+                // The rendered frames' delays (the others' are NaN), as the call's own.
+                delays.extend(r.frames.delay_ms.iter().copied().filter(|d| d.is_finite()));
+                rates.push(r.bitrate_kbps);
+                "video_call"
+            }
+            Report::Stream(r) => {
+                let (s, [qoe, per_chunk, rate, startup]) = self.stream.get_or_insert_with(Default::default);
+                s.sessions += 1;
+                s.chunks_downloaded += r.chunks_downloaded as u64;
+                s.rebuffer_s += r.rebuffer_s;
+                s.rebuffers += r.rebuffers as u64;
+                s.switches += r.switches as u64;
+                qoe.push(r.qoe.qoe);
+                per_chunk.push(r.qoe.qoe_per_chunk);
+                rate.push(r.bitrate_kbps);
+                startup.push(r.startup_delay_s);
+                "stream"
+            }
+            other => match other.flow_record() {
+                Some(r) => {
+                    let (s, rtts) = self.rtt.entry(r.kind).or_default();
+                    s.sessions += 1;
+                    s.requests += r.requests;
+                    s.completed += r.completed;
+                    rtts.extend_from_slice(&r.rtt_ms);
+                    r.kind
+                }
+                None => other.table(),
+            },
+        }
+    }
+
+    fn summary(self) -> AppsSummary {
+        fn sorted(mut xs: Vec<f64>) -> Vec<f64> {
+            xs.sort_by(f64::total_cmp);
+            xs
+        }
+        AppsSummary {
+            web: self.web.map(|(mut s, plts)| {
+                let plts = sorted(plts);
+                s.pages_unfinished = s.pages_started - s.pages_loaded;
+                s.load_time_p50_s = percentile(&plts, 0.5);
+                s.load_time_p95_s = percentile(&plts, 0.95);
+                s.load_time_mean_s = mean_finite(&plts);
+                s
+            }),
+            video_call: self.call.map(|(mut s, delays, rates)| {
+                let delays = sorted(delays);
+                s.frame_delay_p50_ms = percentile(&delays, 0.5);
+                s.frame_delay_p95_ms = percentile(&delays, 0.95);
+                s.bitrate_kbps = mean_finite(&rates);
+                s
+            }),
+            stream: self.stream.map(|(mut s, [qoe, per_chunk, rate, startup])| {
+                s.qoe = mean_finite(&qoe);
+                s.qoe_per_chunk = mean_finite(&per_chunk);
+                s.bitrate_kbps = mean_finite(&rate);
+                s.startup_delay_s = mean_finite(&startup);
+                s
+            }),
+            rtt: self
+                .rtt
+                .into_iter()
+                .map(|(kind, (mut s, rtts))| {
+                    let rtts = sorted(rtts);
+                    s.rtt_p50_ms = percentile(&rtts, 0.5);
+                    s.rtt_p95_ms = percentile(&rtts, 0.95);
+                    (kind, s)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The mean of the finite values of `xs` (NaN without one).
+fn mean_finite(xs: &[f64]) -> f64 {
+    let (n, sum) = xs.iter().filter(|x| x.is_finite()).fold((0usize, 0.0), |(n, s), x| (n + 1, s + x));
+    if n > 0 { sum / n as f64 } else { f64::NAN }
 }
