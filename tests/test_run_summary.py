@@ -136,12 +136,41 @@ def test_jain_covers_the_bulk_flows(ran):
 def test_fewer_than_two_bulk_flows_give_n_a(monkeypatch):
     from cellshare.api import run_text
 
-    # One bulk flow beside an app: its legs are no competitors, so no index.
-    r = run_text(SCENARIO.split("[[flows]]\nname = \"video\"")[0].replace("ues = [0, 1]", "ue = 0")
-                 .replace("duration_s = 6", "duration_s = 1"), ".", progress=False)
+    # One bulk flow beside an app and a CBR source: the app's legs and a source sending at its
+    # set rate are no competitors, so no index.
+    text = (SCENARIO.split("[[flows]]\nname = \"video\"")[0].replace("ues = [0, 1]", "ue = 0")
+            .replace("duration_s = 6", "duration_s = 1")
+            + '[[flows]]\nname = "voice"\nue = 1\ntransport = { kind = "cbr", rate_mbps = 0.064 }\n')
+    r = run_text(text, ".", progress=False)
     assert r.summary["bulk_jain_index"] is None and 0 < r.summary["jain_index"] < 1
     buf = io.StringIO()
     monkeypatch.setattr(console_mod, "out_console", Console(file=buf, width=200))
     console_mod.print_run_summary(r.summary)
     printed = buf.getvalue()
     assert "Jain over bulk flows n/a" in printed and "video call: 1 call" in printed
+
+
+def test_saturating_cbr_sources_compete():
+    """A `cbr` source the network holds below its rate is a bulk flow (the shape of
+    scenarios/two-ues-pf.toml); the one it carries whole stays out."""
+    from cellshare.api import run_text
+
+    r = run_text("""
+[simulation]
+duration_s = 1
+trace_interval_ms = 0
+[[ues]]
+count = 3
+channel = { kind = "fixed", rate_mbps = 20 }
+[[flows]]
+ues = [0, 1]
+transport = { kind = "cbr", rate_mbps = 30 }
+[[flows]]
+name = "voice"
+ue = 2
+transport = { kind = "cbr", rate_mbps = 0.064, packet_bytes = 160 }
+""", ".", progress=False)
+    s = r.summary
+    x = [f["throughput_mbps"] for f in s["flows"][:2]]
+    assert s["entry_flows"] == [0, 1, 2]
+    assert math.isclose(s["bulk_jain_index"], sum(x) ** 2 / (2 * sum(v * v for v in x)), rel_tol=1e-12)

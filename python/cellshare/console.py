@@ -98,11 +98,11 @@ def app_lines(apps: dict) -> list[str]:
         lines.append(f"video call: {_plural(c['sessions'], 'call')}, {c['frames_rendered']}/{c['frames_sent']} frames "
                      f"rendered (late {c['frames_late']}, lost {c['frames_lost']}, undecodable {c['frames_undecodable']}), "
                      f"frame delay p50 {_num(c['frame_delay_p50_ms'], '.1f')} / p95 {_num(c['frame_delay_p95_ms'], '.1f')} ms, "
-                     f"{_plural(c['freezes'], 'freeze')} ({c['freeze_s']:.2f} s), {_num(c['bitrate_kbps'], '.0f', ' kbit/s')}")
+                     f"{_plural(c['freezes'], 'freeze')} ({c['freeze_s']:.2f} s), bitrate {_num(c['bitrate_kbps'], '.0f', ' kbit/s')}")
     if (s := apps.get("stream")) is not None:
         lines.append(f"stream: {_plural(s['sessions'], 'stream')}, QoE {_num(s['qoe'], '.3f')} "
                      f"({_num(s['qoe_per_chunk'], '.3f')} per chunk, {s['chunks_downloaded']} chunks), "
-                     f"{_num(s['bitrate_kbps'], '.0f', ' kbit/s')}, rebuffering {s['rebuffer_s']:.2f} s "
+                     f"bitrate {_num(s['bitrate_kbps'], '.0f', ' kbit/s')}, rebuffering {s['rebuffer_s']:.2f} s "
                      f"({_plural(s['rebuffers'], 'stall')}), {_plural(s['switches'], 'switch', 'switches')}, "
                      f"start-up {_num(s['startup_delay_s'], '.2f', ' s')}")
     for kind in sorted(k for k in apps if k not in ("web", "video_call", "stream")):

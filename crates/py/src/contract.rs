@@ -530,7 +530,8 @@ pub static SUMMARY: &[SummaryKey] = &[
             "float",
             "",
             "Jain's fairness index over the throughputs of the long-lived flows: the `[[flows]]` entries without a `size` or an on/off \
-             pattern that are not an app's legs (bulk flows, either direction), the throughput fairness among competing bulk flows \
+             pattern that are not an app's legs, either direction, save a `cbr` source the network carried whole (goodput at least \
+             90 % of its set rate's payload: limited by its own rate, not by the network); the throughput fairness among competing bulk flows \
              the papers report; null with fewer than two such flows",
         )
     },

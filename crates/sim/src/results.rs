@@ -94,9 +94,10 @@ pub struct RunResult {
     /// apps' legs included; 1 with no flow).
     pub jain_index: f64,
     /// Jain's fairness index over the throughputs of the long-lived flows: the `[[flows]]`
-    /// entries without a `size` or an on/off pattern that are not an app's legs (bulk
-    /// flows, either direction). The throughput fairness among competing bulk flows the
-    /// papers report; `None` with fewer than two such flows.
+    /// entries without a `size` or an on/off pattern that are not an app's legs, either
+    /// direction, save a `cbr` source the network carried whole (goodput at least 90 % of
+    /// its set rate's payload: limited by its own rate, not by the network). The throughput
+    /// fairness among competing bulk flows the papers report; `None` with fewer than two.
     pub bulk_jain_index: Option<f64>,
     /// Discrete events processed.
     pub events: u64,

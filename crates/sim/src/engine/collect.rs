@@ -10,6 +10,7 @@ use cellshare_core::{TrafficClass, TTI};
 use super::flows::FlowRt;
 use super::Simulation;
 use crate::metrics::jain_index;
+use crate::transport::Sender;
 use crate::results::{
     AppsSummary, CellResult, CellSeries, ClassResult, FlowGroup, FlowResult, LinkResult, RttSummary, RunResult, SessionResult,
     StreamSummary, UeResult, VideoCallSummary, WebSummary, WorkloadResult,
@@ -288,7 +289,8 @@ impl Offered {
 
 /// The flows of the `[[flows]]` entries that are not apps' legs (ids), the groups of the
 /// rest (the workload's arrivals per size class, then apps' legs per app kind), and the
-/// throughputs of the long-lived flows: the entries without a size or an on/off pattern.
+/// throughputs of the long-lived flows: the entries without a size or an on/off pattern,
+/// but a `cbr` source the network carried whole.
 /// `kinds` is each session's app kind.
 fn group_flows(sim: &Simulation, flows: &[FlowResult], kinds: &[&'static str], dur: f64) -> (Vec<u32>, Vec<FlowGroup>, Vec<f64>) {
     let group = |source: &'static str, name: &'static str| FlowGroup {
@@ -319,7 +321,7 @@ fn group_flows(sim: &Simulation, flows: &[FlowResult], kinds: &[&'static str], d
             &mut workload[k]
         } else {
             entries.push(f.id);
-            if rt.size.is_none() && rt.on_off.is_none() {
+            if rt.size.is_none() && rt.on_off.is_none() && !carried_whole(rt, f) {
                 bulk.push(f.throughput_mbps);
             }
             continue;
@@ -340,6 +342,23 @@ fn group_flows(sim: &Simulation, flows: &[FlowResult], kinds: &[&'static str], d
         g.goodput_mbps = if dur > 0.0 { g.bytes_delivered as f64 * 8.0 / dur / 1e6 } else { 0.0 };
     }
     (entries, groups, bulk)
+}
+
+/// Share of its set rate a `cbr` source must get for the network to have carried it whole.
+const CARRIED_WHOLE: f64 = 0.9;
+
+/// Whether `rt` is a `cbr` source the network carried whole (goodput `f.throughput_mbps` at
+/// least [`CARRIED_WHOLE`] of its set rate's payload): limited by its own rate, not by what
+/// the network gives it, so no competitor for the bulk flows' Jain index. A source held
+/// below its rate (a saturating one) competes like any bulk flow.
+fn carried_whole(rt: &FlowRt, f: &FlowResult) -> bool {
+    match rt.sender {
+        Sender::Cbr { rate_bps, payload, .. } => {
+            let payload_bps = rate_bps as f64 * payload as f64 / (payload + rt.header) as f64;
+            f.throughput_mbps * 1e6 >= CARRIED_WHOLE * payload_bps
+        }
+        _ => false,
+    }
 }
 
 /// The apps' events pooled per app kind, for [`AppsSummary`].
