@@ -1,6 +1,7 @@
 """The command line's output: the console for results (standard output), the console for
-errors and warnings (standard error), and the one-line error that ends a command. Shared by
-every command module (:mod:`cellshare.cli`, :mod:`cellshare.emu_cli`)."""
+errors and warnings (standard error), the one-line error that ends a command (shared by
+every command module, :mod:`cellshare.cli`, :mod:`cellshare.emu_cli`), and the summary
+`cellshare run` prints."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ def print_run_summary(summary: dict) -> None:
     """What `cellshare run` prints: the `[[flows]]` entries one by one, the flows that come in
     numbers (workload arrivals, apps' legs) by group, what each app kind measured, and the
     cell (Jain's index over the long-lived flows)."""
+    from rich.markup import escape
     from rich.table import Table
 
     title = (f"{summary['scenario'] or 'scenario'}: {summary['duration_s']:g} s simulated "
@@ -63,7 +65,7 @@ def print_run_summary(summary: dict) -> None:
                       _cell(f["fct_s"], ".3f"), f"{q['p50']:.1f}", f"{q['p99']:.1f}",
                       str(f["drops"]), str(f["retransmits"]))
         if len(entries) > LISTED_FLOWS:
-            t.caption = f"({LISTED_FLOWS} of {len(entries)} [[flows]] entries listed; all are in summary.json)"
+            t.caption = escape(f"({LISTED_FLOWS} of {len(entries)} [[flows]] entries listed; all are in summary.json)")
         out_console.print(t)
         title = None
     if groups:
