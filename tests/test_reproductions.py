@@ -35,7 +35,9 @@ def test_every_experiment_declares_claims_and_is_in_the_scoreboard_order():
     exps = _experiments()
     assert {e.name for e in exps} == set(rp.ORDER)
     for e in exps:
-        assert e.claims, f"{e.name} declares no claim"
+        # The ablation judges no claim of its own: it re-runs other reproductions' claims
+        # under each added rule switched off, and reports them as observations.
+        assert e.claims or e.name == "legilimens-ablation", f"{e.name} declares no claim"
 
 
 @pytest.mark.parametrize("exp", _experiments(), ids=lambda e: e.name)

@@ -93,6 +93,7 @@ import textwrap
 from pathlib import Path
 from typing import Callable, Optional
 
+from .blocks import DocgenError, replace_block  # noqa: F401  (re-exported: the docgen API)
 from .reproduce import fmt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,10 +103,6 @@ COMMAND = "python -m cellshare.docgen --write"
 
 #: A generated section: the opening marker (renderer and arguments), its content, the end.
 SECTION = re.compile(r"(<!-- generated: (?P<spec>[^>]*?) -->)(?P<body>.*?)(<!-- end generated -->)", re.S)
-
-
-class DocgenError(ValueError):
-    """A page names a renderer, reproduction, claim or artefact that does not exist."""
 
 
 def _pages(root: Path) -> list[Path]:
@@ -917,19 +914,6 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
 }
-
-
-def replace_block(text: str, begin: str, end: str, block: str, where: str = "page") -> str:
-    """`text` with the generated block from its opening marker through `end` replaced by
-    `block` (which carries both markers). The opening marker is found by its part before
-    " —" (the rest says how it is generated and may change); :class:`DocgenError` when the
-    markers are missing or out of order."""
-    b_key = begin.split(" —")[0]
-    i = text.find(b_key)
-    j = text.find(end, i) if i >= 0 else -1
-    if i < 0 or j < 0:
-        raise DocgenError(f"{where}: the generated-block markers `{b_key}` … `{end}` are missing")
-    return text[:i] + block + text[j + len(end):]
 
 
 def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:

@@ -788,7 +788,8 @@ def jain(xs) -> float:
 
 #: The order in which `--all` runs them and the scoreboard lists them.
 ORDER = ("pf-fairness", "lpt-fifo-vs-cell", "legilimens-onoff", "legilimens-queues", "legilimens-fairness",
-         "legilimens-sensitivity", "legilimens-mobile", "legilimens-at-scale", "thesis-randomized", "sneaker-prioritization",
+         "legilimens-sensitivity", "legilimens-mobile", "legilimens-at-scale", "thesis-randomized", "legilimens-ablation",
+         "sneaker-prioritization",
          "sneaker-scaling", "sneaker-fairness", "sneaker-at-scale", "bode", "bode-diffserv", "bode-apps", "rtac", "sorpc", "dtpa")
 
 

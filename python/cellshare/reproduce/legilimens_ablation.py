@@ -108,7 +108,7 @@ def onoff_duration(ctx: Context) -> float:
 @experiment("legilimens-ablation", "Legilimens as printed, and what each added rule does (Fig. 7, Fig. 14)",
             f"{PAPER} Sec. V-D Fig. 7, Sec. VI-D Fig. 14",
             # The reproductions' assumptions, without their alternatives: they re-run those reproductions.
-            assumptions=tuple(replace(a, alternatives=()) for a in (BACKOFF, FIG7_DISTANCE, ONOFF, QUEUE, LAST_PERIOD)))
+            assumptions=tuple(replace(a, alternatives=(), affects=()) for a in (BACKOFF, FIG7_DISTANCE, ONOFF, QUEUE, LAST_PERIOD)))
 def run_ablation(ctx: Context) -> None:
     ablate(ctx, onoff_duration(ctx), float(ctx.param("last_period_s")), variants())
 

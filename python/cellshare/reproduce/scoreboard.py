@@ -373,7 +373,7 @@ def committed_wall_times() -> dict[str, float]:
 
 
 def _replace_block(text: str, begin: str, end: str, block: str, path: Path) -> str:
-    from ..docgen import DocgenError, replace_block
+    from ..blocks import DocgenError, replace_block
 
     try:
         return replace_block(text, begin, end, block, str(path))
