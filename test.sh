@@ -27,4 +27,13 @@ fi
 python3 -m pip install --quiet --disable-pip-version-check -e '.[test]'
 cargo test --workspace --quiet
 cargo build --release --quiet -p cellshare-emu
-python3 -m pytest -q
+# The Python tests: most on one worker per core (at most 4; pytest-xdist, one file per worker
+# at a time), then, alone, the ones marked `serial` in tests/conftest.py (real-time runs and
+# wall-clock limits that a busy core would distort). Both parts always run; the exit status
+# is the first failure's.
+workers=$(nproc 2>/dev/null || echo 2)
+[ "$workers" -gt 4 ] && workers=4
+rc=0
+python3 -m pytest -q -n "$workers" --dist loadfile -m "not serial" || rc=$?
+python3 -m pytest -q -m serial || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }
+exit "$rc"

@@ -17,6 +17,22 @@ def cellshare(*args, cwd=None, check=False):
                           cwd=cwd or REPO, env=env, check=check)
 
 
+#: Test files that run alone, after the others (`test.sh` runs the rest on several workers with
+#: pytest-xdist): the real-time emulator and eBPF runs (a busy core distorts what they measure),
+#: tests with wall-clock limits (Ctrl-C, killed sweeps) and tests that read the whole machine's
+#: state (namespaces, every process, resident memory).
+SERIAL_FILES = {
+    "test_emulator.py", "test_emu_lifetime.py", "test_bpf.py", "test_crosscheck.py", "test_robustness.py",
+    "test_edges_outputs.py", "test_memory_guard.py", "test_ns3_crosscheck.py", "test_ns3_legilimens.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SERIAL_FILES:
+            item.add_marker(pytest.mark.serial)
+
+
 @pytest.fixture
 def run_cli():
     return cellshare
