@@ -27,15 +27,20 @@ def test_committed_pages_are_what_the_artefacts_render():
 def test_pages_use_generated_sections_for_the_numbers_they_quote():
     # The pages that quote the scoreboard's and the benchmark's numbers do it through markers.
     for rel, markers in {
-        "README.md": ["<!-- generated: reproduction-count -->", "<!-- generated: bench-speed single-realistic -->"],
+        "README.md": ["<!-- generated: reproduction-count -->", "<!-- generated: bench-speed single-realistic -->",
+                      "<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
         "docs/reproductions.md": ["<!-- generated: reproduction-cost -->"],
         "docs/legilimens.md": ["<!-- generated: claims legilimens-onoff -->",
                                "<!-- generated: value legilimens-onoff yields pct -->"],
         "docs/performance.md": ["<!-- generated: bench single -->", "<!-- generated: bench network -->",
                                 "<!-- generated: bench transports -->", "<!-- generated: bench ues -->"],
         "docs/tcp.md": ["<!-- generated: emu-crosscheck -->", "<!-- generated: emu-within rtt -->"],
-        "docs/limits.md": ["<!-- generated: limits -->", "<!-- generated: limits-const SPOOL_MEMORY_BYTES MiB -->"],
-        "docs/sweeps-and-reports.md": ["<!-- generated: code-const sweeps.TASKS_PER_WORKER -->"],
+        "docs/limits.md": ["<!-- generated: limits -->", "<!-- generated: limits-const SPOOL_MEMORY_BYTES MiB -->",
+                           "<!-- generated: memory -->", "<!-- generated: memory-ratio -->"],
+        "docs/sweeps-and-reports.md": ["<!-- generated: code-const sweeps.TASKS_PER_WORKER -->",
+                                       "<!-- generated: sweep-memory -->"],
+        "docs/apps.md": ["<!-- generated: apps-speed -->"],
+        "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
         text = (REPO / rel).read_text()
         for m in markers:
@@ -47,10 +52,11 @@ def _tree(tmp_path: Path) -> Path:
     and the Rust source of the limits the limits table quotes."""
     root = tmp_path / "src"
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
-                docgen.LIMITS_RS, docgen.EMU_CROSSCHECK):
+                docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.APPS_SPEED, docgen.MEMORY, docgen.SWEEP_MEMORY):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "docs", root / "docs")
+    shutil.copytree(REPO / "scenarios", root / "scenarios")
     return root
 
 
@@ -163,6 +169,44 @@ def test_the_benchmark_artefact_states_its_machine_and_every_variant():
     assert runs["network"]["cells"] == 7 and runs["single-realistic"]["ues"] == 100
     assert b["ratios"]["realistic_over_ideal"] == pytest.approx(
         runs["single-realistic"]["sim_speed"] / runs["single-ideal"]["sim_speed"])
+
+
+def test_the_docmeasure_artefacts_state_their_machine_and_match_what_the_command_measures():
+    # A case added to, or removed from, the command without re-measuring fails here.
+    from cellshare import docmeasure
+
+    for rel in (docgen.APPS_SPEED, docgen.MEMORY, docgen.SWEEP_MEMORY):
+        d = json.loads((REPO / rel).read_text())
+        assert {"cpu", "cores", "load_1min_before", "load_1min_after"} <= set(d["machine"]), rel
+        assert d["generated_by"].startswith("python -m cellshare.docmeasure "), rel
+    apps = json.loads((REPO / docgen.APPS_SPEED).read_text())
+    assert set(apps["variants"]) == set(docmeasure.APPS_VARIANTS)
+    for v in apps["variants"].values():
+        assert len(v["cpu_s"]) == apps["repeat"] and v["best_cpu_s"] == min(v["cpu_s"])
+        assert v["speed"] == pytest.approx(v["duration_s"] / v["best_cpu_s"])
+    mem = json.loads((REPO / docgen.MEMORY).read_text())
+    assert [r["label"] for r in mem["rows"]] == [r["label"] for r in docmeasure.MEMORY_ROWS]
+    for row, spec in zip(mem["rows"], docmeasure.MEMORY_ROWS):
+        assert [c["set"] for c in row["cases"]] == [json.loads(json.dumps(c.get("set", {}))) for c in spec["cases"]]
+        for c, s in zip(row["cases"], spec["cases"]):
+            # a peak is either measured by the command or, said so, the one measured before
+            assert c["how"].startswith("measured") or c["peak_mib"] == s["previous_peak_mib"], (row["label"], c)
+    sweep = json.loads((REPO / docgen.SWEEP_MEMORY).read_text())
+    assert [r["runs"] for r in sweep["rows"]] == list(docmeasure.SWEEP_RUNS)
+
+
+def test_the_tour_counts_the_runs_of_its_sweep_file(tmp_path):
+    from cellshare import sweeps
+
+    rel = "scenarios/sweeps/background-schemes.toml"
+    n = len(sweeps.load_sweep(REPO / rel).runs())
+    assert f"\n# {n} runs on every core\ncellshare sweep {rel} --out out/bg\n" in (REPO / "README.md").read_text()
+    root = _tree(tmp_path)
+    f = root / rel
+    f.write_text(f.read_text().replace("seeds = 3", "seeds = 2"))
+    assert {p.relative_to(root).as_posix() for p in docgen.stale(root)} == {"README.md", "docs/getting-started.md"}
+    docgen.write(root)
+    assert f"# {n // 3 * 2} runs on every core" in (root / "docs" / "getting-started.md").read_text()
 
 
 # --- Figures --------------------------------------------------------------------------------

@@ -13,8 +13,11 @@ artefacts; nothing in it is typed by hand:
 - ``tools/data/emu-crosscheck-traces.json``: the emulator cross-check's table, with the
   ``cellshare crosscheck`` command that measured it (Linux runs are not deterministic: a new
   run gives other numbers; its ``crosscheck.md`` rows go into the file's ``cases``);
+- ``tools/data/apps-speed.json``, ``tools/data/memory.json``, ``tools/data/sweep-memory.json``
+  (``python -m cellshare.docmeasure apps|memory|sweep --out FILE``): the apps' speed, the
+  memory estimated against measured, a sweep's memory, each with its command and machine;
 - the code itself for the limits and constants pages quote (``limits``, ``limits-const``,
-  ``code-const``).
+  ``code-const``) and the sweep files whose runs the tour counts (``sweep-tour``).
 
 The scoreboard blocks of ``README.md`` and ``docs/reproductions.md`` keep their own markers
 (:mod:`cellshare.reproduce.scoreboard` renders them); :func:`rendered` includes them, so
@@ -71,6 +74,18 @@ Renderers (``ARGS`` are words after the name):
 ``emu-within throughput|rtt|retx_per_drop|timeouts``
     How many of those cases are within the criterion's tolerance, and the largest difference
     (inline).
+``apps-speed``
+    The speed of ``scenarios/apps-100ues.toml`` and of a call, a stream and bulk TCP at every
+    UE, per CPU second, from ``tools/data/apps-speed.json`` (block: a paragraph).
+``memory``, ``memory-ratio``
+    The memory table, estimated against measured peaks, from ``tools/data/memory.json``
+    (block); the lowest and highest estimate / peak (inline).
+``sweep-memory``
+    Wall and CPU time and peak RSS of sweeps of growing size, from
+    ``tools/data/sweep-memory.json`` (block).
+``sweep-tour SWEEP_FILE OUT``
+    The tour's sweep and report commands, the comment counting the sweep file's runs as the
+    sweep module expands them (block: a fenced code block of its own).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -432,6 +447,93 @@ def r_code_const(a: _Artefacts, args: list[str]) -> str:
         raise DocgenError(f"renderer 'code-const': cellshare.{ref} = {v} is not a whole number of {how[0]}")
     return f"{v // scale:,}" + (f" {how[0]}" if how else "")
 
+
+
+#: The artefacts of :mod:`cellshare.docmeasure`: the apps' speed, the memory table, a sweep's memory.
+APPS_SPEED = "tools/data/apps-speed.json"
+MEMORY = "tools/data/memory.json"
+SWEEP_MEMORY = "tools/data/sweep-memory.json"
+
+
+def _machine(d: dict, rel: str) -> str:
+    m = d["machine"]
+    return (f"{m['cores']} cores, {m['cpu']}, one-minute load {m['load_1min_before']:g} before and "
+            f"{m['load_1min_after']:g} after; `{d['generated_by'].replace('FILE', rel)}`")
+
+
+def r_apps_speed(a: _Artefacts, args: list[str]) -> str:
+    _args(args, 0, "apps-speed", "apps-speed")
+    d = a.load(APPS_SPEED)
+    v = d["variants"]
+    for k in ("mix", "call", "stream", "bulk"):
+        if k not in v:
+            raise DocgenError(f"renderer 'apps-speed': no variant {k!r} in {APPS_SPEED}")
+    mix = v["mix"]
+    return (f"Measured as CPU time of the process around `cellshare.api.run` (best of {d['repeat']}; the machine was "
+            f"shared, so wall time was not used; {_machine(d, APPS_SPEED)}): {mix['duration_s']:g} simulated seconds "
+            f"in {mix['best_cpu_s']:.2f} s, **{mix['speed']:.0f}× real time**; a call at every UE "
+            f"{v['call']['speed']:.0f}×, a stream at every UE {v['stream']['speed']:.0f}×, bulk TCP at every UE "
+            f"(the baseline) {v['bulk']['speed']:.0f}×.")
+
+
+def _measured(c: dict) -> bool:
+    return c["how"].startswith("measured")
+
+
+def _peak(c: dict) -> str:
+    return f"{c['peak_mib']:,.0f}"
+
+
+def r_memory(a: _Artefacts, args: list[str]) -> str:
+    _args(args, 0, "memory", "memory")
+    d = a.load(MEMORY)
+    lines = ["| scenario | estimated | measured peak |", "|---|---:|---:|"]
+    kept = []
+    for row in d["rows"]:
+        cs = row["cases"]
+        kept += [c["how"] for c in cs if not _measured(c)]
+        lines.append(f"| {_cell(row['label'])} | {' / '.join(format(c['estimated_mib'], ',') for c in cs)} MiB | "
+                     f"{' / '.join(_peak(c) for c in cs)} MiB{'' if all(_measured(c) for c in cs) else '*'} |")
+    lines += ["", f"Estimated by the validator, peaks measured as `cellshare run S --out DIR`'s in a fresh process "
+                  f"({_machine(d, MEMORY)})."]
+    if kept:
+        lines[-1] += f" \\* {kept[0][0].upper()}{kept[0][1:]}."
+    return "\n".join(lines)
+
+
+def r_memory_ratio(a: _Artefacts, args: list[str]) -> str:
+    """The lowest and highest estimate / measured peak of the memory table (inline)."""
+    _args(args, 0, "memory-ratio", "memory-ratio")
+    rs = sorted(c["estimated_mib"] / c["peak_mib"] for row in a.load(MEMORY)["rows"] for c in row["cases"])
+    return f"{rs[0]:.1f}–{rs[-1]:.1f}"
+
+
+def r_sweep_memory(a: _Artefacts, args: list[str]) -> str:
+    _args(args, 0, "sweep-memory", "sweep-memory")
+    d = a.load(SWEEP_MEMORY)
+    lines = ["| runs | wall | CPU (all processes) | parent peak RSS, runs done | parent peak RSS with the dataset | "
+             "worker peak RSS |", "|---:|---:|---:|---:|---:|---:|"]
+    for r in d["rows"]:
+        lines.append(f"| {r['runs']:,} | {r['wall_s']:.1f} s | {r['cpu_s']:.1f} s | {r['parent_peak_rss_mb']:.1f} MB | "
+                     f"{r['parent_peak_rss_with_dataset_mb']:.1f} MB | {r['worker_peak_rss_mb']:.1f} MB |")
+    lines += ["", f"Runs of {d['run_duration_s']:g} s simulated with {d['flows_per_run']} flows each, {d['workers']} "
+                  f"workers, each sweep in a fresh process ({_machine(d, SWEEP_MEMORY)}); the peak RSS does not "
+                  f"depend on the machine's speed or load, the wall time does."]
+    return "\n".join(lines)
+
+
+def r_sweep_tour(a: _Artefacts, args: list[str]) -> str:
+    """The tour's sweep and report commands, the comment counting the sweep's runs (block: a
+    code block, since a marker inside one would show)."""
+    from . import sweeps
+
+    rel, out = _args(args, 2, "sweep-tour", "sweep-tour SWEEP_FILE OUT")
+    try:
+        n = len(sweeps.load_sweep(a.root / rel).runs())
+    except (OSError, sweeps.SweepError) as e:
+        raise DocgenError(f"renderer 'sweep-tour': {rel}: {e}") from None
+    return (f"```sh\n# {n} runs on every core\ncellshare sweep {rel} --out {out}\n\n"
+            f"# {out}/report/index.html + PNG/PDF figures\ncellshare report {out}\n```")
 
 
 #: The simulator against Linux in the emulator, over the four cellular traces (docs/tcp.md).
@@ -913,6 +1015,8 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
+    "apps-speed": (r_apps_speed, True), "memory": (r_memory, True), "memory-ratio": (r_memory_ratio, False),
+    "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
 }
 
 

@@ -1,0 +1,305 @@
+"""The measurements the documentation quotes besides the benchmark's (:mod:`cellshare.bench`),
+each written to a JSON artefact under ``tools/data`` that :mod:`cellshare.docgen` renders the
+page from, with the command that made it and the machine and its load:
+
+- ``apps`` (``tools/data/apps-speed.json``, docs/apps.md "Speed"): ``scenarios/apps-100ues.toml``
+  — a video call at 50 UEs and a robustMPC stream at the other 50 — and the same cell with a
+  call at every UE, a stream at every UE and bulk TCP at every UE (the baseline), as simulated
+  seconds per CPU second of the process around :func:`cellshare.api.run` (best of the repeats:
+  the machine is shared, so its wall clock measures the other processes too);
+- ``memory`` (``tools/data/memory.json``, docs/limits.md): for each scenario of the table, the
+  memory the run is estimated to need before it starts (read off the validator's refusal
+  under a 1 MiB limit) and the peak resident memory of ``cellshare run S --out DIR`` in a
+  fresh process (``wait4``'s ``ru_maxrss``, as ``/usr/bin/time -v`` reports it). A case whose
+  run needs more memory or CPU than :data:`CPU_BUDGET_S` allows is not run: its row keeps the
+  peak measured before, and the file says so (``"how"``);
+- ``sweep`` (``tools/data/sweep-memory.json``, docs/sweeps-and-reports.md): sweeps of runs of
+  0.2 simulated s with 45 flows each on 2 local workers, each sweep in a fresh process: its wall
+  and CPU time (the sweep's process and its workers), the parent's peak RSS when the runs are
+  done and after writing the dataset, and the workers'.
+
+``python -m cellshare.docmeasure apps|memory|sweep --out tools/data/FILE.json``, then
+``python -m cellshare.docgen --write``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any, Optional
+
+from .bench import _machine
+
+ROOT = Path(__file__).resolve().parents[2]
+PKG = Path(__file__).resolve().parent
+
+#: The apps-speed variants: name → how the flows of scenarios/apps-100ues.toml are replaced
+#: (None: the scenario as it is).
+_ALL = "all"
+APPS_VARIANTS: dict[str, Optional[list]] = {
+    "mix": None,
+    "call": [{"name": "call", "ues": _ALL, "app": {"kind": "video_call"}, "transport": {"kind": "udp"}}],
+    "stream": [{"name": "video", "ues": _ALL, "app": {"kind": "stream", "abr": {"kind": "mpc"}},
+                "transport": {"kind": "tcp"}}],
+    "bulk": [{"name": "bulk", "ues": _ALL, "transport": {"kind": "tcp"}}],
+}
+APPS_SCENARIO = "scenarios/apps-100ues.toml"
+
+#: Most CPU seconds one memory case may take; a case known to need more (or more memory than
+#: the shared machine can spare) keeps the peak measured before.
+CPU_BUDGET_S = 60.0
+
+
+def _read(rel: str) -> tuple[dict, Path]:
+    p = (PKG / rel) if rel.startswith("data/") else (ROOT / rel)
+    return tomllib.loads(p.read_text()), p.parent
+
+
+def _set(doc: dict, path: str, value: Any) -> None:
+    parts = path.split(".")
+    for k in parts[:-1]:
+        doc = doc.setdefault(k, {})
+    doc[parts[-1]] = value
+
+
+def _scenario(case: dict) -> tuple[dict, Path]:
+    doc, base = _read(case["scenario"])
+    doc = copy.deepcopy(doc)
+    for path, value in case.get("set", {}).items():
+        _set(doc, path, value)
+    return doc, base
+
+
+# -- apps speed -----------------------------------------------------------------------------
+
+def run_apps(repeat: int = 3) -> dict:
+    from . import __version__, api
+
+    doc, base = _read(APPS_SCENARIO)
+    machine = _machine()
+    samples: dict[str, list] = {k: [] for k in APPS_VARIANTS}
+    for _ in range(repeat):
+        for k, flows in APPS_VARIANTS.items():
+            d = copy.deepcopy(doc)
+            if flows is not None:
+                d["flows"] = copy.deepcopy(flows)
+            c0 = time.process_time()
+            r = api.run(d, base_dir=base)
+            cpu = time.process_time() - c0
+            samples[k].append({"cpu_s": cpu, "duration_s": r.summary["duration_s"]})
+    out = {"generated_by": f"python -m cellshare.docmeasure apps --out FILE --repeat {repeat}", "cellshare": __version__,
+           "machine": machine, "scenario": APPS_SCENARIO, "repeat": repeat,
+           "how": "simulated seconds per CPU second of the process around cellshare.api.run, best of the repeats",
+           "variants": {}}
+    for k, s in samples.items():
+        best = min(x["cpu_s"] for x in s)
+        out["variants"][k] = {"flows": APPS_VARIANTS[k], "duration_s": s[0]["duration_s"], "best_cpu_s": best,
+                              "speed": s[0]["duration_s"] / best, "cpu_s": [x["cpu_s"] for x in s]}
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    return out
+
+
+# -- memory: estimated against measured -----------------------------------------------------
+
+def _ues(count: int, channel: dict) -> list:
+    return [{"count": count, "channel": channel}]
+
+
+_RADIO = {"kind": "radio", "distance_range_m": [50.0, 1000.0]}
+_FIXED = {"kind": "fixed", "rate_mbps": 20.0}
+_TCP = {"kind": "tcp", "cc": {"kind": "cubic"}}
+_WEB = {"kind": "web", "connections": 32, "pages": 0,
+        "page": {"kind": "fixed", "main_bytes": 100_000, "object_bytes": 10_000, "objects": 10_000}}
+
+#: The rows of the table in docs/limits.md: a label and its cases (a scenario, the keys set in
+#: it, `limits` raised where the defaults refuse it, and the peak measured before with
+#: `/usr/bin/time -v`, kept when the case is not run: `measure = False` for a case that does
+#: not fit the shared machine's memory, or a run over :data:`CPU_BUDGET_S`).
+MEMORY_ROWS: list[dict] = [
+    {"label": "`data/bench.toml` (100 UEs, 60 s, 100 ms traces)",
+     "cases": [{"scenario": "data/bench.toml", "previous_peak_mib": 183}]},
+    {"label": "the same, 5 s / 300 s / 1,200 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": d}, "previous_peak_mib": m}
+               for d, m in ((5.0, 145), (300.0, 236), (1200.0, 302))]},
+    {"label": "`data/bench-network.toml` (7 cells × 30 moving UEs)",
+     "cases": [{"scenario": "data/bench-network.toml", "previous_peak_mib": 207}]},
+    {"label": "`scenarios/apps-100ues.toml`", "cases": [{"scenario": "scenarios/apps-100ues.toml", "previous_peak_mib": 195}]},
+    {"label": "`scenarios/workload-at-scale.toml` (Poisson arrivals: not estimated)",
+     "cases": [{"scenario": "scenarios/workload-at-scale.toml", "previous_peak_mib": 147}]},
+    {"label": "`scenarios/radio-cell.toml`", "cases": [{"scenario": "scenarios/radio-cell.toml", "previous_peak_mib": 140}]},
+    {"label": "1,000 radio UEs, one TCP flow each, 30 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": 30.0, "ues": _ues(1000, _RADIO)},
+                "previous_peak_mib": 211}]},
+    {"label": "1,000 fixed UEs, five TCP flows each, 30 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": 30.0, "ues": _ues(1000, _FIXED),
+                                                       "flows": [{"ues": _ALL, "transport": _TCP}] * 5},
+                "previous_peak_mib": 393}]},
+    {"label": "100 UEs, web pages of 10,000 objects over 32 connections, 30 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": 30.0,
+                                                       "flows": [{"name": "web", "ues": _ALL, "app": _WEB, "transport": _TCP}]},
+                "previous_peak_mib": 443}]},
+    {"label": "10,000 fixed UEs, one TCP flow each, 5 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": 5.0, "ues": _ues(10_000, _FIXED)},
+                "previous_peak_mib": 431}]},
+    {"label": "100,000 radio UEs, one TCP flow each, 2 s",
+     "cases": [{"scenario": "data/bench.toml", "set": {"simulation.duration_s": 2.0, "ues": _ues(10_000, _RADIO) * 10},
+                "limits": {"max_memory_mb": 16384}, "measure": False, "previous_peak_mib": 3535}]},
+]
+
+
+def _estimate_mib(doc: dict, base: Path, limits: dict) -> int:
+    """The run's memory estimate, read off the validator's refusal under a 1 MiB limit."""
+    from . import _core, api
+
+    try:
+        api.validate(doc, base_dir=base, limits={**limits, "max_memory_mb": 1})
+    except _core.ScenarioInvalid as e:
+        m = re.search(r"estimated ([0-9,]+) MiB", str(e))
+        if m:
+            return int(m.group(1).replace(",", ""))
+        raise
+    raise RuntimeError("the validator accepted a run under a 1 MiB memory limit")
+
+
+_RUN = "import sys; from cellshare.cli import main; sys.argv[0] = 'cellshare'; sys.exit(main())"
+
+
+def _measure_peak(doc: dict, limits: dict) -> Optional[dict]:
+    """`cellshare run S --out DIR` in a fresh process: its peak RSS (MiB) and CPU seconds;
+    None when it needed more than :data:`CPU_BUDGET_S` CPU seconds."""
+    import tomli_w
+
+    with tempfile.TemporaryDirectory(prefix="cellshare-mem-") as tmp:
+        # The scenarios of the table name no files, so the copy may live anywhere.
+        f = Path(tmp) / "scenario.toml"
+        f.write_text(tomli_w.dumps(doc))
+        argv = [sys.executable, "-c", _RUN, "run", str(f), "--out", str(Path(tmp) / "out")]
+        for k, v in limits.items():
+            argv += [f"--{k.replace('_', '-')}", str(v)]
+        def cap() -> None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CPU, (int(CPU_BUDGET_S), int(CPU_BUDGET_S) + 5))
+
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=cap)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err = p.stderr.read().decode() if p.stderr else ""
+        if p.returncode in (-9, -24):  # SIGKILL, SIGXCPU: over the CPU budget
+            return None
+        if p.returncode != 0:
+            raise RuntimeError(f"cellshare run failed ({p.returncode}): {err.strip()[-500:]}")
+    return {"peak_mib": ru.ru_maxrss / 1024, "cpu_s": ru.ru_utime + ru.ru_stime}
+
+
+def run_memory() -> dict:
+    from . import __version__
+
+    machine = _machine()
+    rows = []
+    for row in MEMORY_ROWS:
+        cases = []
+        for case in row["cases"]:
+            doc, base = _scenario(case)
+            limits = case.get("limits", {})
+            c = {"scenario": case["scenario"], "set": case.get("set", {}), "limits": limits,
+                 "estimated_mib": _estimate_mib(doc, base, limits)}
+            m = None if case.get("measure") is False else _measure_peak(doc, limits)
+            if m is not None:
+                c.update(peak_mib=round(m["peak_mib"], 1), cpu_s=round(m["cpu_s"], 2),
+                         how="measured: ru_maxrss of cellshare run S --out DIR in a fresh process")
+            else:
+                why = ("it needs more memory than the shared machine can spare" if case.get("measure") is False
+                       else f"it needs more than {CPU_BUDGET_S:g} CPU s")
+                c.update(peak_mib=case["previous_peak_mib"],
+                         how=f"not re-measured ({why}): the peak measured before with "
+                             "`/usr/bin/time -v cellshare run S --out DIR`")
+            print(f"{row['label']}: {c['estimated_mib']} MiB estimated, {c['peak_mib']:.0f} MiB peak", file=sys.stderr)
+            cases.append(c)
+        rows.append({"label": row["label"], "cases": cases})
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    return {"generated_by": "python -m cellshare.docmeasure memory --out FILE", "cellshare": __version__,
+            "machine": machine, "rows": rows}
+
+
+# -- sweep memory ---------------------------------------------------------------------------
+
+SWEEP_RUNS = (20, 300, 1000)
+SWEEP_WORKERS = 2
+
+_SWEEP_CHILD = r"""
+import json, resource, sys, tempfile
+from cellshare import sweeps
+n, workers, base = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+spec = sweeps.load_sweep({"name": f"memory {n}", "base": json.loads(base), "seeds": n})
+running = {}
+write_dataset = sweeps.write_dataset
+def measured_write(*args, **kw):
+    running["peak"] = sweeps._peak_rss_mb()  # the runs are done, the dataset not yet written
+    return write_dataset(*args, **kw)
+sweeps.write_dataset = measured_write
+with tempfile.TemporaryDirectory(prefix="cellshare-sweepmem-") as tmp:
+    o = sweeps.run_sweep(spec, tmp + "/s", workers=workers)
+    cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+    print(json.dumps({"runs": o.total, "wall_s": o.wall_s, "cpu_s": cpu, "parent_peak_rss_mb": running["peak"],
+                      "parent_peak_rss_with_dataset_mb": o.parent_peak_rss_mb,
+                      "worker_peak_rss_mb": o.worker_peak_rss_mb}))
+"""
+
+
+def _sweep_base() -> dict:
+    doc, _ = _read("data/bench.toml")
+    doc = copy.deepcopy(doc)
+    doc["simulation"]["duration_s"] = 0.2
+    doc["ues"][0]["count"] = 45
+    return doc
+
+
+def run_sweep_memory(counts: tuple = SWEEP_RUNS, workers: int = SWEEP_WORKERS) -> dict:
+    from . import __version__
+
+    machine = _machine()
+    rows = []
+    for n in counts:
+        p = subprocess.run([sys.executable, "-c", _SWEEP_CHILD, str(n), str(workers), json.dumps(_sweep_base())],
+                           capture_output=True, text=True, check=False)
+        if p.returncode in (-9, -24):  # SIGKILL, SIGXCPU: over the CPU budget
+            return None
+        if p.returncode != 0:
+            raise RuntimeError(f"sweep of {n} runs failed:\n{p.stderr[-2000:]}")
+        r = json.loads(p.stdout.strip().splitlines()[-1])
+        print(f"{n} runs: {r}", file=sys.stderr)
+        rows.append(r)
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    return {"generated_by": "python -m cellshare.docmeasure sweep --out FILE", "cellshare": __version__,
+            "machine": machine, "workers": workers, "base": "data/bench.toml with 45 UEs (one TCP flow each), 0.2 s",
+            "run_duration_s": 0.2, "flows_per_run": 45, "rows": rows}
+
+
+def main(argv: Optional[list] = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m cellshare.docmeasure", description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=("apps", "memory", "sweep"), help="which measurement")
+    ap.add_argument("--out", type=Path, required=True, help="the JSON file to write (tools/data/...)")
+    ap.add_argument("--repeat", type=int, default=3, help="apps: runs of each variant, best kept (default 3)")
+    a = ap.parse_args(argv)
+    if not 1 <= a.repeat <= 20:
+        ap.error(f"--repeat {a.repeat}: expected 1 to 20")
+    r = {"apps": lambda: run_apps(a.repeat), "memory": run_memory, "sweep": run_sweep_memory}[a.what]()
+    a.out.write_text(json.dumps(r, indent=1) + "\n")
+    print(f"written to {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
