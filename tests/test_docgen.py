@@ -141,6 +141,8 @@ def test_renderers_on_a_page():
     ("limits-const NO_SUCH", "crates/sim/src/limits.rs has no `const NO_SUCH: u64 = N;`"),
     ("figure nonsense", "renderer 'figure': no figure 'nonsense'"),
     ("emu-within nonsense", "renderer 'emu-within': expected throughput, rtt, retx_per_drop or timeouts"),
+    ("sweep-tour scenarios/sweeps/no-such.toml out/x", "renderer 'sweep-tour': scenarios/sweeps/no-such.toml: "),
+    ("sweep-tour scenarios/sweeps/background-schemes.toml", "renderer 'sweep-tour': expected `sweep-tour SWEEP_FILE OUT`"),
 ])
 def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]

@@ -184,15 +184,19 @@ def _measure_peak(doc: dict, limits: dict) -> Optional[dict]:
         argv = [sys.executable, "-c", _RUN, "run", str(f), "--out", str(Path(tmp) / "out")]
         for k, v in limits.items():
             argv += [f"--{k.replace('_', '-')}", str(v)]
+
         def cap() -> None:
             import resource
 
             resource.setrlimit(resource.RLIMIT_CPU, (int(CPU_BUDGET_S), int(CPU_BUDGET_S) + 5))
 
-        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=cap)
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        err = p.stderr.read().decode() if p.stderr else ""
+        # stderr to a file: a pipe nobody reads until the run ends could fill and stall it
+        with open(Path(tmp) / "stderr", "w+") as log:
+            p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log, preexec_fn=cap)
+            _, status, ru = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            log.seek(0)
+            err = log.read()
         if p.returncode in (-9, -24):  # SIGKILL, SIGXCPU: over the CPU budget
             return None
         if p.returncode != 0:
