@@ -494,8 +494,8 @@ def r_memory(a: _Artefacts, args: list[str]) -> str:
         kept += [c["how"] for c in cs if not _measured(c)]
         lines.append(f"| {_cell(row['label'])} | {' / '.join(format(c['estimated_mib'], ',') for c in cs)} MiB | "
                      f"{' / '.join(_peak(c) for c in cs)} MiB{'' if all(_measured(c) for c in cs) else '*'} |")
-    lines += ["", f"Estimated by the validator, peaks measured as `cellshare run S --out DIR`'s in a fresh process "
-                  f"({_machine(d, MEMORY)})."]
+    lines += ["", f"Estimates from the validator; peaks are those of `cellshare run S --out DIR` in a fresh "
+                  f"process ({_machine(d, MEMORY)})."]
     if kept:
         lines[-1] += f" \\* {kept[0][0].upper()}{kept[0][1:]}."
     return "\n".join(lines)
