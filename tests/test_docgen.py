@@ -195,6 +195,30 @@ def test_the_docmeasure_artefacts_state_their_machine_and_match_what_the_command
             assert c["how"].startswith("measured") or c["peak_mib"] == s["previous_peak_mib"], (row["label"], c)
     sweep = json.loads((REPO / docgen.SWEEP_MEMORY).read_text())
     assert [r["runs"] for r in sweep["rows"]] == list(docmeasure.SWEEP_RUNS)
+    from cellshare import sweeps
+
+    assert sweep["tasks_per_worker"] == sweeps.TASKS_PER_WORKER
+    assert (sweep["recycled"]["runs"], sweep["recycled"]["tasks_per_worker"]) == \
+        (docmeasure.RECYCLE_RUNS, docmeasure.RECYCLE_TASKS)
+    for r in sweep["rows"]:
+        assert {"dataset_alone_peak_rss_mb", "report_peak_rss_mb", "report_cpu_s"} <= set(r), r
+
+
+def test_the_sweep_memory_section_states_the_measured_dataset_report_and_recycling(tmp_path):
+    # The numbers after the sweep table are the artefact's: change one, the page follows.
+    root = _tree(tmp_path)
+    f = root / docgen.SWEEP_MEMORY
+    d = json.loads(f.read_text())
+    d["rows"][-1]["report_peak_rss_mb"] = 987.6
+    d["recycled"]["worker_peak_rss_mb"] = 1.0
+    f.write_text(json.dumps(d))
+    block = docgen.render_page("<!-- generated: sweep-memory -->\n<!-- end generated -->", docgen._Artefacts(root))
+    assert "MB and takes" in block and " and 988 MB" in block, block
+    assert "Their peak RSS was lower (1.0 MB against" in block, block
+    del d["recycled"]
+    f.write_text(json.dumps(d))
+    with pytest.raises(docgen.DocgenError, match="no 'recycled' in tools/data/sweep-memory.json"):
+        docgen.render_page("<!-- generated: sweep-memory -->\n<!-- end generated -->", docgen._Artefacts(root))
 
 
 def test_the_tour_counts_the_runs_of_its_sweep_file(tmp_path):

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -391,6 +392,22 @@ def test_python_api_sweep_and_dataframes(tmp_path):
         r.table("nope")
     pl = pytest.importorskip("polars")
     assert isinstance(res.to_polars("runs"), pl.DataFrame)
+
+
+def test_a_sweep_whose_flows_are_all_unlimited_types_their_sizes_for_the_report(tmp_path):
+    """Every flow unlimited: size_bytes is null in every run, and still an integer column the
+    report reads (it refuses a float one)."""
+    import cellshare
+    from cellshare import report
+
+    base = BASE.replace("duration_s = 3.0", "duration_s = 0.1")
+    base = base[:base.index("[[flows]]\nue = 2")]  # the long and the background flow only
+    (tmp_path / "base.toml").write_text(base)
+    res = cellshare.sweep({"base": str(tmp_path / "base.toml"), "seeds": 2}, out=tmp_path / "out", workers=1)
+    flows = pq.read_table(tmp_path / "out" / "flows.parquet")
+    assert flows.schema.field("size_bytes").type == pa.int64() and flows.column("size_bytes").null_count == 4
+    assert res.outcome.ran == 2
+    report._load_sweep(tmp_path / "out")  # raises on a column of the wrong type
 
 
 # -- categories -----------------------------------------------------------------------------------

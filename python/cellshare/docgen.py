@@ -81,7 +81,8 @@ Renderers (``ARGS`` are words after the name):
     The memory table, estimated against measured peaks, from ``tools/data/memory.json``
     (block); the lowest and highest estimate / peak (inline).
 ``sweep-memory``
-    Wall and CPU time and peak RSS of sweeps of growing size, from
+    Wall and CPU time and peak RSS of sweeps of growing size, of writing their dataset alone
+    and of their report, and the cost of replacing workers more often, from
     ``tools/data/sweep-memory.json`` (block).
 ``sweep-tour SWEEP_FILE OUT``
     The tour's sweep and report commands, the comment counting the sweep file's runs as the
@@ -508,17 +509,49 @@ def r_memory_ratio(a: _Artefacts, args: list[str]) -> str:
     return f"{rs[0]:.1f}–{rs[-1]:.1f}"
 
 
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def r_sweep_memory(a: _Artefacts, args: list[str]) -> str:
     _args(args, 0, "sweep-memory", "sweep-memory")
     d = a.load(SWEEP_MEMORY)
+    rows = d["rows"]
+    for k in ("recycled", "tasks_per_worker"):
+        if k not in d:
+            raise DocgenError(f"renderer 'sweep-memory': no {k!r} in {SWEEP_MEMORY} (rerun "
+                              f"`{d['generated_by'].replace('FILE', SWEEP_MEMORY)}`)")
     lines = ["| runs | wall | CPU (all processes) | parent peak RSS, runs done | parent peak RSS with the dataset | "
              "worker peak RSS |", "|---:|---:|---:|---:|---:|---:|"]
-    for r in d["rows"]:
+    for r in rows:
         lines.append(f"| {r['runs']:,} | {r['wall_s']:.1f} s | {r['cpu_s']:.1f} s | {r['parent_peak_rss_mb']:.1f} MB | "
                      f"{r['parent_peak_rss_with_dataset_mb']:.1f} MB | {r['worker_peak_rss_mb']:.1f} MB |")
     lines += ["", f"Runs of {d['run_duration_s']:g} s simulated with {d['flows_per_run']} flows each, {d['workers']} "
                   f"workers, each sweep in a fresh process ({_machine(d, SWEEP_MEMORY)}); the peak RSS does not "
                   f"depend on the machine's speed or load, the wall time does."]
+    runs = _join([f"{r['runs']:,}" for r in rows])
+    step = sorted(r["dataset_alone_peak_rss_mb"] - r["parent_peak_rss_mb"] for r in rows)
+    lines += ["", f"Writing the dataset of {runs} runs again from their run folders, alone in a fresh process, "
+                  f"peaks at {_join([format(r['dataset_alone_peak_rss_mb'], '.0f') for r in rows])} MB: the "
+                  f"{step[0]:.0f}–{step[-1]:.0f} MB above the parent's peak when the runs are done are pyarrow's "
+                  f"Parquet reader and its allocator. "
+                  f"`cellshare report` of those sweeps, each in a fresh process, peaks at "
+                  f"{_join([format(r['report_peak_rss_mb'], '.0f') for r in rows])} MB and takes "
+                  f"{_join([format(r['report_cpu_s'], '.1f') for r in rows])} s of CPU time."]
+    rec = d["recycled"]
+    same = [r for r in rows if r["runs"] == rec["runs"]]
+    if not same:
+        raise DocgenError(f"renderer 'sweep-memory': {SWEEP_MEMORY} recycled workers in a sweep of {rec['runs']} runs, "
+                          f"but has no row of {rec['runs']} runs to compare it with")
+    base = same[0]
+    extra = -(-rec["runs"] // rec["tasks_per_worker"]) - d["workers"]  # worker processes started beyond the first
+    lines += ["", f"Replacing the workers every {rec['tasks_per_worker']} runs instead of {d['tasks_per_worker']} "
+                  f"made the {rec['runs']:,}-run sweep take {rec['cpu_s'] / base['cpu_s']:.1f}× the CPU time "
+                  f"({rec['cpu_s']:.1f} s against {base['cpu_s']:.1f} s; wall {rec['wall_s']:.1f} s against "
+                  f"{base['wall_s']:.1f} s): about {(rec['cpu_s'] - base['cpu_s']) / extra:.1f} s for each of the "
+                  f"{extra} fresh workers, which spend it importing. Their peak RSS was "
+                  f"{'no lower' if rec['worker_peak_rss_mb'] >= base['worker_peak_rss_mb'] else 'lower'} "
+                  f"({rec['worker_peak_rss_mb']:.1f} MB against {base['worker_peak_rss_mb']:.1f} MB)."]
     return "\n".join(lines)
 
 

@@ -16,7 +16,9 @@ page from, with the command that made it and the machine and its load:
 - ``sweep`` (``tools/data/sweep-memory.json``, docs/sweeps-and-reports.md): sweeps of runs of
   0.2 simulated s with 45 flows each on 2 local workers, each sweep in a fresh process: its wall
   and CPU time (the sweep's process and its workers), the parent's peak RSS when the runs are
-  done and after writing the dataset, and the workers'.
+  done and after writing the dataset, and the workers'; each sweep's dataset written again
+  from its run folders alone and ``cellshare report`` of it, each in a fresh process (peak RSS
+  and CPU time); and the 300-run sweep again with its workers replaced every 16 runs.
 
 ``python -m cellshare.docmeasure apps|memory|sweep --out tools/data/FILE.json``, then
 ``python -m cellshare.docgen --write``.
@@ -28,6 +30,7 @@ import copy
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -238,11 +241,15 @@ def run_memory() -> dict:
 
 SWEEP_RUNS = (20, 300, 1000)
 SWEEP_WORKERS = 2
+#: The sweep rerun with its local workers replaced this often (instead of
+#: ``sweeps.TASKS_PER_WORKER``), to measure what recycling costs.
+RECYCLE_RUNS = 300
+RECYCLE_TASKS = 16
 
 _SWEEP_CHILD = r"""
-import json, resource, sys, tempfile
+import json, resource, sys
 from cellshare import sweeps
-n, workers, base = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+n, workers, tasks, base, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 spec = sweeps.load_sweep({"name": f"memory {n}", "base": json.loads(base), "seeds": n})
 running = {}
 write_dataset = sweeps.write_dataset
@@ -250,13 +257,23 @@ def measured_write(*args, **kw):
     running["peak"] = sweeps._peak_rss_mb()  # the runs are done, the dataset not yet written
     return write_dataset(*args, **kw)
 sweeps.write_dataset = measured_write
-with tempfile.TemporaryDirectory(prefix="cellshare-sweepmem-") as tmp:
-    o = sweeps.run_sweep(spec, tmp + "/s", workers=workers)
-    cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
-                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
-    print(json.dumps({"runs": o.total, "wall_s": o.wall_s, "cpu_s": cpu, "parent_peak_rss_mb": running["peak"],
-                      "parent_peak_rss_with_dataset_mb": o.parent_peak_rss_mb,
-                      "worker_peak_rss_mb": o.worker_peak_rss_mb}))
+o = sweeps.run_sweep(spec, out, workers=workers, tasks_per_worker=tasks)
+cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                             resource.getrusage(resource.RUSAGE_CHILDREN)))
+print(json.dumps({"runs": o.total, "wall_s": o.wall_s, "cpu_s": cpu, "parent_peak_rss_mb": running["peak"],
+                  "parent_peak_rss_with_dataset_mb": o.parent_peak_rss_mb,
+                  "worker_peak_rss_mb": o.worker_peak_rss_mb}))
+"""
+
+#: Writes a finished sweep's dataset again from its run folders (the same sweep as
+#: :data:`_SWEEP_CHILD`'s), alone in a fresh process.
+_DATASET_CHILD = r"""
+import json, sys
+from pathlib import Path
+from cellshare import sweeps
+n, base, out = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+spec = sweeps.load_sweep({"name": f"memory {n}", "base": json.loads(base), "seeds": n})
+sweeps.write_dataset(spec, spec.runs(), out)
 """
 
 
@@ -268,25 +285,56 @@ def _sweep_base() -> dict:
     return doc
 
 
+def _fresh(argv: list, what: str) -> dict:
+    """Runs `argv` in a fresh process: its stdout, peak RSS (MB, ``wait4``'s ``ru_maxrss``),
+    CPU seconds and wall seconds."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise RuntimeError(f"{what} failed ({code}):\n{err.read()[-2000:]}")
+        return {"stdout": out.read(), "peak_rss_mb": ru.ru_maxrss / 1024, "cpu_s": ru.ru_utime + ru.ru_stime,
+                "wall_s": wall}
+
+
+def _sweep(n: int, workers: int, tasks: int, out: Path) -> dict:
+    r = _fresh([sys.executable, "-c", _SWEEP_CHILD, str(n), str(workers), str(tasks), json.dumps(_sweep_base()),
+                str(out)], f"sweep of {n} runs")
+    return json.loads(r["stdout"].strip().splitlines()[-1])
+
+
 def run_sweep_memory(counts: tuple = SWEEP_RUNS, workers: int = SWEEP_WORKERS) -> dict:
-    from . import __version__
+    """Each sweep in a fresh process; then, each in a fresh process of its own, its dataset
+    written again from the run folders alone and ``cellshare report`` of it; and the
+    :data:`RECYCLE_RUNS`-run sweep again with workers replaced every :data:`RECYCLE_TASKS` runs."""
+    from . import __version__, sweeps
 
     machine = _machine()
     rows = []
-    for n in counts:
-        p = subprocess.run([sys.executable, "-c", _SWEEP_CHILD, str(n), str(workers), json.dumps(_sweep_base())],
-                           capture_output=True, text=True, check=False)
-        if p.returncode in (-9, -24):  # SIGKILL, SIGXCPU: over the CPU budget
-            return None
-        if p.returncode != 0:
-            raise RuntimeError(f"sweep of {n} runs failed:\n{p.stderr[-2000:]}")
-        r = json.loads(p.stdout.strip().splitlines()[-1])
-        print(f"{n} runs: {r}", file=sys.stderr)
-        rows.append(r)
+    with tempfile.TemporaryDirectory(prefix="cellshare-sweepmem-") as tmp:
+        for n in counts:
+            out = Path(tmp) / f"s{n}"
+            r = _sweep(n, workers, sweeps.TASKS_PER_WORKER, out)
+            ds = _fresh([sys.executable, "-c", _DATASET_CHILD, str(n), json.dumps(_sweep_base()), str(out)], f"the dataset of {n} runs")
+            rep = _fresh([sys.executable, "-c", _RUN, "report", str(out)], f"the report of {n} runs")
+            r.update(dataset_alone_peak_rss_mb=round(ds["peak_rss_mb"], 1), dataset_alone_cpu_s=round(ds["cpu_s"], 2),
+                     report_peak_rss_mb=round(rep["peak_rss_mb"], 1), report_cpu_s=round(rep["cpu_s"], 2))
+            print(f"{n} runs: {r}", file=sys.stderr)
+            rows.append(r)
+            shutil.rmtree(out)
+        rec = _sweep(RECYCLE_RUNS, workers, RECYCLE_TASKS, Path(tmp) / "recycle")
+        rec["tasks_per_worker"] = RECYCLE_TASKS
+        print(f"{RECYCLE_RUNS} runs, workers replaced every {RECYCLE_TASKS}: {rec}", file=sys.stderr)
     machine["load_1min_after"] = round(os.getloadavg()[0], 2)
     return {"generated_by": "python -m cellshare.docmeasure sweep --out FILE", "cellshare": __version__,
             "machine": machine, "workers": workers, "base": "data/bench.toml with 45 UEs (one TCP flow each), 0.2 s",
-            "run_duration_s": 0.2, "flows_per_run": 45, "rows": rows}
+            "run_duration_s": 0.2, "flows_per_run": 45, "tasks_per_worker": sweeps.TASKS_PER_WORKER, "rows": rows,
+            "recycled": rec}
 
 
 def main(argv: Optional[list] = None) -> int:

@@ -891,6 +891,8 @@ def _cast_param(v: Any, t: pa.DataType) -> Any:
 #: Row groups of flows.parquet: at most this many rows or runs' tables are held at once.
 _BATCH_ROWS = 16384
 _BATCH_RUNS = 64
+#: The type of a flows column that is null in every run, when not a float.
+_NULL_TYPES = {"size_bytes": pa.int64(), "category": pa.string()}
 
 
 def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
@@ -936,7 +938,9 @@ def write_dataset(spec: SweepSpec, runs: Sequence[Run], out: Path) -> None:
             if name not in sch.names:
                 sch = sch.append(pa.field(name, typ))
         flow_schema = pa.unify_schemas([flow_schema, sch], promote_options="permissive")
-    flow_schema = pa.schema([f if f.type != pa.null() else pa.field(f.name, pa.float64()) for f in flow_schema])
+    # a column null in every run: the type it has when known (all flows unlimited: size_bytes)
+    flow_schema = pa.schema([f if f.type != pa.null() else pa.field(f.name, _NULL_TYPES.get(f.name, pa.float64()))
+                             for f in flow_schema])
     full_schema = pa.schema([pa.field("run_id", pa.string()), *pfields, *flow_schema])
     with _atomic_file(out / "flows.parquet") as tmp:
         writer = pq.ParquetWriter(tmp, full_schema)
