@@ -3,7 +3,7 @@ otherwise silently run in parallel with the rest), and the script runs both part
 
 from pathlib import Path
 
-from conftest import FIRST, SERIAL_FILES
+from conftest import SERIAL_FILES
 
 TESTS = Path(__file__).resolve().parent
 
@@ -17,7 +17,3 @@ def test_test_sh_runs_the_parallel_part_and_the_serial_part():
     text = (TESTS.parent / "test.sh").read_text()
     assert '-m "not serial"' in text and "-m serial" in text and "--dist loadfile" in text
 
-
-def test_the_test_run_first_exists():
-    path, name = FIRST.split("::")
-    assert f"def {name}(" in (TESTS / path).read_text()
