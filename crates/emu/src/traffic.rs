@@ -326,8 +326,15 @@ fn json_num(x: f64) -> String {
     }
 }
 
-/// Sender: connect, set the congestion control, send, report per second.
+/// Sender: connect, set the congestion control, send, report per second. A SIGTERM ends the
+/// sending early and still prints the summary line (its `mbps` over the time actually sent):
+/// the emulator stops its senders with SIGTERM when the scenario's clock has run out, and a
+/// sender started late (the spawner starts one process at a time, tens of ms each) would
+/// otherwise die before its summary, leaving its flow without TCP statistics.
 pub fn send(o: &SendOptions) -> Result<(), String> {
+    let term = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, term.clone())
+        .map_err(|e| format!("cannot install the SIGTERM handler: {e}"))?;
     let mut s = None;
     let t_conn = Instant::now();
     while s.is_none() {
@@ -373,7 +380,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
     let fd = s.as_raw_fd();
     loop {
         let now = Instant::now();
-        if now >= end {
+        if now >= end || term.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
         if now >= next_sample {
@@ -465,6 +472,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
             std::thread::sleep(Duration::from_millis(timeout_ms as u64));
         }
     }
+    let sent_s = start.elapsed().as_secs_f64().min(o.duration_s).max(1e-9);
     let i = tcp_info(&s).unwrap_or_default();
     all_rtts.append(&mut rtts);
     let min = all_rtts.iter().cloned().fold(f64::INFINITY, f64::min);
@@ -473,7 +481,7 @@ pub fn send(o: &SendOptions) -> Result<(), String> {
         "{{\"summary\": {{\"cc\": \"{}\", \"bytes_acked\": {}, \"mbps\": {:.3}, \"rtt_ms\": {}, \"rtt_min_ms\": {}, \"rtt_samples\": {}, \"retrans\": {}, \"rto\": {}, \"dsack_dups\": {}, \"reord_seen\": {}, \"data_segs_out\": {}, \"busy_ms\": {}, \"rwnd_limited_ms\": {}, \"sndbuf_limited_ms\": {}}}}}",
         o.cc,
         i.bytes_acked,
-        i.bytes_acked as f64 * 8.0 / 1e6 / o.duration_s,
+        i.bytes_acked as f64 * 8.0 / 1e6 / sent_s,
         json_num(median(&mut all_rtts)),
         json_num(min),
         rtt_samples,
