@@ -77,6 +77,8 @@ MECHANISMS: tuple[Mechanism, ...] = (
     Mechanism("CUBIC", "no management", CUBIC, what="CUBIC background, per-UE FIFO"),
     Mechanism("BBR", "no management", {"kind": "bbr"}, what="BBR background, per-UE FIFO"),
     Mechanism("Legilimens", "end host", {"kind": "legilimens"}, what="Legilimens with its default rule set (Algorithm 1 plus the rules cc.additions lists; docs/legilimens.md)"),
+    Mechanism("Legilimens as printed", "end host", {"kind": "legilimens", "as_printed": True},
+              what="Algorithm 1 as the paper prints it: every rule cc.additions lists switched off"),
     Mechanism("LEDBAT", "end host", {"kind": "ledbat"}, what="LEDBAT (RFC 6817, 100 ms target)"),
     Mechanism("TCP-LP", "end host", {"kind": "tcp_lp"}, what="TCP-LP"),
     Mechanism("Vegas", "end host", {"kind": "vegas"}, what="TCP Vegas"),
