@@ -66,15 +66,29 @@ fn validate(
     max_memory_mb: Option<u64>,
     classes: Option<Py<PyDict>>,
 ) -> PyResult<()> {
-    let lim = limits(max_ues, max_flows, max_memory_mb);
-    let mut sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
-    let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
+    let p = prepare(text, base_dir, &limits(max_ues, max_flows, max_memory_mb), classes)?;
     // Everything `Sim` checks, without building the flows (cheap for large scenarios).
-    Simulation::check_inputs(&sc, &traces, &positions).map_err(to_py)?;
+    Simulation::check_inputs(&p.sc, &p.traces, &p.positions).map_err(to_py)?;
+    cellshare_sim::validate::check_external(&p.sc, Some(&*p.factory)).map_err(to_py)?;
+    Ok(())
+}
+
+/// A scenario as `validate()` checks it and `Sim()` runs it: parsed and checked once, its
+/// trace and position files read (against `base_dir`), and the Python queue disciplines it
+/// names attached through the plug-in factory (which also loads its Python controllers).
+struct Prepared {
+    sc: cellshare_sim::ValidScenario,
+    traces: cellshare_sim::TraceSet,
+    positions: cellshare_sim::PositionTraces,
+    factory: Arc<plugins::PyFactory>,
+}
+
+fn prepare(text: &str, base_dir: &str, lim: &Limits, classes: Option<Py<PyDict>>) -> PyResult<Prepared> {
+    let mut sc = Scenario::parse_checked(text, lim).map_err(to_py)?;
+    let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
     let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
     sc.attach_to_aqm(|aqm| plugins::attach_qdiscs(aqm, &factory));
-    cellshare_sim::validate::check_external(&sc, Some(&*factory)).map_err(to_py)?;
-    Ok(())
+    Ok(Prepared { sc, traces, positions, factory })
 }
 
 /// The result contract (`crate::contract`) as a JSON string: every table a run's results
@@ -270,10 +284,7 @@ impl Sim {
         let rss_before = rss.bytes();
         let lim = limits(max_ues, max_flows, max_memory_mb);
         // Parsed and checked once: `from_valid` takes the checked scenario as it is.
-        let mut sc = Scenario::parse_checked(text, &lim).map_err(to_py)?;
-        let (traces, positions) = load_inputs(&sc, Path::new(base_dir)).map_err(to_py)?;
-        let factory = Arc::new(plugins::PyFactory::new(base_dir, classes));
-        sc.attach_to_aqm(|aqm| plugins::attach_qdiscs(aqm, &factory));
+        let Prepared { sc, traces, positions, factory } = prepare(text, base_dir, &lim, classes)?;
         let guard = MemoryGuard::new(&sc, &lim, rss_before);
         let inner = Simulation::from_valid(sc, &traces, &positions, Some(factory.clone())).map_err(to_py)?;
         let failure = factory.failure();
