@@ -17,6 +17,8 @@ from cellshare import docgen
 from cellshare.reproduce import fmt
 
 REPO = Path(__file__).resolve().parents[1]
+#: The background case docs/crosscheck.md shows.
+NS3_SHARES = "tools/data/ns3-crosscheck-background-ideal.json"
 
 
 def test_committed_pages_are_what_the_artefacts_render():
@@ -40,6 +42,8 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/sweeps-and-reports.md": ["<!-- generated: code-const sweeps.TASKS_PER_WORKER -->",
                                        "<!-- generated: sweep-memory -->"],
         "docs/apps.md": ["<!-- generated: apps-speed -->"],
+        "docs/crosscheck.md": [f"<!-- generated: ns3-power {docgen.NS3_POWER} -->",
+                               f"<!-- generated: ns3-shares {NS3_SHARES} -->", f"<!-- generated: ns3-walls {NS3_SHARES} -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
         text = (REPO / rel).read_text()
@@ -52,6 +56,7 @@ def _tree(tmp_path: Path) -> Path:
     and the Rust source of the limits the limits table quotes."""
     root = tmp_path / "src"
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
+                docgen.NS3_POWER, NS3_SHARES,
                 docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.APPS_SPEED, docgen.MEMORY, docgen.SWEEP_MEMORY):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
@@ -143,6 +148,12 @@ def test_renderers_on_a_page():
     ("emu-within nonsense", "renderer 'emu-within': expected throughput, rtt, retx_per_drop or timeouts"),
     ("sweep-tour scenarios/sweeps/no-such.toml out/x", "renderer 'sweep-tour': scenarios/sweeps/no-such.toml: "),
     ("sweep-tour scenarios/sweeps/background-schemes.toml", "renderer 'sweep-tour': expected `sweep-tour SWEEP_FILE OUT`"),
+    (f"ns3-rate {docgen.NS3_POWER}#nope 30 ns3 fg", "ns3-crosscheck-cubic-power.json has no run 'nope' (runs: aligned, defaults)"),
+    (f"ns3-rate {docgen.NS3_POWER}#aligned 31 ns3 fg", "has no run '31' (runs: 30, 36, 40, 46)"),
+    (f"ns3-rate {docgen.NS3_POWER}#aligned 30 ns-3 fg", "side 'ns-3' is not cellshare or ns3"),
+    (f"ns3-power-ratio {docgen.NS3_POWER} aligned:ns3 aligned", "'aligned' is not RUN:cellshare or RUN:ns3"),
+    (f"ns3-shares {docgen.NS3_POWER}#aligned", "is case 'cubic', not background"),
+    ("ns3-walls tools/data/ns3-crosscheck-background.json", "ns-3 side was reused from another run"),
 ])
 def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]
@@ -150,6 +161,35 @@ def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     with pytest.raises(docgen.DocgenError) as e:
         docgen.render_page(text, docgen._Artefacts(REPO), "docs/x.md")
     assert str(e.value).startswith("docs/x.md: ") and message in str(e.value), str(e.value)
+
+
+def test_the_ns3_crosscheck_sections_show_the_stored_rates():
+    a = docgen._Artefacts(REPO)
+    power = json.loads((REPO / docgen.NS3_POWER).read_text())
+    aligned, defaults = power["runs"]["aligned"], power["runs"]["defaults"]
+    assert (aligned["args"]["link"], aligned["args"]["ns3_amc"]) == ("ideal", "piro")
+    assert (defaults["args"]["link"], defaults["args"]["ns3_amc"]) == ("realistic", "mi")
+    table = docgen.render_page(f"<!-- generated: ns3-power {docgen.NS3_POWER} -->\n<!-- end generated -->", a)
+    for label, run, side in (("cellshare, ideal link", aligned, "cellshare"), ("ns-3, `PiroEW2010` AMC", aligned, "ns3"),
+                             ("cellshare, realistic link", defaults, "cellshare"),
+                             ("ns-3, default AMC (`MiErrorModel`)", defaults, "ns3")):
+        row = f"| {label} | " + " | ".join(docgen._mbit(r[side]["fg0"]) for r in run["rows"]) + " |"
+        assert row in table, (row, table)
+    ratios = sorted(r["ns3"]["fg0"] / q["ns3"]["fg0"] for r, q in zip(defaults["rows"], aligned["rows"]))
+    assert docgen.render_page(f"x <!-- generated: ns3-power-ratio {docgen.NS3_POWER} defaults:ns3 aligned:ns3 -->"
+                              "<!-- end generated -->", a) == \
+        f"x <!-- generated: ns3-power-ratio {docgen.NS3_POWER} defaults:ns3 aligned:ns3 -->" \
+        f"{ratios[0]:.2f}–{ratios[-1]:.2f}×<!-- end generated -->"
+    # The shares: the foreground and the mean background flow of each side, as the tool summarises them.
+    shares = json.loads((REPO / NS3_SHARES).read_text())
+    row = next(r for r in shares["rows"] if r["label"] == ["every", "ledbat"])
+    bg = [v for k, v in row["ns3"].items() if k.startswith("bg")]
+    assert len(bg) == shares["args"]["ues"]
+    assert docgen.render_page(f"x <!-- generated: ns3-rate {NS3_SHARES} every/ledbat ns3 bg --><!-- end generated -->", a) \
+        .endswith(f"-->{docgen._mbit(sum(bg) / len(bg))}<!-- end generated -->")
+    table = docgen.render_page(f"<!-- generated: ns3-shares {NS3_SHARES} -->\n<!-- end generated -->", a)
+    fg = docgen._mbit(row["cellshare"]["fg0"]) + " / " + docgen._mbit(row["ns3"]["fg0"])
+    assert re.search(r"\| LEDBAT \|[^\n]*\| " + re.escape(fg) + r" \|", table), table
 
 
 def test_an_inline_value_never_begins_a_line_and_a_block_stands_alone():

@@ -77,7 +77,7 @@ def test_the_readmes_measurements_live_on_pages():
     are there (one per page), so a later edit cannot drop them silently."""
     expect = {
         "sweeps-and-reports.md": "<!-- generated: sweep-memory -->",
-        "crosscheck.md": "| cellshare, aligned | 3.46 | 9.33 | 14.49 | 22.13 |",
+        "crosscheck.md": "<!-- generated: ns3-power tools/data/ns3-crosscheck-cubic-power.json -->",
         "performance.md": "<!-- generated: bench single -->",
         "emulator.md": "`crosscheck` of `scenarios/emu-two-ues-cubic.toml`",
         "workloads.md": "30 % → 30.1 / 32.2 / 31.9 %",

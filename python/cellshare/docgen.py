@@ -13,6 +13,9 @@ artefacts; nothing in it is typed by hand:
 - ``tools/data/emu-crosscheck-traces.json``: the emulator cross-check's table, with the
   ``cellshare crosscheck`` command that measured it (Linux runs are not deterministic: a new
   run gives other numbers; its ``crosscheck.md`` rows go into the file's ``cases``);
+- ``tools/data/ns3-crosscheck-*.json`` (``tools/ns3_crosscheck.py --out DIR``, which needs the
+  ``ns3`` wheel): the tool's ``crosscheck.json`` (its ``args`` and ``rows``), with the command
+  and the machine added, or several such runs under ``runs``;
 - ``tools/data/apps-speed.json``, ``tools/data/memory.json``, ``tools/data/sweep-memory.json``
   (``python -m cellshare.docmeasure apps|memory|sweep --out FILE``): the apps' speed, the
   memory estimated against measured, a sweep's memory, each with its command and machine;
@@ -59,6 +62,21 @@ Renderers (``ARGS`` are words after the name):
 ``ns3-speed FILE``
     ns-3's and cellshare's wall time for the same scenarios, from a cross-check artefact in
     ``tools/data`` (inline).
+``ns3-power FILE``
+    The lone CUBIC flow's rate at each eNB power in cellshare and in ns-3, one row per simulator
+    and radio model of each run the file holds (``tools/data/ns3-crosscheck-cubic-power.json``:
+    ``tools/ns3_crosscheck.py --case cubic`` with the ideal link against ns-3's ``PiroEW2010``
+    AMC and with the realistic link against ns-3's defaults; block).
+``ns3-power-ratio FILE RUN:SIDE RUN:SIDE``
+    The lowest and highest ratio over the powers of one side of one run to another's (inline).
+``ns3-shares FILE[#RUN]``
+    The background case of ``tools/ns3_crosscheck.py``: foreground and background rates,
+    cellshare / ns-3, per background and layout (block).
+``ns3-rate FILE[#RUN] LABEL SIDE KEY``
+    One rate of a cross-check run, e.g. ``same/ledbat ns3 bg`` (inline).
+``ns3-walls FILE``
+    Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
+    the command (inline).
 ``limits``
     The input limits and their defaults, read off the code: ``MAX_SCENARIO_BYTES``,
     ``sweeps.MAX_RUNS``, the validator's range for a group's ``count`` and the constants of
@@ -373,6 +391,152 @@ def r_ns3_speed(a: _Artefacts, args: list[str]) -> str:
         text += (" (the file's cellshare side was re-run with `--reuse-ns3`, which carries ns-3's times over from the "
                  "run it reuses: the two sides were timed in different sessions, so read the ratio as an order of "
                  "magnitude)")
+    return text
+
+
+#: The cross-check artefacts of docs/crosscheck.md's section on the ideal link.
+NS3_POWER = "tools/data/ns3-crosscheck-cubic-power.json"
+#: Keys of a cross-check side that are not a flow's rate.
+_NS3_NOT_RATES = ("harq", "delays", "fill", "tcp", "uplink")
+
+
+def _mbit(v: float) -> str:
+    """A rate in Mbit/s as the cross-check tables print it: 3 significant digits, at most 2 decimals."""
+    return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}"
+
+
+def _ns3_rates(side: dict) -> dict:
+    """A side of a cross-check row summarised as `tools/ns3_crosscheck.py` does: the foreground
+    (`fg`), the mean background flow (`bg`, 0 without one) and the cell total (`total`), Mbit/s,
+    besides each flow's own rate (`fg0`, `bg1`...)."""
+    rates = {k: v for k, v in side.items() if k not in _NS3_NOT_RATES}
+    bg = [v for k, v in rates.items() if k.startswith("bg")]
+    return {**rates, "fg": rates.get("fg0", 0.0), "bg": sum(bg) / len(bg) if bg else 0.0, "total": sum(rates.values())}
+
+
+def _ns3_run(a: _Artefacts, spec: str, name: str) -> tuple[str, dict]:
+    """`FILE` (the tool's own {args, rows}) or `FILE#RUN` (one of a file's `runs`): (spec, run)."""
+    rel, _, run = spec.partition("#")
+    d = a.load(rel)
+    if run:
+        if run not in d.get("runs", {}):
+            raise DocgenError(f"renderer {name!r}: {rel} has no run {run!r} (runs: {', '.join(d.get('runs', {})) or 'none'})")
+        d = d["runs"][run]
+    if "rows" not in d or "args" not in d:
+        raise DocgenError(f"renderer {name!r}: {spec} is not a tools/ns3_crosscheck.py output (args and rows)")
+    return spec, d
+
+
+def _ns3_row(d: dict, spec: str, label: str, name: str) -> dict:
+    for r in d["rows"]:
+        if "/".join(r["label"]) == label:
+            return r
+    raise DocgenError(f"renderer {name!r}: {spec} has no run {label!r} (runs: {', '.join('/'.join(r['label']) for r in d['rows'])})")
+
+
+def _ns3_side_label(args: dict, side: str) -> str:
+    if side == "cellshare":
+        return f"cellshare, {args['link']} link"
+    return "ns-3, `PiroEW2010` AMC" if args["ns3_amc"] == "piro" else "ns-3, default AMC (`MiErrorModel`)"
+
+
+def r_ns3_power(a: _Artefacts, args: list[str]) -> str:
+    """The lone CUBIC flow's rate at each eNB power, one row per simulator and radio model."""
+    rel = _args(args, 1, "ns3-power", f"ns3-power {NS3_POWER}")[0]
+    d = a.load(rel)
+    runs = list(d.get("runs", {}).values())
+    if not runs:
+        raise DocgenError(f"renderer 'ns3-power': {rel} has no runs")
+    labels = [r["label"][0] for r in runs[0]["rows"]]
+    head = "| eNB power (SINR) | " + " | ".join(f"{p} dBm ({r['snr_db']:.1f} dB)" for p, r in zip(labels, runs[0]["rows"])) + " |"
+    lines = [head, "|---" * (len(labels) + 1) + "|"]
+    for run in runs:
+        if [r["label"][0] for r in run["rows"]] != labels:
+            raise DocgenError(f"renderer 'ns3-power': the runs of {rel} are not at the same powers")
+        for side in ("cellshare", "ns3"):
+            lines.append(f"| {_ns3_side_label(run['args'], side)} | "
+                         + " | ".join(_mbit(r[side]["fg0"]) for r in run["rows"]) + " |")
+    return "\n".join(lines)
+
+
+def r_ns3_power_ratio(a: _Artefacts, args: list[str]) -> str:
+    """The lowest and highest ratio over the powers of one side of a run to another's (inline):
+    ``ns3-power-ratio FILE RUN:SIDE RUN:SIDE``."""
+    rel, num, den = _args(args, 3, "ns3-power-ratio", f"ns3-power-ratio {NS3_POWER} RUN:SIDE RUN:SIDE")[:3]
+    series = []
+    for part in (num, den):
+        run, _, side = part.partition(":")
+        if side not in ("cellshare", "ns3"):
+            raise DocgenError(f"renderer 'ns3-power-ratio': {part!r} is not RUN:cellshare or RUN:ns3")
+        series.append([r[side]["fg0"] for r in _ns3_run(a, f"{rel}#{run}", "ns3-power-ratio")[1]["rows"]])
+    ratios = sorted(x / y for x, y in zip(*series))
+    lo, hi = f"{ratios[0]:.2f}", f"{ratios[-1]:.2f}"
+    return f"{lo}×" if lo == hi else f"{lo}–{hi}×"
+
+
+def r_ns3_shares(a: _Artefacts, args: list[str]) -> str:
+    """The background case's shares, cellshare / ns-3, one row per background, one column pair
+    per layout (block)."""
+    spec, d = _ns3_run(a, _args(args, 1, "ns3-shares", "ns3-shares tools/data/FILE.json")[0], "ns3-shares")
+    if d["args"].get("case") != "background":
+        raise DocgenError(f"renderer 'ns3-shares': {spec} is case {d['args'].get('case')!r}, not background")
+    layouts = [x for x in ("same", "other", "every") if any(r["label"][0] == x for r in d["rows"])]
+    backgrounds = list(dict.fromkeys(r["label"][1] for r in d["rows"]))
+    by = {tuple(r["label"]): r for r in d["rows"]}
+    names = {"none": "none", "ledbat": "LEDBAT", "ledbat-ns3": "LEDBAT, ns-3's cap",
+             "vegas": "Vegas", "tcp_lp": "TCP-LP", "cubic": "CUBIC", "bbr": "BBR"}
+    head = ["background"]
+    for x in layouts:
+        head += [f"`{x}`: foreground", f"`{x}`: background" + (" per flow" if x == "every" else "")]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for bg in backgrounds:
+        cells = [names.get(bg, f"`{bg}`")]
+        for x in layouts:
+            r = by.get((x, bg))  # the foreground alone runs once, in the first layout
+            if r is None:
+                cells += ["—", "—"]
+                continue
+            c, n = _ns3_rates(r["cellshare"]), _ns3_rates(r["ns3"])
+            cells.append(f"{_mbit(c['fg'])} / {_mbit(n['fg'])}")
+            cells.append("—" if bg == "none" else f"{_mbit(c['bg'])} / {_mbit(n['bg'])}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def r_ns3_rate(a: _Artefacts, args: list[str]) -> str:
+    """One rate of a cross-check run, Mbit/s (inline): ``ns3-rate FILE[#RUN] LABEL SIDE KEY`` with
+    LABEL as the tool prints it (``same/ledbat``, ``30``), SIDE ``cellshare`` or ``ns3`` and KEY
+    ``fg``, ``bg`` (the mean background flow), ``total`` or a flow (``bg0``)."""
+    spec, label, side, key = _args(args, 4, "ns3-rate", "ns3-rate tools/data/FILE.json[#RUN] LABEL SIDE KEY")[:4]
+    spec, d = _ns3_run(a, spec, "ns3-rate")
+    if side not in ("cellshare", "ns3"):
+        raise DocgenError(f"renderer 'ns3-rate': side {side!r} is not cellshare or ns3")
+    rates = _ns3_rates(_ns3_row(d, spec, label, "ns3-rate")[side])
+    if key not in rates:
+        raise DocgenError(f"renderer 'ns3-rate': {spec} run {label} has no {key!r} on the {side} side (keys: {', '.join(rates)})")
+    return _mbit(rates[key])
+
+
+def r_ns3_walls(a: _Artefacts, args: list[str]) -> str:
+    """The wall time of a cross-check's runs on both sides, timed in one session, and of its
+    `every` runs, with the machine (inline)."""
+    spec, d = _ns3_run(a, _args(args, 1, "ns3-walls", "ns3-walls tools/data/FILE.json")[0], "ns3-walls")
+    if d["args"].get("reuse_ns3"):
+        raise DocgenError(f"renderer 'ns3-walls': {spec}'s ns-3 side was reused from another run: its times are "
+                          "not of one session")
+    rows = d["rows"]
+    ours, theirs = sum(r["cellshare_wall_s"] for r in rows), sum(r["ns3_wall_s"] for r in rows)
+    every = [r for r in rows if r["label"][0] == "every"]
+    text = (f"the {len(rows)} runs take {ours:.1f} s of wall time in cellshare and {theirs / 60:.0f} min in ns-3")
+    if every:
+        dur = d["args"]["duration"]
+        c = sorted(r["cellshare_wall_s"] for r in every)
+        n = sorted(r["ns3_wall_s"] for r in every)
+        x = sorted(r["ns3_wall_s"] / r["cellshare_wall_s"] for r in every)
+        text += (f"; the {d['args']['ues']}-UE runs take {c[0]:.2f}–{c[-1]:.2f} s against {n[0]:.0f}–{n[-1]:.0f} s "
+                 f"(ns-3 at {dur / n[-1]:.1f}–{dur / n[0]:.1f}× real time), {x[0]:.0f}–{x[-1]:.0f}× faster")
+    if "machine" in d and "generated_by" in d:
+        text += f" ({_machine(d, spec.partition('#')[0])})"
     return text
 
 
@@ -1048,6 +1212,8 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "claims-held": (r_claims_held, False), "reproduction-cost": (r_reproduction_cost, True),
     "bench-machine": (r_bench_machine, False), "bench-speed": (r_bench_speed, False),
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
+    "ns3-power": (r_ns3_power, True), "ns3-power-ratio": (r_ns3_power_ratio, False),
+    "ns3-shares": (r_ns3_shares, True), "ns3-rate": (r_ns3_rate, False), "ns3-walls": (r_ns3_walls, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
