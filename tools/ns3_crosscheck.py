@@ -33,8 +33,8 @@ UDP; the background's controller on its own server node (ns-3's `TcpLedbat`, `Tc
 beside ns-3's `TcpLedbat`.
 
 `--link ideal --ns3-amc piro` (or `--align-radio`) compares cellshare's ideal link with ns-3's
-`PiroEW2010` AMC, the same SINR -> CQI rule: the lone CUBIC flow then gets 3.46 / 3.35 Mbit/s
-(cellshare / ns-3) at 30 dBm, 9.33 / 9.16 at 36, 14.49 / 14.13 at 40 and 22.13 / 21.32 at 46.
+`PiroEW2010` AMC, the same SINR -> CQI rule (the lone CUBIC flow's rates at each power, both
+ways, are stored in `tools/data/ns3-crosscheck-cubic-power.json` and shown on docs/crosscheck.md).
 
 Layouts of `background` (the foreground is always one always-on CUBIC flow to UE 0, from 5 s):
 - `same`:  1 UE; the background flows to UE 0 as well (one FIFO, Figure 2's left column).
