@@ -7,6 +7,7 @@ every miss. Fast: nothing here runs more than one short reproduction."""
 import json
 import math
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -69,7 +70,7 @@ def test_quotes_are_the_papers_words_at_the_line_given(exp):
         pytest.skip(f"the papers' plain texts are not in {PAPERS_DIR} (they are not distributed with cellshare; "
                     "set CELLSHARE_PAPERS to a folder holding them to check that every quote sits at its line)")
     texts = {}
-    for c in list(exp.claims) + list(exp.given):
+    for c in list(exp.claims) + list(exp.given) + list(exp.out_of_reach):
         path = rp.paper_path(c.paper, PAPERS_DIR)
         if path not in texts:
             texts[path] = [rp.quote_key(line) for line in path.read_text().split("\n")]
@@ -77,7 +78,7 @@ def test_quotes_are_the_papers_words_at_the_line_given(exp):
         q = rp.quote_key(c.quote)
         here = "".join(keys[c.line - 1:c.line + 39])
         after = "".join(keys[c.line:c.line + 40])
-        what = f"{exp.name}/{getattr(c, 'id', None) or c.name}"
+        what = f"{exp.name}/{getattr(c, 'id', None) or getattr(c, 'name', None) or f'out of reach at line {c.line}'}"
         assert q in here, f"{what}: the quote is not at line {c.line} of {path.name}"
         assert q not in after, f"{what}: the quote starts after line {c.line} of {path.name}"
 
@@ -212,6 +213,7 @@ def test_committed_scoreboard_has_every_reproduction_and_current_claim_definitio
             target = json.loads(json.dumps(rp.target_dict(d.target)))
             assert (c["quote"], c["line"], c["target"]) == (d.quote, d.line, target), (e["name"], c["id"], stale)
         assert [a["name"] for a in e["assumptions"]] == [a.name for a in exp.assumptions], (e["name"], stale)
+        assert e.get("out_of_reach", []) == [json.loads(json.dumps(asdict(x))) for x in exp.out_of_reach], (e["name"], stale)
 
 
 def test_committed_scoreboard_matches_a_fresh_run_of_pf_fairness(tmp_path):
@@ -231,6 +233,15 @@ def test_committed_scoreboard_matches_a_fresh_run_of_pf_fairness(tmp_path):
 def test_readme_and_docs_show_the_committed_scoreboard():
     for path, text in sb.rendered(REPO).items():
         assert path.read_text() == text, f"{path} is stale: run `cellshare reproduce --render-docs`"
+
+
+def test_results_out_of_reach_are_listed_with_their_reason_on_the_scoreboard_page():
+    text = (REPO / "docs" / "reproductions.md").read_text()
+    listed = [(e.name, x) for e in _experiments() for x in e.out_of_reach]
+    assert listed, "no reproduction lists a result no claim covers"
+    for name, x in listed:
+        assert f"“{x.quote}”" in text and x.reason in text, (name, x.line)
+        assert len(x.reason) > 40, (name, x.line)
 
 
 def test_every_miss_has_a_measured_cause_and_every_cause_a_claim():

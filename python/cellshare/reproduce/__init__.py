@@ -320,6 +320,21 @@ class Given:
 
 
 @dataclass(frozen=True)
+class OutOfReach:
+    """A quantitative result of the paper that no claim or observation covers: where the
+    paper says it (location and the line of its plain text the words start on, with the
+    words) and why (a real network's busy-hour load, a testbed the paper does not describe,
+    the simulator output the result would need, or a set-up that would take a reproduction
+    of its own)."""
+
+    paper: str
+    location: str
+    line: int
+    quote: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Guard:
     """A condition a claim's measurement must meet to count, so that it cannot hold for the
     wrong reason (the flows must have run, the foreground must not collapse): `what` it
@@ -381,6 +396,9 @@ class Experiment:
     #: The Mahimahi traces it reads, by file name: shipped with cellshare (``builtin:NAME``,
     #: :mod:`cellshare.traces`), or read from the folder ``--traces DIR`` names.
     traces: tuple[str, ...] = ()
+    #: The paper's quantitative results near this experiment that no claim or observation
+    #: covers, each with the reason (:class:`OutOfReach`).
+    out_of_reach: tuple[OutOfReach, ...] = ()
 
     def claim_def(self, id: str) -> ClaimDef:
         for c in self.claims:
@@ -394,9 +412,10 @@ REGISTRY: dict[str, Experiment] = {}
 
 def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (),
                assumptions: Sequence[Assumption] = (), sensitivity_note: str = "", traces: Sequence[str] = (),
-               given: Sequence[Given] = ()) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
-    """Registers a reproduction under `name` with its claim definitions, assumptions and the
-    traces it reads (file names of shipped traces)."""
+               given: Sequence[Given] = (), out_of_reach: Sequence[OutOfReach] = ()
+               ) -> Callable[[Callable[["Context"], None]], Callable[["Context"], None]]:
+    """Registers a reproduction under `name` with its claim definitions, assumptions, the
+    traces it reads (file names of shipped traces) and the paper's results no claim covers."""
 
     def deco(func: Callable[["Context"], None]) -> Callable[["Context"], None]:
         ids = [c.id for c in claims]
@@ -406,7 +425,7 @@ def experiment(name: str, title: str, paper: str, claims: Sequence[ClaimDef] = (
         if unknown:
             raise ValueError(f"{name}: traces not shipped with cellshare: {', '.join(unknown)}")
         REGISTRY[name] = Experiment(name, title, paper, func, tuple(claims), tuple(assumptions), tuple(given),
-                                    sensitivity_note, tuple(traces))
+                                    sensitivity_note, tuple(traces), tuple(out_of_reach))
         return func
 
     return deco
@@ -585,6 +604,7 @@ class Outcome:
             "observations": [_jsonable(asdict(o)) for o in self.observations],
             "assumptions": [_jsonable(asdict(a)) for a in e.assumptions],
             "given": [_jsonable(asdict(g)) for g in e.given],
+            "out_of_reach": [_jsonable(asdict(x)) for x in e.out_of_reach],
             "sensitivity": _jsonable(self.sensitivity),
             "sensitivity_seeds": self.sensitivity_seeds,
             "inputs": {"traces": self.inputs},
@@ -737,6 +757,12 @@ def claims_markdown(o: Outcome) -> str:
         for g in e.given:
             lines.append(f"| `{g.name}` | {_cell(g.value)} | {PAPERS[g.paper][0]}, {_cell(g.location)}, line {g.line} | "
                          f"“{_cell(g.quote)}” |")
+    if e.out_of_reach:
+        lines += ["", "## Results of the paper no claim or observation covers, and why", "",
+                  "| paper (location) | paper's words | why not addressed |", "|---|---|---|"]
+        for x in e.out_of_reach:
+            lines.append(f"| {PAPERS[x.paper][0]}, {_cell(x.location)}, line {x.line} | “{_cell(x.quote)}” | "
+                         f"{_cell(x.reason)} |")
     if e.assumptions:
         lines += ["", "## Parameters the paper does not give", "", "| parameter | ours | where it comes from | also run at |",
                   "|---|---|---|---|"]

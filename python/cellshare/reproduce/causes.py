@@ -449,6 +449,27 @@ CAUSES: dict[str, Cause] = {
         "each service gap of this trace longer than the bound leaves the whole queue stale and BoDe drops all but the "
         "last three packets: {detail:bode/throughput-worst-TMobile-LTE-driving}; "
         "{sens:bode/aqm_queue_bytes=524288/throughput-worst-TMobile-LTE-driving}; no run isolates the cost"),
+    "bode/codel-like-taildrop-bbr": Cause(
+        "not explained",
+        "CoDel's tail delay under BBR lies below TailDrop's on every trace ({detail:bode/codel-like-taildrop-bbr}), so the "
+        "average is not carried by one trace; {sens:bode/aqm_queue_bytes=524288/codel-like-taildrop-bbr}, "
+        "{sens:bode/uplink_delay_ms=4.0/codel-like-taildrop-bbr}; no run isolates why the paper's BBR left CoDel "
+        "nothing to cut"),
+    "bode/pie-like-taildrop-bbr": Cause(
+        "not explained",
+        "PIE's tail delay under BBR lies below TailDrop's on every trace ({detail:bode/pie-like-taildrop-bbr}); "
+        "{sens:bode/aqm_queue_bytes=524288/pie-like-taildrop-bbr}, {sens:bode/uplink_delay_ms=4.0/pie-like-taildrop-bbr}; "
+        "no run isolates why the paper's BBR left PIE nothing to cut"),
+    "bode/codel-like-taildrop-sprout": Cause(
+        "not explained",
+        "the average is carried by one trace: per trace {detail:bode/codel-like-taildrop-sprout}, the AT&T drive far "
+        "from the others, where TailDrop's tail delay under Sprout is long and CoDel's is not; "
+        "{sens:bode/uplink_delay_ms=4.0/codel-like-taildrop-sprout}; no run isolates what Sprout does on that trace"),
+    "bode/pie-like-taildrop-sprout": Cause(
+        "not explained",
+        "the average is carried by one trace: per trace {detail:bode/pie-like-taildrop-sprout}, the AT&T drive far "
+        "from the others; {sens:bode/uplink_delay_ms=4.0/pie-like-taildrop-sprout}; no run isolates what Sprout does on "
+        "that trace"),
     "bode/bound-ATT-LTE-driving": _bound("ATT-LTE-driving"),
     "bode/bound-TMobile-LTE-driving": _bound("TMobile-LTE-driving"),
     "bode/bound-NYC-LTE-subway": _bound("NYC-LTE-subway"),
@@ -472,6 +493,20 @@ CAUSES: dict[str, Cause] = {
     "bode-apps/abr-qoe-bola": _abr("bola"),
     "bode-apps/abr-qoe-mpc": _abr("mpc"),
     # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
+    "rtac/lte-best-rmem": Cause(
+        "not explained",
+        "the throughput reaches the link's rate once the window covers the path's bandwidth-delay product, and the RTT "
+        "grows after it: {detail:rtac/lte-best-rmem}. Our receiver advertises the whole of tcp_rmem max; a Linux "
+        "receiver of the thesis's time advertises a fraction of it (the buffer's overhead share, tcp_adv_win_scale), "
+        "which would move the knee to larger settings and shorten auto-tuning's RTT at the largest one "
+        "({obs:rtac/lte-auto-rtt} ms here, above the thesis's Fig. 2.7 value); the simulator has no such share, so no "
+        "run isolates it"),
+    "rtac/wifi-best-rmem": Cause(
+        "not explained",
+        "the best setting is the sweep's smallest: the Wi-Fi path's bandwidth-delay product is below it, so every setting "
+        "fills the link and a larger one only adds delay: {detail:rtac/wifi-best-rmem}. As for LTE, our receiver "
+        "advertises the whole of tcp_rmem max where a Linux receiver advertises a fraction of it; the simulator has no "
+        "such share, so no run isolates it"),
     "rtac/lte-rtt-cut-rtac": Cause(
         "not explained",
         "with the thesis's K and Δ for LTE (set-up values, lines 1229 and 1396) RTAC's mean RTT is "
@@ -511,6 +546,19 @@ CAUSES: dict[str, Cause] = {
         "not explained",
         "the AP's buffer, as dc-rtac-share: {ours:rtac/dc-three-rtac-share} at {default:rtac/ap_buffer_bytes}, "
         "{sens:rtac/ap_buffer_bytes=150000/dc-three-rtac-share}; no buffer tried gives the thesis's share"),
+    "sorpc/fig3.2-rtt-increase-below-10": Cause(
+        "not explained",
+        "the device's transmit queue bounds the upload's queueing delay: per uplink "
+        "{detail:sorpc/fig3.2-rtt-increase-below-10}, above the paper's bound at the slowest uplink, below it at the "
+        "other uplink under the paper's limit; smaller queues lower it "
+        "({sens:sorpc/txqueue_bytes=1000000/fig3.2-rtt-increase-below-10}); how much the thesis's phone holds below "
+        "its transmit queue is not given and no run isolates it"),
+    "sorpc/fig3.3-ping-above-1800": Cause(
+        "not explained",
+        "the ping waits behind the upload in the one transmit queue, which drains in little more than its size over the "
+        "uplink rate: {detail:sorpc/fig3.3-ping-above-1800}, longest {ours:sorpc/fig3.3-ping-above-1800} ms; smaller "
+        "queues lower it ({sens:sorpc/txqueue_bytes=1000000/fig3.3-ping-above-1800}); how much the thesis's phone holds "
+        "below its transmit queue is not given and no run isolates it"),
     "sorpc/download-gain": Cause(
         "set-up not given",
         "the device transmit queue's size, not given: the single queue's download waits behind the upload for its ACKs "

@@ -27,7 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Assumption, ClaimDef, Context, Decreasing, Order, Point, experiment  # noqa: E402
+from . import Assumption, ClaimDef, Context, Decreasing, Order, OutOfReach, Point, experiment  # noqa: E402
 
 PAPER = "rtac-sorpc-dtpa thesis, chapter 4 (§4.4, Figs. 4.4, 4.6–4.9)"
 APP_RATE = 2.0
@@ -161,8 +161,19 @@ def _per_node(runs, key: str) -> list[float]:
     return [_mean(r.raw["nodes"][i][key] for r in runs) for i in range(n)]
 
 
+#: The chapter's results no claim addresses, and why.
+OUT_OF_REACH = (
+    OutOfReach("rsd-thesis", "Sec. 4.4.4, Fig. 4.9", 3181,
+               "Interestingly, TCP-Vegas [12] suffers from TCP unfairness similar to TCP-Reno due to inaccurate "
+               "end-to-end queue length estimation in LLNs.",
+               "needs a simulator output: the LLN model's TCP is Reno only (crates/lln/src/sim.rs builds every node's "
+               "controller as Reno); the claim needs an `lln` key choosing the nodes' congestion controller (Vegas), "
+               "then Jain's index of Vegas beside Reno's on the 30-node tree"),
+)
+
+
 @experiment("dtpa", "Multi-hop LLN: TCP Reno starves far nodes, DTPA restores fairness", PAPER, claims=CLAIMS,
-            assumptions=ASSUMPTIONS)
+            assumptions=ASSUMPTIONS, out_of_reach=OUT_OF_REACH)
 def run(ctx: Context) -> None:
     seeds = ctx.seeds([1, 2, 3, 4, 5] if ctx.full else [1, 2, 3])
     duration = 1800.0 if ctx.full else 600.0

@@ -30,7 +30,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import AtLeast, AtMost, Assumption, ClaimDef, Context, Order, Point, experiment, jain  # noqa: E402
+from . import AtLeast, AtMost, Assumption, ClaimDef, Context, Guard, Order, Point, experiment, jain  # noqa: E402
 from ..api import Result  # noqa: E402
 
 #: Figure 2's on/off timing (Sec. II-B): the foreground "joins the system every 60 seconds,
@@ -435,6 +435,11 @@ SENSITIVITY_CLAIMS = (
     ClaimDef("burst-within-20", "Largest change of the foreground's throughput for M in 25-100 KB, normalised to M = 50 KB",
              "legilimens", "Sec. VI-E, Fig. 15(b)", 284, "However, between 25 KB and 100 KB, variations are within 20%.",
              AtMost(0.20, derivation="20% = 0.20")),
+    ClaimDef("burst-background-within-20", "Largest change of the background's throughput for M in 25-100 KB, normalised "
+             "to M = 50 KB", "legilimens", "Sec. VI-E, Fig. 15(b)", 284,
+             "However, between 25 KB and 100 KB, variations are within 20%.",
+             AtMost(0.20, derivation="20% = 0.20; Fig. 15(b) plots both throughputs and the sentence bounds its "
+                                     "\"variations\", so the background's too")),
     ClaimDef("wait-background-better-at-300", "Background throughput at T = 300 ms vs at T = 200 ms", "legilimens",
              "Sec. VI-E, Fig. 15(c)", 286,
              "whereas background flows do better at lower frequency, which gives them more time to send data",
@@ -495,8 +500,10 @@ def run_sensitivity(ctx: Context) -> None:
     ctx.observe("wait-stable", "Largest change of either throughput for T in 200-300 ms", wait_dev,
                 "\"stable, good performance for both foreground and background between 200 ms and 300 ms\" "
                 "(Sec. VI-E; no number)")
-    ctx.observe("burst-background", "Largest change of the background's throughput for M in 25-100 KB",
-                max(abs(b - 1.0) for _, _, b in results["burst_bytes"]))
+    ctx.check("burst-background-within-20", max(abs(b - 1.0) for _, _, b in results["burst_bytes"]),
+              detail=", ".join(f"M = {v // 1024} KB: {b:.2f}" for v, _, b in results["burst_bytes"]),
+              guards=[Guard("the background carried the spare capacity at the default M = 50 KB (its mean throughput "
+                            "over the run above 0)", base_bg > 0, f"{base_bg:.2f} Mbps")])
     lines = ["| parameter | value | foreground (norm.) | background (norm.) |", "|---|---|---|---|"]
     for param, rows in results.items():
         lines += [f"| {param} | {v} | {f:.3f} | {b:.3f} |" for v, f, b in rows]

@@ -27,8 +27,11 @@ its sensitivity.
 Claims (the thesis's own numbers, judged by the one rule of ``reproduce/__init__.py``):
 Fig. 2.7's RTT cuts and throughputs of RTAC and DRWA against auto-tuning, LTE and Wi-Fi
 (§2.5.2), Fig. 2.10's shares in direct and indirect competition (§2.5.3: 96 %, 6 %, 96 %,
-2 %) and Fig. 2.17's three-receiver results (§2.5.4: RTAC more than 94 %, DRWA below 13 %
-in Wi-Fi; RTAC similar to auto-tuning, DRWA much lower in LTE).
+2 %), Fig. 2.17's three-receiver results (§2.5.4: RTAC more than 94 %, DRWA below 13 %
+in Wi-Fi; RTAC similar to auto-tuning, DRWA much lower in LTE), Fig. 2.4's best `tcp_rmem` max
+(§2.5.1: [400, 800] KBytes in LTE, about 200 in Wi-Fi; the best is the largest throughput /
+mean RTT over a sweep) and Fig. 2.5's three pinging clients (Client 2's delay "almost doubled"
+when Client 3 starts downloading, Client 1's the lowest).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Given, Guard, Order, Point, experiment  # noqa: E402
+from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Given, Guard, Order, OutOfReach, Point, Range, experiment  # noqa: E402
 
 PAPER = "[rsd-thesis] ch. 2 (Figs. 2.7, 2.10, 2.11)"
 RMEM_MAX = 2_560_000
@@ -47,6 +50,24 @@ WIFI_MBPS = 20.0
 #: RTAC's K per network (line 1229) and Δ in ms (line 1396), as the thesis sets them.
 K = {"lte": 3e-7, "wifi": 15e-5}
 DELTA_MS = {"lte": 18.0, "wifi": 8.0}
+#: Linux's default initial receive buffer (tcp_rmem's middle value), the `rmem_initial` default.
+RMEM_INITIAL = 131072
+#: Fig. 2.4's sweep of auto-tuning's tcp_rmem max, KB (1000 bytes): the thesis plots the values without listing
+#: them; a grid about 1.25 apart (the claim rule's factor) from 100 KB to its 2,560 KBytes.
+RMEM_SWEEP_KB = (100, 125, 160, 200, 250, 320, 400, 500, 640, 800, 1000, 1280, 1600, 2000, 2560)
+#: Fig. 2.5: the downloads' start times (line 1452: "one starts at 10 seconds, the other starts at 20 seconds"), the
+#: run's length and the windows each client's ping RTT is averaged over: the last 4 s of each 10 s phase, the delay
+#: each phase settles to ("the delay of Client 2 is almost doubled since its bandwidth share is halved", line 1465: a
+#: halved share doubles the delay of the same standing queue, so the queue is compared once it stands). The windows
+#: from 2 s after each start are an observation beside the claim.
+FIG25_STARTS = (10.0, 20.0)
+FIG25_DURATION = 30.0
+FIG25_ALONE = (16.0, 20.0)
+FIG25_BOTH = (26.0, 30.0)
+#: The clients' uplink, Mbit/s: the KT LTE network's upload bandwidth of ch. 3 (Table 3.1, line 2386).
+FIG25_UPLINK_MBPS = 25.0
+#: The ping each client runs (Linux ping's default: one 64-byte echo a second).
+PING = {"kind": "ping", "interval_ms": 1000, "request_bytes": 64, "response_bytes": 64}
 #: The indirect-competition bottleneck (rate Mbit/s, drop-tail buffer bytes) by its label.
 IC_BOTTLENECKS = {"30 Mbit/s, 1 MB": (30.0, 1_000_000), "60 Mbit/s, 1 MB": (60.0, 1_000_000),
                   "30 Mbit/s, 250 KB": (30.0, 250_000)}
@@ -64,6 +85,9 @@ PAPER_SINGLE = {
 _FIG27 = ("On average, Auto-tuning achieves a throughput of 55 Mbps and a delay of 223 msec in LTE, and 18.9 Mbps and "
           "337 msec in Wi-Fi. DRWA achieves 52 Mbps and 89 msec in LTE, and 18.5 Mbps and 32 msec in Wi-Fi. Also, RTAC "
           "shows 51 Mbps and 71 msec in LTE, and 18.8 Mbps and 37.8 msec in Wi-Fi.")
+_BEST = ("\"Too small a value leads to low throughput (i.e., underutilization) and too large a value causes high delay "
+         "(i.e., bufferbloat)\" (line 1425): the best setting is the one with the largest power, throughput / mean RTT, "
+         "over the sweep of RMEM_SWEEP_KB (KB = 1000 bytes, as the thesis's 2,560 KBytes = 2,560,000 bytes)")
 _NET = {"lte": "LTE", "wifi": "Wi-Fi"}
 _RX = {"rtac": "RTAC", "drwa": "DRWA"}
 CLAIMS = tuple(
@@ -102,7 +126,24 @@ CLAIMS = tuple(
                 "rsd-thesis", "Sec. 2.5.4, Fig. 2.17(b)", 1794, _IC3,
                 Point(1.0, derivation="\"similar throughputs\" = a ratio of 1")),
        ClaimDef("ic-three-drwa-lower", "Indirect competition, three receivers: throughput of auto-tuning, RTAC vs DRWA",
-                "rsd-thesis", "Sec. 2.5.4, Fig. 2.17(b)", 1794, _IC3, Order(("Auto-tuning", "RTAC"), ("DRWA",)))])
+                "rsd-thesis", "Sec. 2.5.4, Fig. 2.17(b)", 1794, _IC3, Order(("Auto-tuning", "RTAC"), ("DRWA",)))]
+    + [ClaimDef("lte-best-rmem", "LTE, one auto-tuning flow for 30 s per tcp_rmem max: the setting with the best "
+                "performance (the largest throughput / mean RTT), KB", "rsd-thesis", "Sec. 2.5.1, Fig. 2.4(a-b)", 1429,
+                "From the results, we can say that the best performance can be achieved when tcp rmem max is in the range "
+                "[400, 800] KBytes.",
+                Range(400.0, 800.0, unit=" KB", derivation=_BEST)),
+       ClaimDef("wifi-best-rmem", "Wi-Fi, one auto-tuning flow for 30 s per tcp_rmem max: the setting with the best "
+                "performance (the largest throughput / mean RTT), KB", "rsd-thesis", "Sec. 2.5.1, Fig. 2.4(c-d)", 1439,
+                "A similar trend is observed as in the LTE network, with the best setting of tcp rmem max around 200 "
+                "KBytes.", Point(200.0, unit=" KB", derivation=_BEST)),
+       ClaimDef("fig2.5-client2-doubles", "LTE, three clients pinging (Fig. 2.5): Client 2's mean ping RTT while "
+                "Client 3 also downloads (26-30 s) / while it downloads alone (16-20 s)", "rsd-thesis", "Sec. 2.5.1, "
+                "Fig. 2.5", 1465, "Around 20 seconds, the delay of Client 2 is almost doubled since its bandwidth share "
+                "is halved.", Point(2.0, derivation="\"almost doubled\": a ratio of 2")),
+       ClaimDef("fig2.5-client1-lowest", "LTE, three clients pinging (Fig. 2.5): mean ping RTT per client while both "
+                "downloads run (22-30 s)", "rsd-thesis", "Sec. 2.5.1, Fig. 2.5", 1463,
+                "Note that Client 1 still maintains the lowest delay.",
+                Order(("Client 2", "Client 3"), ("Client 1",)))])
 _K_WORDS = ("Using (2.11) with θ = 1.38, we set K as 3 · 10−7 for the LTE network, and 15 · 10−5 for the Wi-Fi "
             "network.")
 _DELTA_WORDS = "We set ∆LTE = 18 msec for LTE and ∆Wi−F i = 8 msec for Wi-Fi."
@@ -126,6 +167,14 @@ ASSUMPTIONS = (
     Assumption("wifi_remote_delay_ms", 6.0,
                "the Wi-Fi path's base RTT is not given; servers 6 ms away give about 20 ms, the BDP behind the thesis's "
                "K = 15e-5 for θ = 1.38 (30 packets at 19 Mbit/s)", (2.0,)),
+    Assumption("rmem_sweep_kb", ", ".join(str(kb) for kb in RMEM_SWEEP_KB),
+               "Fig. 2.4 plots tcp_rmem max values it does not list: a grid about 1.25 apart (the claim rule's factor) "
+               "from 100 KB to the thesis's 2,560 KBytes", affects=("lte-best-rmem", "wifi-best-rmem")),
+    Assumption("fig25_ping", "64-byte echo every 1 s, 30 s run; RTT averaged over the last 4 s of each phase",
+               "Fig. 2.5's clients ping \"periodically\" (line 1448) over a run whose length is not given: Linux ping's "
+               "default interval and size, the run to 10 s after the second download starts; the pings and the downloads' ACKs "
+               "go over a 25 Mbit/s uplink, the same network's upload bandwidth in ch. 3 (Table 3.1)",
+               affects=("fig2.5-client2-doubles", "fig2.5-client1-lowest")),
     Assumption("lte_queue_bytes", 4 * 1024 * 1024,
                "the LTE per-UE queue is not given; larger than tcp_rmem max, so the window bounds the queue as Fig. 2.4 "
                "shows", (1024 * 1024,)),
@@ -169,6 +218,28 @@ def scenario(name: str, net: str, kinds: list[str], duration: float, ap_buffer_b
     return sc
 
 
+def fig25_scenario(name: str, lte_queue_bytes: int = 4 * 1024 * 1024) -> dict:
+    """Fig. 2.5: three clients on the LTE cell, each pinging a server; Clients 2 and 3 also
+    download (auto-tuning receivers) from 10 s and from 20 s."""
+    sc = scenario(name, "lte", ["auto", "auto", "auto"], FIG25_DURATION, lte_queue_bytes=lte_queue_bytes)
+    # The pings need the modelled uplink: the same LTE network's upload bandwidth (ch. 3, Table 3.1, line 2386).
+    sc["ues"][0]["uplink"] = {"channel": {"kind": "fixed", "rate_mbps": FIG25_UPLINK_MBPS}}
+    sc["flows"] = ([{"name": f"ping{i}", "ue": i, "direction": "uplink", "app": dict(PING),
+                     "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}} for i in range(3)]
+                   + [{"name": f"download{i}", "ue": i, "start_s": t, "transport": receiver("auto", "lte")}
+                      for i, t in zip((1, 2), FIG25_STARTS)])
+    return sc
+
+
+def _keep_pings(r) -> dict:
+    """Each client's ping RTTs as (completion time, RTT) pairs."""
+    t = r.requests().to_pydict()
+    out: dict = {}
+    for name, ts, rtt in zip(t["name"], t["t_s"], t["rtt_ms"]):
+        out.setdefault(name, []).append((ts, rtt))
+    return out
+
+
 def _keep(r) -> dict:
     """What a run contributes: per flow throughput, mean sender RTT, per-second goodput."""
     return {f["name"]: {"mbps": f["throughput_mbps"], "rtt_ms": f["rtt_ms"]["mean"], "tput": f["per_second_mbps"]}
@@ -187,11 +258,31 @@ def runs(duration: float, **setup) -> list[tuple[str, dict]]:
         out.append((f"ic-auto-{comp}", scenario(f"fig2.10b-auto-{comp}", "ic", ["auto", comp, "auto"], duration, **setup)))
     out.append(("dc-three", scenario("fig2.11-wifi", "wifi", ["auto", "drwa", "rtac"], duration, **setup)))
     out.append(("ic-three", scenario("fig2.11-lte", "ic", ["auto", "drwa", "rtac", "auto"], duration, **setup)))
+    for net in ("lte", "wifi"):
+        for kb in RMEM_SWEEP_KB:
+            sc = scenario(f"fig2.4-{net}-{kb}", net, ["auto"], duration, **setup)
+            rwnd = sc["flows"][0]["transport"]["tcp"]["rwnd"]
+            rwnd["rmem_max"] = kb * 1000
+            if kb * 1000 < RMEM_INITIAL:
+                # The initial buffer (tcp_rmem's middle value) cannot exceed the maximum: Linux clamps it.
+                rwnd["rmem_initial"] = kb * 1000
+            out.append((f"fig2.4-{net}-{kb}", sc))
     return out
 
 
+#: The chapter's results no claim addresses, and why.
+OUT_OF_REACH = (
+    OutOfReach("rsd-thesis", "Sec. 2.5.5, Fig. 2.18(b)", 1857,
+               "Auto-tuning with FQ CoDel still has a large delay of up to 380 ms, which is indeed due to the bufferbloat "
+               "at eNodeB.",
+               "needs a simulator output: the device's transmit queue is a FIFO or SORPC's pair "
+               "(`ues[].uplink.qdisc`); the result needs an FQ-CoDel device qdisc, with the download's ACKs in a flow "
+               "queue of their own beside the upload, and then the download's longest RTT"),
+)
+
+
 @experiment("rtac", "RTAC removes downstream bufferbloat and coexists with auto-tuning; DRWA starves", PAPER,
-            claims=CLAIMS, assumptions=ASSUMPTIONS, given=GIVEN)
+            claims=CLAIMS, assumptions=ASSUMPTIONS, given=GIVEN, out_of_reach=OUT_OF_REACH)
 def run(ctx: Context) -> None:
     duration = 30.0  # §2.5.2: "for 30 seconds"
     setup = {"ap_buffer_bytes": int(ctx.param("ap_buffer_bytes")), "ic_bottleneck": str(ctx.param("ic_bottleneck")),
@@ -232,6 +323,37 @@ def run(ctx: Context) -> None:
               detail=f"{three['rtac2']['mbps']:.1f} / {at:.1f} Mbps")
     ctx.check("ic-three-drwa-lower", {"Auto-tuning": at, "RTAC": three["rtac2"]["mbps"], "DRWA": three["drwa1"]["mbps"]},
               detail="Mbps")
+
+    # Fig. 2.4: auto-tuning's tcp_rmem max; the best setting is the one of the largest power. Guarded: the best
+    # must not underutilize the link ("too small a value leads to low throughput").
+    for net in ("lte", "wifi"):
+        sweep = {kb: res[f"fig2.4-{net}-{kb}"]["auto0"] for kb in RMEM_SWEEP_KB}
+        power = {kb: f["mbps"] / f["rtt_ms"] for kb, f in sweep.items() if f["rtt_ms"] > 0}
+        best = max(power, key=lambda kb: power[kb])
+        top = max(f["mbps"] for f in sweep.values())
+        ctx.check(f"{net}-best-rmem", float(best),
+                  detail="Mbps / mean RTT ms per KB: " + ", ".join(f"{kb}: {f['mbps']:.1f}/{f['rtt_ms']:.0f}"
+                                                                   for kb, f in sweep.items()),
+                  guards=(Guard("the best setting does not underutilize: its throughput ≥ 0.9 × the sweep's largest",
+                                sweep[best]["mbps"] >= 0.9 * top, f"{sweep[best]['mbps']:.1f} vs {top:.1f} Mbps"),))
+    # Fig. 2.5: Client 2's ping RTT alone and beside Client 3's download; guarded: both downloads ran.
+    pings = ctx.run_many([("fig2.5", fig25_scenario("fig2.5", int(ctx.param("lte_queue_bytes"))))], keep=_keep_pings)[0]
+
+    def mean_rtt(client: int, window: tuple[float, float]) -> float:
+        xs = [rtt for t, rtt in pings.get(f"ping{client}", []) if window[0] <= t < window[1]]
+        return sum(xs) / len(xs) if xs else float("nan")
+
+    alone, both = mean_rtt(1, FIG25_ALONE), mean_rtt(1, FIG25_BOTH)
+    idle = mean_rtt(1, (0.0, FIG25_STARTS[0]))
+    ran = Guard("Client 2's queue built up alone (its ping RTT in 16-20 s above twice that before its download)",
+                alone > 2 * idle, f"{idle:.0f} → {alone:.0f} ms")
+    ctx.check("fig2.5-client2-doubles", both / alone if alone > 0 else None, detail=f"{alone:.0f} → {both:.0f} ms",
+              guards=(ran,))
+    ctx.observe("fig2.5-client2-early-windows", "Client 2's mean ping RTT in 22-30 s / in 12-20 s (windows from 2 s after "
+                "each start, while the queue still builds)", mean_rtt(1, (22.0, 30.0)) / mean_rtt(1, (12.0, 20.0)),
+                "(the claim compares the settled phases, FIG25_ALONE and FIG25_BOTH)")
+    ctx.check("fig2.5-client1-lowest", {f"Client {c + 1}": mean_rtt(c, FIG25_BOTH) for c in range(3)},
+              detail="mean ping RTT, ms", guards=(ran,))
 
     # Figure 2.7: throughput and mean RTT per receiver, LTE and Wi-Fi, paper beside ours.
     fig, axes = plt.subplots(2, 2, figsize=(9, 6))

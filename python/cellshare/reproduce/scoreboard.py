@@ -279,8 +279,20 @@ def _given_lines(e: dict) -> list[str]:
     return lines
 
 
+def _out_of_reach_lines(e: dict) -> list[str]:
+    """The paper's results no claim or observation covers, each with why."""
+    if not e.get("out_of_reach"):
+        return []
+    lines = ["", "Results of the paper no claim or observation covers, and why:", "",
+             "| paper, location | paper's words | why not addressed |", "|---|---|---|"]
+    for x in e["out_of_reach"]:
+        lines.append(f"| {PAPERS[x['paper']][0]} [{x['paper']}], {_cell(x['location'])}, line {x['line']} | "
+                     f"“{_cell(x['quote'])}” | {_cell(x['reason'])} |")
+    return lines
+
+
 def _assumption_lines(e: dict, full_table: bool) -> list[str]:
-    lines = _given_lines(e)
+    lines = _given_lines(e) + _out_of_reach_lines(e)
     if not e["assumptions"]:
         return lines
     lines += ["", "Parameters the paper does not give:", "", "| parameter | ours | where it comes from | also run at | "

@@ -25,7 +25,12 @@ ms (the thesis: "without upload traffic, average RTT is around 50 msec").
 Claims (the thesis's own numbers, judged by the one rule of ``reproduce/__init__.py``):
 the messenger's RTT under SORPC below 300 ms and the single queue's worse at lower uplink
 rates, the game's worst single-queue RTT 1.5 s and SORPC's below 418 ms, VoIP lower with
-SORPC (§3.4.2), and the download's short-term throughput 3.2 → 19.1 Mbit/s (§3.4.3).
+SORPC (§3.4.2), and the download's short-term throughput 3.2 → 19.1 Mbit/s (§3.4.3); the
+motivation of §3.2: an upload alone at 20 Mbit/s per `tcp_wmem` max (Fig. 3.1: an RTT increase
+above 400 ms at 2,560 KBytes, the best setting below 200), per uplink rate (Fig. 3.2: above 900
+ms below 10 Mbit/s, worse as the uplink shrinks), a ping beside an upload at 9 Mbit/s (Fig.
+3.3: above 1.8 s); and two uploads under SORPC 10 s apart (Fig. 3.13: Jain's index 0.94 over
+60 s, 0.64 over 10 s).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import Assumption, AtMost, ClaimDef, Context, Decreasing, Given, Guard, Order, Point, experiment  # noqa: E402
+from . import Assumption, AtLeast, AtMost, ClaimDef, Context, Decreasing, Given, Guard, Order, Point, experiment, jain  # noqa: E402
 
 PAPER = "[rsd-thesis] ch. 3 (Figs. 3.10, 3.11, 3.12)"
 WMEM_MAX = 2_560_000
@@ -92,6 +97,55 @@ CLAIMS = (
              "Fig. 3.12 shows that average short-term throughput of SORPC increases from 3.2 Mbps to 19.1 Mbps.",
              Point(19.1 / 3.2, derivation="19.1 / 3.2")),
 )
+_FIG31 = ("As tcp wmem max increases, throughput stays around 20 Mbps; however, RTT increases more than 400 msec when tcp "
+          "wmem max is set as 2,560 KBytes.")
+_FIG313 = "There is a 10 sec gap between two upload flows."
+CLAIMS = CLAIMS + (
+    ClaimDef("fig3.1-rtt-increase-at-2560", "One upload alone for 30 s at tcp_wmem max 2,560 KB: its mean RTT − the "
+             "path's RTT without an upload (ms)", "rsd-thesis", "Sec. 3.2.1, Fig. 3.1", 2083, _FIG31,
+             AtLeast(400.0, unit=" ms", derivation="\"RTT increases more than 400 msec\": the increase over the RTT "
+                                                  "without upload traffic, as Fig. 3.2 words it (\"RTT increase\")")),
+    ClaimDef("fig3.1-best-wmem", "One upload alone for 30 s per tcp_wmem max: the setting with the best performance "
+             "(the largest throughput / mean RTT), KB", "rsd-thesis", "Sec. 3.2.1, Fig. 3.1", 2089,
+             "The optimal throughput and delay performance can be achieved when tcp wmem max is smaller than 200 KBytes.",
+             AtMost(200.0, unit=" KB", derivation="\"optimal throughput and delay\": the largest power, throughput / "
+                                                 "mean RTT, over the sweep of WMEM_SWEEP_KB (KB = 1000 bytes)")),
+    ClaimDef("fig3.2-rtt-increase-below-10", "One upload alone for 30 s at tcp_wmem max 2,560 KB, uplinks below 10 "
+             "Mbit/s: the smallest mean RTT increase over the path's RTT without an upload (ms)", "rsd-thesis",
+             "Sec. 3.2.1, Fig. 3.2", 2112,
+             "For instance, RTT increase reaches more than 900 msec when uplink bandwidth is lower than 10 Mbps.",
+             AtLeast(900.0, unit=" ms")),
+    ClaimDef("fig3.2-worse-at-lower-uplink", "One upload alone at tcp_wmem max 2,560 KB: mean RTT increase per uplink",
+             "rsd-thesis", "Sec. 3.2.1, Fig. 3.2", 2108,
+             "Fig. 3.2 shows that the upload queueing delay get worsen as uplink bandwidth shrinks.",
+             Decreasing(tuple(f"{u:g} Mbit/s" for u in (5.0, 9.0, 15.0, 20.0, 25.0)))),
+    ClaimDef("fig3.3-ping-above-1800", "Ping (the messenger, one 100-byte request a second) beside an upload on a 9 "
+             "Mbit/s uplink, single queue: its longest RTT (ms)", "rsd-thesis", "Sec. 3.2.2, Fig. 3.3", 2156,
+             "RTT of foreground ping application can be reached more than 1.8 sec when background upload throughput is "
+             "9 Mbps, which is critical value for delay-sensitive applications.",
+             AtLeast(1800.0, unit=" ms", derivation="1.8 sec = 1800 ms")),
+    ClaimDef("fig3.13-jain-60", "Two uploads under SORPC, the second 10 s after the first: Jain's index of their "
+             "throughputs over the 60 s after the second starts", "rsd-thesis", "Sec. 3.4.4, Fig. 3.13", 2602,
+             "Fig. 3.13 shows that fairness is achieved between two flows when the duration is 60 sec and it shows 0.94 "
+             "of Jain's fairness index [68].", Point(0.94)),
+    ClaimDef("fig3.13-jain-10", "Two uploads under SORPC, the second 10 s after the first: Jain's index of their "
+             "throughputs over the 10 s after the second starts", "rsd-thesis", "Sec. 3.4.4, Fig. 3.13", 2606,
+             "On the other hand, unfairness between two flows happens when the duration is 10 sec with 0.64 of fairness "
+             "index.", Point(0.64)),
+)
+#: Fig. 3.1's uplink, Mbit/s: the upload throughput the thesis measured at every tcp_wmem max (line 2083).
+FIG31_UPLINK_MBPS = 20.0
+#: Fig. 3.1's sweep of tcp_wmem max, KB (1000 bytes): the thesis plots values it does not list; a grid about 1.25
+#: apart (the claim rule's factor) from 50 KB to Table 3.1's 2,560 KBytes, through the Galaxy S2's 1,220 (line 2100).
+WMEM_SWEEP_KB = (50, 64, 80, 100, 125, 160, 200, 250, 320, 400, 500, 640, 800, 1000, 1220, 1600, 2000, 2560)
+#: Fig. 3.2's uplinks, Mbit/s (the thesis's axis values are not given): below and above its 10 Mbit/s, through Fig.
+#: 3.3's 9 Mbit/s and Table 3.1's 25.
+FIG32_UPLINKS = (5.0, 9.0, 15.0, 20.0, 25.0)
+#: Fig. 3.3's uplink, Mbit/s ("when background upload throughput is 9 Mbps", line 2156).
+FIG33_UPLINK_MBPS = 9.0
+#: Fig. 3.13: the second upload's start (line 2598: "a 10 sec gap") and the two durations compared (lines 2602, 2606).
+FIG313_GAP = 10.0
+FIG313_WINDOWS = (60.0, 10.0)
 #: Table 3.1's download bandwidth (line 2385): the UE's fixed downlink rate.
 DOWNLINK_MBPS = 100.0
 GIVEN = (
@@ -100,6 +154,13 @@ GIVEN = (
           "Upload Bandwidth: 25 Mbps"),
     Given("SOR_th", "0.5", "rsd-thesis", "Sec. 3.4, Table 3.1", 2381, "SORth: 0.5"),
     Given("tcp_wmem max", "2,560,000 bytes", "rsd-thesis", "Sec. 3.4, Table 3.1", 2380, "tcp wmem max: 2,560,000 Bytes"),
+    Given("uplink (Fig. 3.1)", "20 Mbit/s", "rsd-thesis", "Sec. 3.2.1, Fig. 3.1", 2083,
+          "As tcp wmem max increases, throughput stays around 20 Mbps"),
+    Given("uplink (Fig. 3.3)", "9 Mbit/s", "rsd-thesis", "Sec. 3.2.2, Fig. 3.3", 2156,
+          "RTT of foreground ping application can be reached more than 1.8 sec when background upload throughput is 9 "
+          "Mbps"),
+    Given("second upload's start (Fig. 3.13)", "10 s after the first", "rsd-thesis", "Sec. 3.4.4, Fig. 3.13", 2598,
+          "There is a 10 sec gap between two upload flows."),
 )
 ASSUMPTIONS = (
     Assumption("fig311_apps", "stream: robustMPC, Pensieve's 300-4300 kbit/s ladder; web: NGMN pages, 2 s reading",
@@ -108,12 +169,33 @@ ASSUMPTIONS = (
     Assumption("txqueue_bytes", 1_500_000,
                "the device transmit queue's size is not given: Linux's default txqueuelen of 1000 packets",
                (1_000_000, 750_000)),
+    Assumption("fig31_wmem_sweep_kb", "50 to 2,560 KB, about 1.25 apart",
+               "Fig. 3.1 plots tcp_wmem max values it does not list: a grid about 1.25 apart (the claim rule's factor) "
+               "through the Galaxy S2's 1,220 KBytes (line 2100) to Table 3.1's 2,560", affects=("fig3.1-best-wmem",)),
+    Assumption("fig32_uplinks", "5, 9, 15, 20, 25 Mbit/s",
+               "Fig. 3.2 plots uplink values it does not list: two below its 10 Mbps (Fig. 3.3's 9) and three above, "
+               "to Table 3.1's 25", affects=("fig3.2-rtt-increase-below-10", "fig3.2-worse-at-lower-uplink")),
     Assumption("uplinks", "5, 10, 25 Mbit/s",
                "Fig. 3.10 runs \"different uplink bandwidth\" without the values; Table 3.1's 25 Mbit/s and two lower "
                "rates"),
 )
 
 TCP = {"kind": "tcp", "cc": {"kind": "cubic"}, "tcp": {"wmem_max": WMEM_MAX}}
+
+
+def upload_scenario(name: str, uplink_mbps: float, wmem_max: int, duration: float, txqueue_bytes: int = 1_500_000) -> dict:
+    """Figs. 3.1-3.2: one bulk upload alone (single queue) at `wmem_max` bytes of send buffer."""
+    sc = _base(name, "fifo", uplink_mbps, duration, txqueue_bytes)
+    sc["flows"][0]["transport"] = {**TCP, "tcp": {"wmem_max": wmem_max}}
+    return sc
+
+
+def two_uploads_scenario(duration: float, txqueue_bytes: int = 1_500_000) -> dict:
+    """Fig. 3.13: two bulk uploads under SORPC at Table 3.1's uplink, the second from FIG313_GAP."""
+    sc = _base("fig3.13", "sorpc", DOWNLOAD_UPLINK_MBPS, duration, txqueue_bytes)
+    sc["flows"] = [{"name": "upload1", "ue": 0, "direction": "uplink", "transport": TCP},
+                   {"name": "upload2", "ue": 0, "direction": "uplink", "start_s": FIG313_GAP, "transport": TCP}]
+    return sc
 VOIP = {"kind": "cbr", "rate_mbps": (160 + 28) * 8 / 0.020 / 1e6, "packet_bytes": 160}
 APPS = {
     "messenger": ({"kind": "ping", "interval_ms": 1000, "request_bytes": 100, "response_bytes": 100}, TCP),
@@ -182,7 +264,7 @@ def _keep(r) -> dict:
     out = {}
     for f in r.raw["flows"]:
         out[f["name"]] = {"mbps": f["throughput_mbps"], "per_second": f["per_second_mbps"], "app": f.get("app"),
-                          "timeouts": f["timeouts"]}
+                          "timeouts": f["timeouts"], "rtt_ms": (f.get("rtt_ms") or {}).get("mean")}
     return out
 
 
@@ -199,6 +281,13 @@ def run(ctx: Context) -> None:
                 items.append((f"{app}-{q}-{up:g}", app_scenario(app, q, up, duration, txqueue_bytes=txq)))
     for q in ("fifo", "sorpc"):
         items.append((f"download-{q}", download_scenario(q, DL_START + DL_WINDOW, txq)))
+    for kb in WMEM_SWEEP_KB:
+        items.append((f"fig3.1-{kb}", upload_scenario(f"fig3.1-{kb}", FIG31_UPLINK_MBPS, kb * 1000, duration, txq)))
+    for up in FIG32_UPLINKS:
+        items.append((f"fig3.2-{up:g}", upload_scenario(f"fig3.2-{up:g}", up, WMEM_MAX, duration, txq)))
+    items.append((f"messenger-fifo-{FIG33_UPLINK_MBPS:g}", app_scenario("messenger", "fifo", FIG33_UPLINK_MBPS, duration,
+                                                                      txqueue_bytes=txq)))
+    items.append(("fig3.13", two_uploads_scenario(FIG313_GAP + max(FIG313_WINDOWS), txq)))
     res = dict(zip([label for label, _ in items], ctx.run_many(items, keep=_keep)))
     qoe_items = [(f"fig3.11-{app}-{setup}", qoe_scenario(app, setup, duration, txq)) for app in QOE_APPS
                  for setup in QOE_SETUPS.values()]
@@ -248,6 +337,40 @@ def run(ctx: Context) -> None:
               detail=f"{sorpc_dl:.1f} / {single_dl:.1f} Mbps")
     ctx.observe("download-rates", "Download's first 10 s, Mbit/s: single queue → SORPC (the thesis: 3.2 → 19.1 on its "
                 "network)", f"{single_dl:.1f} → {sorpc_dl:.1f}")
+
+    # Figs. 3.1-3.3: the RTT increase is over the path's RTT without an upload (the messenger alone).
+    base = res["messenger-alone"]["messenger"]["app"]["rtt_mean_ms"]
+    sweep = {kb: res[f"fig3.1-{kb}"]["upload"] for kb in WMEM_SWEEP_KB}
+    top = sweep[WMEM_SWEEP_KB[-1]]
+    ctx.check("fig3.1-rtt-increase-at-2560", top["rtt_ms"] - base,
+              detail=f"{top['rtt_ms']:.0f} − {base:.0f} ms at {top['mbps']:.1f} Mbps",
+              guards=(Guard("the upload ran near the thesis's 20 Mbps (≥ 0.9 × the uplink)",
+                            top["mbps"] >= 0.9 * FIG31_UPLINK_MBPS, f"{top['mbps']:.1f} Mbps"),))
+    power = {kb: f["mbps"] / f["rtt_ms"] for kb, f in sweep.items() if f["rtt_ms"]}
+    best = max(power, key=lambda kb: power[kb])
+    most = max(f["mbps"] for f in sweep.values())
+    ctx.check("fig3.1-best-wmem", float(best),
+              detail="Mbps / mean RTT ms per KB: " + ", ".join(f"{kb}: {f['mbps']:.1f}/{f['rtt_ms']:.0f}"
+                                                               for kb, f in sweep.items()),
+              guards=(Guard("the best setting does not underutilize: its throughput ≥ 0.9 × the sweep's largest",
+                            sweep[best]["mbps"] >= 0.9 * most, f"{sweep[best]['mbps']:.1f} vs {most:.1f} Mbps"),))
+    rise = {up: res[f"fig3.2-{up:g}"]["upload"]["rtt_ms"] - base for up in FIG32_UPLINKS}
+    ctx.check("fig3.2-rtt-increase-below-10", min(v for up, v in rise.items() if up < 10.0),
+              detail="ms per uplink: " + ", ".join(f"{up:g}: {v:.0f}" for up, v in rise.items()))
+    ctx.check("fig3.2-worse-at-lower-uplink", {f"{up:g} Mbit/s": v for up, v in rise.items()}, detail="ms")
+    ping = res[f"messenger-fifo-{FIG33_UPLINK_MBPS:g}"]
+    pa = ping["messenger"]["app"]
+    ctx.check("fig3.3-ping-above-1800", pa["rtt_max_ms"],
+              detail=f"median {pa['rtt_p50_ms']:.0f} ms; upload {ping['upload']['mbps']:.1f} Mbps",
+              guards=(Guard("the ping's requests are answered", pa["completed"] >= pa["requests"] - 1 > 0,
+                            f"{pa['completed']} of {pa['requests']}"),))
+    two = res["fig3.13"]
+    for window in FIG313_WINDOWS:
+        rates = [sum(two[f]["per_second"][int(FIG313_GAP):int(FIG313_GAP + window)]) / window
+                 for f in ("upload1", "upload2")]
+        ctx.check(f"fig3.13-jain-{window:g}", jain(rates),
+                  detail=f"{rates[0]:.1f} and {rates[1]:.1f} Mbps over {FIG313_GAP:g}-{FIG313_GAP + window:g} s",
+                  guards=(Guard("both uploads ran in the window", min(rates) > 0, f"{min(rates):.2f} Mbps"),))
 
     # Fig. 3.11: start-up delay and page load time.
     q311 = {(app, name): qoe[f"fig3.11-{app}-{setup}"]["value"] for app in QOE_APPS for name, setup in QOE_SETUPS.items()}
