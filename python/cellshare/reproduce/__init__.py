@@ -759,7 +759,7 @@ def claims_markdown(o: Outcome) -> str:
                          f"“{_cell(g.quote)}” |")
     if e.out_of_reach:
         lines += ["", "## Results of the paper no claim or observation covers, and why", "",
-                  "| paper (location) | paper's words | why not addressed |", "|---|---|---|"]
+                  "| paper (location) | paper's words | why no claim covers it |", "|---|---|---|"]
         for x in e.out_of_reach:
             lines.append(f"| {PAPERS[x.paper][0]}, {_cell(x.location)}, line {x.line} | “{_cell(x.quote)}” | "
                          f"{_cell(x.reason)} |")

@@ -284,7 +284,7 @@ def _out_of_reach_lines(e: dict) -> list[str]:
     if not e.get("out_of_reach"):
         return []
     lines = ["", "Results of the paper no claim or observation covers, and why:", "",
-             "| paper, location | paper's words | why not addressed |", "|---|---|---|"]
+             "| paper, location | paper's words | why no claim covers it |", "|---|---|---|"]
     for x in e["out_of_reach"]:
         lines.append(f"| {PAPERS[x['paper']][0]} [{x['paper']}], {_cell(x['location'])}, line {x['line']} | "
                      f"“{_cell(x['quote'])}” | {_cell(x['reason'])} |")
