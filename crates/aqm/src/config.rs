@@ -36,6 +36,8 @@ pub struct CellSite {
     pub seed: u64,
     /// The cell's index in its network (0 for a lone cell).
     pub cell: u64,
+    /// The cell's scheduling period: LTE's TTI or an NR slot.
+    pub slot: cellshare_core::Slot,
 }
 
 impl CellSite {

@@ -265,7 +265,7 @@ mod tests {
                 _ => "another",
             };
             assert_eq!(variant, cfg.kind());
-            assert!(cfg.dropper(&CellSite { seed: 1, cell: 0 }).is_none(), "{}", cfg.kind());
+            assert!(cfg.dropper(&CellSite { seed: 1, cell: 0, slot: cellshare_core::Slot::LTE }).is_none(), "{}", cfg.kind());
             cfg.validate("cell.aqm").unwrap();
         }
         // The hard limit: `limit_packets` when given, else the byte limit.
@@ -280,7 +280,7 @@ mod tests {
         let strict = AqmConfig::StrictPriority(StrictPriorityConfig {});
         let sneaker = AqmConfig::Sneaker(SneakerConfig::default());
         assert_eq!((strict.kind(), sneaker.kind()), ("strict_priority", "sneaker"));
-        let cell = CellSite { seed: 1, cell: 2 };
+        let cell = CellSite { seed: 1, cell: 2, slot: cellshare_core::Slot::LTE };
         assert!(matches!(strict.dropper(&cell), Some((Dropper::StrictPriority(_), 0))));
         assert!(matches!(sneaker.dropper(&cell), Some((Dropper::Sneaker(_), w)) if w == 1_000_000_000));
         for cfg in [&strict, &sneaker] {

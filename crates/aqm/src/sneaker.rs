@@ -42,7 +42,7 @@
 //! sender's smoothed RTT (`Packet::rtt_hint`). A packet without an RTT yet (the flow's
 //! first round trip) is not dropped. Only background data packets are ever dropped.
 
-use cellshare_core::{Nanos, Packet, PacketKind, StreamRng, TrafficClass, TTI};
+use cellshare_core::{Nanos, Packet, PacketKind, Slot, StreamRng, TrafficClass};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -115,7 +115,7 @@ impl DropperConfig for SneakerConfig {
 
     /// Sneaker on the cell's stream ("sneaker", cell index).
     fn build(&self, site: &CellSite) -> Sneaker {
-        Sneaker::new(self, site.rng("sneaker"))
+        Sneaker::new(self, site.rng("sneaker")).on_slot(site.slot)
     }
 
     fn active_window(&self) -> Nanos {
@@ -169,12 +169,27 @@ pub fn pf_scheduling_probability(n: u32, rtt: f64, tti: f64) -> f64 {
 pub struct Sneaker {
     cfg: SneakerConfig,
     rng: StreamRng,
+    /// The TTI of Eq. (6) and of c_l, s: the cell's scheduling period (see [`Sneaker::on_slot`]).
+    tti_s: f64,
 }
 
 impl Sneaker {
-    /// Sneaker from its configuration and its random stream.
+    /// Sneaker from its configuration and its random stream, in a cell of 1 ms TTIs.
     pub fn new(cfg: &SneakerConfig, rng: StreamRng) -> Self {
-        Self { cfg: cfg.clone(), rng }
+        Self { cfg: cfg.clone(), rng, tti_s: Slot::LTE.ns() as f64 / 1e9 }
+    }
+
+    /// Sneaker in a cell whose scheduling period is `slot`. The TTI of Eq. (6),
+    /// ρ = 1 − (1 − 1/N)^(RTT/TTI), is the scheduler's decision period: the paper's
+    /// Section II-A, "time is divided into Transmission Time Intervals (TTIs) [...]. The
+    /// scheduler determines which packets should be transmitted from the base station at a
+    /// given TTI", and Eq. (6) counts the RTT/TTI draws in which PF picks one of N
+    /// competitors. On NR the scheduler decides once per slot, so the TTI is the slot
+    /// (1/2^μ ms), not the millisecond; c_l = R_l(t)/TTI likewise divides the bytes of one
+    /// slot by the slot.
+    pub fn on_slot(mut self, slot: Slot) -> Self {
+        self.tti_s = slot.ns() as f64 / 1e9;
+        self
     }
 
     /// The configuration.
@@ -186,7 +201,7 @@ impl Sneaker {
     /// cell's `signals`.
     pub fn probability(&self, rtt: Nanos, s: &CellSignals) -> f64 {
         let t = rtt as f64 / 1e9;
-        let tti = TTI as f64 / 1e9;
+        let tti = self.tti_s;
         let c = s.ue_bytes_per_tti / tti;
         let rho = match (self.cfg.rho, s.measured_sched_share) {
             (RhoSource::Measured, Some(share)) => 1.0 - (1.0 - share.clamp(0.0, 1.0)).powf(t / tti),
@@ -297,5 +312,19 @@ mod tests {
         let sig_m = CellSignals { measured_sched_share: Some(0.01), ..sig };
         let rho_m = 1.0 - 0.99f64.powf(100.0);
         assert!(close(measured.probability(100 * MS, &sig_m), practical_drop_probability(C, T, 0.95, 0.1, 1, B, 0.5, rho_m)));
+    }
+
+    #[test]
+    fn on_nr_the_tti_is_the_slot() {
+        // μ = 2: slots of 0.25 ms. 312.5 bytes per slot is the same 1.25e6 bytes/s as 1250 per
+        // ms; a 10 ms RTT holds 40 slots, so N = 4 gives ρ = 1 − 0.75⁴⁰, not 1 − 0.75¹⁰.
+        let s = Sneaker::new(&SneakerConfig::default(), stream_rng(1, "sneaker", 0)).on_slot(Slot::nr(2).unwrap());
+        let sig = CellSignals { tau_f: 0.5, ue_bytes_per_tti: 312.5, background_flows: 1, competing_ues: 4, ..Default::default() };
+        let rho = 1.0 - 0.75f64.powi(40);
+        assert!(close(s.probability(10 * MS, &sig), practical_drop_probability(1.25e6, 0.01, 0.5, 0.1, 1, B, 0.5, rho)));
+        let lte = Sneaker::new(&SneakerConfig::default(), stream_rng(1, "sneaker", 0));
+        let sig_lte = CellSignals { ue_bytes_per_tti: 1250.0, ..sig };
+        let rho_lte = 1.0 - 0.75f64.powi(10);
+        assert!(close(lte.probability(10 * MS, &sig_lte), practical_drop_probability(1.25e6, 0.01, 0.5, 0.1, 1, B, 0.5, rho_lte)));
     }
 }

@@ -34,7 +34,7 @@ pub mod scheduler;
 use cellshare_aqm::{Aqm, CellDropper, CellSignals, Dropper, EnqueueVerdict, SignalNeeds};
 use cellshare_channel::error_model::{self, modulation_of};
 use cellshare_channel::{lte_tables, Channel, LinkQuality};
-use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, TrafficClass, TTI};
+use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, Slot, TrafficClass};
 
 use crate::harq::Outcome;
 use crate::link::{CellLink, UeLink};
@@ -159,6 +159,10 @@ pub struct Cell {
     link: Option<Box<CellLink>>,
     /// Every UE has a `trace` channel (set as UEs are added; see [`Cell::offers_every_tti`]).
     trace_only: bool,
+    /// The scheduling period: LTE's 1 ms TTI or an NR slot. Every count of TTIs in the cell
+    /// (HARQ round trip, MAC pipeline, CQI timing, the scheduler's time constant) counts
+    /// these.
+    slot: Slot,
 }
 
 impl Cell {
@@ -184,7 +188,19 @@ impl Cell {
             flow_count_cache: None,
             link: None,
             trace_only: false,
+            slot: Slot::LTE,
         }
+    }
+
+    /// Sets the scheduling period (LTE's 1 ms TTI by default; an NR cell's slot). Call it
+    /// before the cell runs; the UEs' channels are built for the same slot.
+    pub fn set_slot(&mut self, slot: Slot) {
+        self.slot = slot;
+    }
+
+    /// The scheduling period.
+    pub fn slot(&self) -> Slot {
+        self.slot
     }
 
     /// Sets the radio link of every UE added so far whose channel is `radio` (call it after
@@ -201,7 +217,7 @@ impl Cell {
         for (i, u) in self.ues.iter_mut().enumerate() {
             if let Channel::Radio(ch) = &mut u.channel {
                 ch.set_link_adaptation(&la);
-                u.link = Some(Box::new(UeLink::new(r, stream_rng(seed, "harq", i as u64))));
+                u.link = Some(Box::new(UeLink::new(r, self.slot, stream_rng(seed, "harq", i as u64))));
                 (u.quality_from, u.quality_until) = (1, 0);
                 any = true;
             }
@@ -313,15 +329,16 @@ impl Cell {
         !self.trace_only || self.offered_bytes_in(tti) > 0
     }
 
-    /// Per second of TTIs `0 .. n_ttis` (element `s` covers TTIs `1000·s .. 1000·(s+1)`, the
-    /// last one possibly less): the TTIs that offered the cell's PRBs, and the offered PRBs
+    /// Per second of TTIs (slots) `0 .. n_ttis` (element `s` covers slots `n·s .. n·(s+1)`,
+    /// n the slots per second, the last one possibly less): the TTIs that offered the cell's PRBs, and the offered PRBs
     /// weighted as [`TtiReport::prb_bytes_used`] weights the used ones (PRBs × the TTI's
     /// [`offered_bytes_in`](Self::offered_bytes_in); 0 in a cell that offers every TTI, whose
     /// PRBs are not weighted). Not on the scheduler's path: one pass over the run's TTIs.
     pub fn offered_per_second(&self, n_ttis: u64) -> Vec<(u64, u64)> {
-        (0..n_ttis.div_ceil(1000))
+        let n = self.slot.per_second();
+        (0..n_ttis.div_ceil(n))
             .map(|s| {
-                let (from, to) = (s * 1000, ((s + 1) * 1000).min(n_ttis));
+                let (from, to) = (s * n, ((s + 1) * n).min(n_ttis));
                 if !self.trace_only {
                     return (to - from, 0);
                 }
@@ -467,9 +484,9 @@ impl Cell {
     }
 
     /// The Sneaker paper's local signalling (Section V-A) for a packet to UE `ue` arriving
-    /// at `now`, served from TTI ⌈now/TTI⌉ on.
+    /// at `now`, served from TTI (slot) ⌈now/slot⌉ on.
     pub fn signals(&mut self, now: Nanos, ue: u32, needs: SignalNeeds) -> CellSignals {
-        let tti = now.div_ceil(TTI);
+        let tti = self.slot.index_ceil(now);
         let mut s = CellSignals::default();
         for i in 0..self.backlogged.len() {
             let m = self.backlogged[i];

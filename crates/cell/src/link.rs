@@ -26,6 +26,11 @@
 //!   lost block is lost (dropped with cause `air`); the packets behind a lost block wait for
 //!   t-Reordering (`t_reordering_ms`, ns-3's `LteRlcUm::ReorderingTimer`, 100 ms).
 //!
+//! In an NR cell the TTI of these keys is the slot (1/2^μ ms): the CQI report period and
+//! delay count slots as NR's CSI reporting does (TS 38.214 §5.2.1.4, periodicities in
+//! slots), the MAC pipeline and the HARQ round trip count slots as NR's K0/K1 timing does
+//! (TS 38.213 §9.2.3, K1 in slots); t-Reordering stays a time in ms (TS 38.322 §7.3).
+//!
 //! Fixed-rate and trace channels are not affected by the link kind: a fixed channel is a
 //! declared delivery process and a Mahimahi trace a measured one (its losses, retransmissions
 //! and delays are already in the trace). Their blocks always get through and their packets
@@ -35,7 +40,7 @@ use std::collections::VecDeque;
 
 use cellshare_channel::error_model::{self, modulation_of};
 use cellshare_channel::{AmcRule, LinkAdaptation};
-use cellshare_core::{PacketId, StreamRng};
+use cellshare_core::{PacketId, Slot, StreamRng};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -258,10 +263,12 @@ pub(crate) struct UeLink {
 }
 
 impl UeLink {
-    pub fn new(cfg: &LinkConfig, rng: StreamRng) -> Self {
+    /// The link of a UE in a cell scheduling every `slot`: t-Reordering is a time (TS 36.322
+    /// / 38.322 give it in ms), so it counts `t_reordering_ms` ms of slots.
+    pub fn new(cfg: &LinkConfig, slot: Slot, rng: StreamRng) -> Self {
         Self {
             harq: HarqEntity::new(cfg.harq_processes, cfg.harq_rtt_tti, cfg.max_retransmissions),
-            rx: UmReceiver::new(cfg.t_reordering_ms as u64),
+            rx: UmReceiver::new(slot.of_ms(cfg.t_reordering_ms as u64)),
             rng,
             next_seq: 0,
             stats: LinkStats::default(),

@@ -357,6 +357,9 @@ pub struct RadioChannel {
     /// In a network of cells: the CQI of measurement TTI `ahead_tti` (u64::MAX: none),
     /// computed by the last reload (see [`network_span`](Self::network_span)).
     ahead_cqi: u8,
+    /// μ of the cell's slot (0 for LTE): the time index of the fading tables and of the
+    /// shadowing process is the millisecond, `slot >> ms_shift` (see [`set_slot`](Self::set_slot)).
+    ms_shift: u8,
     ahead_tti: u64,
     /// Linear SINR without shadowing and fading: S / (N + I).
     base_sinr: f64,
@@ -462,6 +465,7 @@ impl RadioChannel {
             fading_block_start: u64::MAX,
             last_cqi: 0,
             ahead_cqi: 0,
+            ms_shift: 0,
             ahead_tti: u64::MAX,
             budget: None,
             carrier_hz,
@@ -513,11 +517,27 @@ impl RadioChannel {
         self.ahead_tti = u64::MAX;
     }
 
-    /// Shadowing in dB in TTI `tti` (0 without shadowing), read through a cursor of its own
-    /// (the network's measurements).
+    /// Counts the channel's time in the slots of `slot` (an NR cell's 1/2^μ ms; LTE's 1 ms
+    /// TTI is the default). The fast fading and the shadowing are processes in time, not in
+    /// slots: a slot reads the fading table's and the shadowing process's millisecond that
+    /// holds it, so the Doppler spectrum and the decorrelation distance are those of the
+    /// configuration at every numerology (the fading is held over the 2^μ slots of a
+    /// millisecond: at 3 km/h on 3.5 GHz the coherence time, ≈ 0.423/f_d, is 43 ms). The
+    /// CQI report's period and delay ([`set_link_adaptation`](Self::set_link_adaptation))
+    /// count slots, as TS 38.214 §5.2.1.4's CSI report periodicities do.
+    pub fn set_slot(&mut self, slot: cellshare_core::Slot) {
+        self.ms_shift = slot.shift() as u8;
+        self.cqi_block_start = u64::MAX;
+        self.fading_block_start = u64::MAX;
+        self.ahead_tti = u64::MAX;
+    }
+
+    /// Shadowing in dB in TTI (slot) `tti` (0 without shadowing), read through a cursor of its
+    /// own (the network's measurements).
     pub fn shadowing_db_at(&mut self, tti: u64) -> f64 {
+        let ms = tti >> self.ms_shift;
         self.meas_shadowing.as_mut().map_or(0.0, |s| {
-            s.gain_at(tti);
+            s.gain_at(ms);
             s.value_db
         })
     }
@@ -698,11 +718,12 @@ impl RadioChannel {
     /// squares that [`FadingTables::power_gain`] scales).
     #[inline]
     fn network_sinr(&mut self, tti: u64) -> f64 {
-        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
+        let ms = tti >> self.ms_shift;
+        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(ms));
         let base = self.base_sinr_at(tti);
         let fading = match &self.fading {
             FadingState::Table { .. } => self.block_fading(tti),
-            other => other.gain(tti),
+            other => other.gain(ms),
         };
         base * shadowing * fading
     }
@@ -728,8 +749,9 @@ impl RadioChannel {
             unreachable!("called for table fading")
         };
         let p = self.cqi_period;
+        let sh = self.ms_shift;
         for (k, g) in self.fading_block.iter_mut().enumerate() {
-            let t = tti + k as u64 * p;
+            let t = (tti + k as u64 * p) >> sh;
             *g = tables.sum_of_squares(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
         }
         self.fading_block_start = tti;
@@ -743,13 +765,14 @@ impl RadioChannel {
     fn fill_cqi_block(&mut self, tti: u64) {
         let p = self.cqi_period;
         let thresholds = self.cqi_thresholds;
+        let sh = self.ms_shift;
         let mut cqi = self.cqi(tti);
         self.cqi_block[0] = cqi;
         match (&self.shadowing, &self.fading) {
             // The common case, without the per-TTI dispatch: no shadowing, table fading.
             (None, FadingState::Table { tables, offset_a, offset_b }) => {
                 for k in 1..CQI_BLOCK {
-                    let t = tti + k as u64 * p;
+                    let t = (tti + k as u64 * p) >> sh;
                     let g = tables.power_gain(offset_a.wrapping_add(t), offset_b.wrapping_add(t));
                     cqi = lte_tables::cqi_near(&thresholds, self.base_sinr * g, cqi);
                     self.cqi_block[k] = cqi;
@@ -770,8 +793,9 @@ impl RadioChannel {
     /// may run ahead of the CQI measurements at no cost.
     #[inline]
     pub fn sinr_at(&mut self, tti: u64) -> f64 {
-        let shadowing = self.air_shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
-        self.base_sinr_at(tti) * shadowing * self.fading.gain(tti)
+        let ms = tti >> self.ms_shift;
+        let shadowing = self.air_shadowing.as_mut().map_or(1.0, |s| s.gain_at(ms));
+        self.base_sinr_at(tti) * shadowing * self.fading.gain(ms)
     }
 
     /// Spatial layers per transport block.
@@ -782,8 +806,9 @@ impl RadioChannel {
     /// Linear SINR in TTI `tti`.
     #[inline]
     fn sinr_linear(&mut self, tti: u64) -> f64 {
-        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(tti));
-        self.base_sinr_at(tti) * shadowing * self.fading.gain(tti)
+        let ms = tti >> self.ms_shift;
+        let shadowing = self.shadowing.as_mut().map_or(1.0, |s| s.gain_at(ms));
+        self.base_sinr_at(tti) * shadowing * self.fading.gain(ms)
     }
 
     /// Linear SINR without shadowing and fading in TTI `tti`.
@@ -850,10 +875,10 @@ impl Shadowing {
         self.gain = db_to_linear(self.value_db);
     }
 
-    /// Shadowing power gain in TTI `tti`.
+    /// Shadowing power gain in millisecond `ms` (the TTI of an LTE cell).
     #[inline]
-    fn gain_at(&mut self, tti: u64) -> f64 {
-        let step = tti / SHADOWING_STEP_MS;
+    fn gain_at(&mut self, ms: u64) -> f64 {
+        let step = ms / SHADOWING_STEP_MS;
         if step != self.step {
             self.advance_to(step);
         }
@@ -886,14 +911,14 @@ enum FadingState {
 }
 
 impl FadingState {
-    /// Fast-fading power gain in TTI `tti`.
+    /// Fast-fading power gain in millisecond `ms` (the TTI of an LTE cell).
     #[inline]
-    fn gain(&self, tti: u64) -> f64 {
+    fn gain(&self, ms: u64) -> f64 {
         match self {
             FadingState::None => 1.0,
             FadingState::Static(g) => *g,
             FadingState::Table { tables, offset_a, offset_b } => {
-                tables.power_gain(offset_a.wrapping_add(tti), offset_b.wrapping_add(tti))
+                tables.power_gain(offset_a.wrapping_add(ms), offset_b.wrapping_add(ms))
             }
         }
     }

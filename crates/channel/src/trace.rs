@@ -224,12 +224,22 @@ impl MahimahiTrace {
 pub struct TraceChannel {
     trace: Arc<MahimahiTrace>,
     offset_ms: u64,
+    /// μ of the slot (0: LTE's 1 ms TTI).
+    shift: u32,
 }
 
 impl TraceChannel {
-    /// A channel reading `trace` from millisecond `offset_ms` on.
+    /// A channel reading `trace` from millisecond `offset_ms` on, on 1 ms TTIs.
     pub fn new(trace: Arc<MahimahiTrace>, offset_ms: u64) -> Self {
-        Self { trace, offset_ms }
+        Self { trace, offset_ms, shift: 0 }
+    }
+
+    /// A channel reading `trace` from millisecond `offset_ms` on, on the slots of `slot`: a
+    /// millisecond's bytes are spread over its 2^μ slots, slot `j` of the millisecond
+    /// carrying ⌊(j+1)·B/2^μ⌋ − ⌊j·B/2^μ⌋ of its B bytes (the trace's rate per second is kept
+    /// exactly; a packet of 1500 bytes spans slots, segmented as RLC segments it).
+    pub fn with_slot(trace: Arc<MahimahiTrace>, offset_ms: u64, slot: cellshare_core::Slot) -> Self {
+        Self { trace, offset_ms, shift: slot.shift() }
     }
 
     /// The trace this channel follows.
@@ -237,10 +247,17 @@ impl TraceChannel {
         &self.trace
     }
 
-    /// Bytes offered in TTI `tti` with every PRB.
+    /// Bytes offered in TTI (slot) `tti` with every PRB.
     #[inline]
     pub fn quality(&self, tti: u64) -> LinkQuality {
-        LinkQuality::Linear { full_bytes: self.trace.opportunities_at(tti + self.offset_ms) * MTU_BYTES }
+        let sh = self.shift;
+        let ms_bytes = self.trace.opportunities_at((tti >> sh) + self.offset_ms) * MTU_BYTES;
+        if sh == 0 {
+            return LinkQuality::Linear { full_bytes: ms_bytes };
+        }
+        let j = tti & ((1 << sh) - 1);
+        let b = ms_bytes as u64;
+        LinkQuality::Linear { full_bytes: ((((j + 1) * b) >> sh) - ((j * b) >> sh)) as u32 }
     }
 }
 
@@ -259,6 +276,20 @@ mod tests {
         assert_eq!(t.opportunities_at(3), 5);
         let c = TraceChannel::new(Arc::new(t), 2);
         assert_eq!(c.quality(0), LinkQuality::Linear { full_bytes: 1500 });
+    }
+
+    #[test]
+    fn nr_slots_split_each_millisecond() {
+        // ms 0 offers 5 packets (7500 bytes), ms 1 none, ms 2 one (1500 bytes).
+        let t = Arc::new(MahimahiTrace::parse("0\n0\n2\n3\n3\n3\n").unwrap());
+        let c = TraceChannel::with_slot(t, 0, cellshare_core::Slot::nr(2).unwrap());
+        let bytes: Vec<u32> = (0..12)
+            .map(|k| match c.quality(k) {
+                LinkQuality::Linear { full_bytes } => full_bytes,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(bytes, [1875, 1875, 1875, 1875, 0, 0, 0, 0, 375, 375, 375, 375]);
     }
 
     #[test]

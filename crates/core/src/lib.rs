@@ -23,4 +23,4 @@ pub mod time;
 pub use error::ScenarioError;
 pub use packet::{Packet, PacketArena, PacketId, PacketKind, TrafficClass};
 pub use rng::{stream_rng, StreamRng};
-pub use time::{Nanos, MS, SEC, TTI, US};
+pub use time::{Nanos, Slot, MS, SEC, TTI, US};

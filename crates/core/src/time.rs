@@ -16,6 +16,92 @@ pub const SEC: Nanos = 1_000_000_000;
 /// The LTE transmission time interval: 1 ms.
 pub const TTI: Nanos = MS;
 
+/// A cell's scheduling period: LTE's 1 ms TTI, or an NR slot of 14 symbols at numerology μ,
+/// 1 ms / 2^μ (TS 38.211 §4.3.2: 1, 0.5, 0.25 and 0.125 ms for μ = 0..3). Fixed for a run.
+///
+/// Slot `k` spans `[k·ns, (k+1)·ns)`. Every slot length divides a millisecond into a power
+/// of two, so the conversions between instants, slots and milliseconds are shifts and
+/// divisions by the constant [`MS`], never by a run-time value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slot {
+    /// μ: log2 of the slots per millisecond.
+    shift: u32,
+}
+
+impl Slot {
+    /// LTE's TTI (and NR's slot at μ = 0): 1 ms.
+    pub const LTE: Slot = Slot { shift: 0 };
+
+    /// The NR slot at numerology `mu` (0..=3), `None` above 3.
+    pub const fn nr(mu: u8) -> Option<Slot> {
+        if mu <= 3 {
+            Some(Slot { shift: mu as u32 })
+        } else {
+            None
+        }
+    }
+
+    /// μ: log2 of the slots per millisecond (0 for LTE).
+    #[inline]
+    pub const fn shift(self) -> u32 {
+        self.shift
+    }
+
+    /// The slot's length in nanoseconds.
+    #[inline]
+    pub const fn ns(self) -> Nanos {
+        MS >> self.shift
+    }
+
+    /// Slots per millisecond (2^μ).
+    #[inline]
+    pub const fn per_ms(self) -> u64 {
+        1 << self.shift
+    }
+
+    /// Slots per second.
+    #[inline]
+    pub const fn per_second(self) -> u64 {
+        1000 << self.shift
+    }
+
+    /// The start of slot `k`.
+    #[inline]
+    pub const fn start(self, k: u64) -> Nanos {
+        k * self.ns()
+    }
+
+    /// The first slot starting at or after `t` (⌈t / slot⌉; saturates past 2^64/2^μ ns).
+    #[inline]
+    pub const fn index_ceil(self, t: Nanos) -> u64 {
+        t.saturating_mul(1 << self.shift).div_ceil(MS)
+    }
+
+    /// The slot holding instant `t` (⌊t / slot⌋).
+    #[inline]
+    pub const fn index_floor(self, t: Nanos) -> u64 {
+        t.saturating_mul(1 << self.shift) / MS
+    }
+
+    /// The millisecond holding slot `k`.
+    #[inline]
+    pub const fn ms_of(self, k: u64) -> u64 {
+        k >> self.shift
+    }
+
+    /// The first slot of millisecond `ms` (also: the slots in `ms` milliseconds).
+    #[inline]
+    pub const fn of_ms(self, ms: u64) -> u64 {
+        ms << self.shift
+    }
+}
+
+impl Default for Slot {
+    fn default() -> Self {
+        Slot::LTE
+    }
+}
+
 /// Converts seconds to nanoseconds, rounding to the nearest nanosecond; negative inputs map to 0.
 pub fn from_secs_f64(s: f64) -> Nanos {
     if s <= 0.0 {
@@ -61,6 +147,25 @@ mod tests {
         assert_eq!(from_secs_f64(-3.0), 0);
         assert!((to_secs_f64(2 * SEC) - 2.0).abs() < 1e-12);
         assert!((to_millis_f64(3 * MS) - 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn slots_divide_the_millisecond() {
+        let lens: Vec<Nanos> = (0..4).map(|mu| Slot::nr(mu).unwrap().ns()).collect();
+        assert_eq!(lens, [1_000_000, 500_000, 250_000, 125_000]);
+        assert_eq!(Slot::nr(4), None);
+        assert_eq!(Slot::LTE.ns(), TTI);
+        let s = Slot::nr(3).unwrap();
+        assert_eq!(s.start(9), 1_125_000);
+        assert_eq!((s.index_floor(1_125_000), s.index_ceil(1_125_000)), (9, 9));
+        assert_eq!((s.index_floor(1_125_001), s.index_ceil(1_125_001)), (9, 10));
+        assert_eq!((s.ms_of(15), s.ms_of(16), s.of_ms(2)), (1, 2, 16));
+        assert_eq!(s.per_second(), 8000);
+        // The LTE slot converts exactly as the constant TTI did.
+        for t in [0, 1, 999_999, 1_000_000, 1_000_001, u64::MAX] {
+            assert_eq!(Slot::LTE.index_ceil(t), t.div_ceil(TTI));
+            assert_eq!(Slot::LTE.index_floor(t), t / TTI);
+        }
     }
 
     #[test]

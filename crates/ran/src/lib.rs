@@ -11,7 +11,8 @@
 //! without `[network]` is a `Ran` of one cell whose UEs never move: the same code path, with
 //! nothing to do between TTIs ([`Ran::single`]).
 //!
-//! Per TTI ([`Ran::run_tti`]): when due, the UEs move (every [`POSITION_STEP_TTI`] TTIs) and
+//! Per TTI ([`Ran::run_tti`]; an NR cell's slot): when due, the UEs move (every
+//! [`POSITION_STEP_MS`] ms) and
 //! measure (every `measurement_period_ms`), and handovers whose time to trigger has run out
 //! are carried out; then every cell schedules its TTI, and each cell's PRBs on air are written
 //! to the interference board the UEs' channels read.
@@ -27,16 +28,18 @@ use std::sync::Arc;
 
 use cellshare_cell::{Cell, Delivery, DropCause, LinkStats, RlcQueue, TtiReport};
 use cellshare_channel::{Channel, LinkBudget, LoadBoard};
-use cellshare_core::{Nanos, PacketArena, PacketId, TTI};
+use cellshare_core::{Nanos, PacketArena, PacketId, Slot};
 
 pub use config::{Forwarding, HandoverConfig, Layout, MobilityConfig, NetworkConfig, Quantity};
 pub use geometry::{CellSite, Propagation};
 pub use handover::{HandoverLog, Measurement};
 pub use mobility::{PositionTrace, PositionTraceError, Track};
 
-/// TTIs between two updates of the UEs' positions (100 ms: 3 m at 110 km/h, a path-loss
-/// change of at most 0.15 dB at 300 m with exponent 3.52).
-pub const POSITION_STEP_TTI: u64 = 100;
+/// Milliseconds between two updates of the UEs' positions (100 ms: 3 m at 110 km/h, a
+/// path-loss change of at most 0.15 dB at 300 m with exponent 3.52). A time, not a count of
+/// slots: 100 TTIs of an LTE cell, 100·2^μ slots of an NR cell; likewise the handover's
+/// interruption, time to trigger and measurement period, given in ms.
+pub const POSITION_STEP_MS: u64 = 100;
 
 /// The speed the fast fading's Doppler is drawn for: the UE's speed rounded to the nearest
 /// 10 km/h, and 3 km/h (pedestrian) below 5 km/h, standing still included (a phone in a
@@ -88,6 +91,8 @@ struct Network {
     interruption_tti: u64,
     ttt_tti: u64,
     period_tti: u64,
+    /// [`POSITION_STEP_MS`] in the cells' slots.
+    position_step: u64,
     /// PRBs used per cell since the last measurement (RSRQ's RSSI), and since when.
     meas_prbs: Vec<u64>,
     meas_from: u64,
@@ -140,8 +145,11 @@ impl Ran {
             "every cell has a slot per UE"
         );
         let n_prb = cells[0].n_prb();
+        let slot = cells[0].slot();
+        assert!(cells.iter().all(|c| c.slot() == slot), "the cells of a network share their slot");
         let n_cells = cells.len();
         let ho = cfg.handover.clone();
+        let per_ms = slot.per_ms() as f64;
         let mut net = Network {
             sites,
             board,
@@ -150,12 +158,13 @@ impl Ran {
             pipeline,
             any_moving: ues.iter().any(|u| u.track.moves()),
             ues,
-            next_position: POSITION_STEP_TTI,
+            next_position: slot.of_ms(POSITION_STEP_MS),
+            position_step: slot.of_ms(POSITION_STEP_MS),
             next_measurement: 0,
             next_deadline: u64::MAX,
-            interruption_tti: (ho.interruption_ms).round() as u64,
-            ttt_tti: ho.time_to_trigger_ms.round() as u64,
-            period_tti: ho.measurement_period_ms,
+            interruption_tti: (ho.interruption_ms * per_ms).round() as u64,
+            ttt_tti: (ho.time_to_trigger_ms * per_ms).round() as u64,
+            period_tti: slot.of_ms(ho.measurement_period_ms),
             meas_prbs: vec![0; n_cells],
             meas_from: 0,
             log: HandoverLog::default(),
@@ -371,7 +380,7 @@ impl Ran {
     ) {
         let net = self.net.as_deref_mut().expect("a network");
         if net.any_moving && tti >= net.next_position {
-            net.next_position = (tti / POSITION_STEP_TTI + 1) * POSITION_STEP_TTI;
+            net.next_position = (tti / net.position_step + 1) * net.position_step;
             let t_s = now as f64 / 1e9;
             for u in 0..net.ues.len() {
                 let ue = &mut net.ues[u];
@@ -502,9 +511,15 @@ impl Ran {
         set_budget(&mut self.cells[c], net, u, c);
     }
 
-    /// Seconds of simulated time in `tti` TTIs (for callers reporting handovers).
-    pub fn tti_s(tti: u64) -> f64 {
-        (tti * TTI) as f64 / 1e9
+    /// Seconds of simulated time in `tti` TTIs (slots) of the cells (for callers reporting
+    /// handovers).
+    pub fn tti_s(&self, tti: u64) -> f64 {
+        self.slot().start(tti) as f64 / 1e9
+    }
+
+    /// The cells' scheduling period.
+    pub fn slot(&self) -> Slot {
+        self.cells[0].slot()
     }
 }
 

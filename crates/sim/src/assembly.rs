@@ -40,14 +40,16 @@ pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<
     let seed = sc.simulation.seed;
     let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz)
         .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", sc.cell.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"))?;
+    let slot = sc.cell.slot();
     let mut cell = Cell::new(n_prb, sc.cell.scheduler);
+    cell.set_slot(slot);
     let mut snrs = Vec::new();
     for (gi, g) in sc.ues.iter().enumerate() {
         let at = format!("ues[{gi}].channel");
         for _ in 0..g.count {
             let idx = snrs.len() as u64;
             let mut rng = stream_rng(seed, "ue-channel", idx);
-            let channel = g.channel.build(n_prb, traces, &mut rng, &at)?;
+            let channel = g.channel.build(n_prb, slot, traces, &mut rng, &at)?;
             let mean_snr_db = match &channel {
                 Channel::Radio(r) => Some(r.mean_snr_db()),
                 _ => None,
@@ -69,7 +71,7 @@ fn finish_cell(cell: &mut Cell, sc: &Scenario, index: u64) {
     // with their index.
     let salted = if index == 0 { seed } else { seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
     cell.set_link(&sc.cell.link, salted);
-    if let Some((dropper, active_window)) = sc.cell.aqm.dropper(&CellSite { seed, cell: index }) {
+    if let Some((dropper, active_window)) = sc.cell.aqm.dropper(&CellSite { seed, cell: index, slot: sc.cell.slot() }) {
         cell.set_dropper(dropper, active_window);
     }
 }
@@ -138,11 +140,13 @@ pub fn build_ran(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -
     let mut cells = Vec::with_capacity(n_cells);
     for (c, site) in sites.iter().enumerate() {
         let mut cell = Cell::new(n_prb, sc.cell.scheduler);
+        cell.set_slot(sc.cell.slot());
         for (i, (ue, r)) in ues.iter_mut().zip(&configs).enumerate() {
             let d = ((ue.pos[0] - site.pos[0]).powi(2) + (ue.pos[1] - site.pos[1]).powi(2)).sqrt().max(1e-3);
             let placed = cellshare_channel::RadioConfig { distance_m: Some(d), distance_range_m: None, ..r.clone() };
             let mut rng = stream_rng(seed, "ue-channel", i as u64 + ((c as u64) << 32));
-            let ch = RadioChannel::new(&placed, n_prb, &mut rng);
+            let mut ch = RadioChannel::new(&placed, n_prb, &mut rng);
+            ch.set_slot(sc.cell.slot());
             ue.noise_mw = ch.noise_mw();
             cell.add_ue_with_queue(Channel::Radio(Box::new(ch)), queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, i as u64, c as u64));
         }

@@ -2,7 +2,7 @@
 //! its configuration, validation and construction.
 
 use cellshare_channel::{Channel, FixedChannel, RadioChannel, RadioConfig, TraceChannel};
-use cellshare_core::{ScenarioError, StreamRng};
+use cellshare_core::{ScenarioError, Slot, StreamRng};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -56,21 +56,25 @@ impl Default for ChannelConfig {
 }
 
 impl ChannelConfig {
-    /// The channel of one UE in a cell of `n_prb` PRBs: a trace from `traces` (its random
-    /// offset, when asked for, and a radio channel's draws come from `rng`). `at` is the
-    /// channel's key path, for the error of a trace that was not loaded.
-    pub fn build(&self, n_prb: u32, traces: &TraceSet, rng: &mut StreamRng, at: &str) -> Result<Channel, ScenarioError> {
+    /// The channel of one UE in a cell of `n_prb` PRBs scheduling every `slot`: a trace from
+    /// `traces` (its random offset, when asked for, and a radio channel's draws come from
+    /// `rng`). `at` is the channel's key path, for the error of a trace that was not loaded.
+    pub fn build(&self, n_prb: u32, slot: Slot, traces: &TraceSet, rng: &mut StreamRng, at: &str) -> Result<Channel, ScenarioError> {
         Ok(match self {
-            ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::new((rate_mbps * 1e6).round() as u64)),
+            ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::with_slot((rate_mbps * 1e6).round() as u64, slot)),
             ChannelConfig::Trace { file, offset_ms, random_offset } => {
                 let trace = traces
                     .get(file)
                     .cloned()
                     .ok_or_else(|| ScenarioError::new(format!("{at}.file"), format!("{file:?}"), "a trace file that was loaded"))?;
                 let off = if *random_offset { rng.gen_range(0..trace.period_ms()) } else { *offset_ms };
-                Channel::Trace(TraceChannel::new(trace, off))
+                Channel::Trace(TraceChannel::with_slot(trace, off, slot))
             }
-            ChannelConfig::Radio(r) => Channel::Radio(Box::new(RadioChannel::new(r, n_prb, rng))),
+            ChannelConfig::Radio(r) => {
+                let mut c = RadioChannel::new(r, n_prb, rng);
+                c.set_slot(slot);
+                Channel::Radio(Box::new(c))
+            }
         })
     }
 }

@@ -1,7 +1,9 @@
 //! The simulation engine: a discrete-event core for everything that is not TTI-aligned
-//! (wired links, endpoint timers, ACKs) interleaved with the 1 ms TTI loop of the cell.
+//! (wired links, endpoint timers, ACKs) interleaved with the TTI loop of the cell: LTE's
+//! 1 ms TTI, or an NR cell's slot of 1/2^μ ms (the engine's `slot`, set from the scenario's
+//! `[cell]`; the "TTI" of the code and of the outputs is the slot on NR).
 //!
-//! Time advances TTI by TTI: before TTI `k` runs at `k·TTI`, every event due at or before
+//! Time advances TTI by TTI: before TTI `k` runs at `k·slot`, every event due at or before
 //! that instant is processed in (time, insertion) order. TTIs in which no UE has queued data
 //! are skipped (the PF averages decay lazily, see `cellshare-cell`), so idle periods cost
 //! nothing. Packets live in one arena; queues and events carry indices.
@@ -32,7 +34,7 @@ mod workload;
 use std::collections::BTreeMap;
 
 use cellshare_cell::{Delivery, DropCause};
-use cellshare_core::{Nanos, PacketArena, PacketId, TTI};
+use cellshare_core::{Nanos, PacketArena, PacketId, Slot};
 use cellshare_ran::Ran;
 
 use crate::event_queue::EventQueue;
@@ -96,6 +98,8 @@ pub struct Simulation {
     pub(crate) scenario: Scenario,
     now: Nanos,
     pub(crate) end: Nanos,
+    /// The scheduling period (fixed for the run).
+    pub(crate) slot: Slot,
     tti: u64,
     seq: u64,
     heap: EventQueue<Ev>,
@@ -164,7 +168,7 @@ impl Simulation {
 
     /// Whether the run has reached its end.
     pub fn finished(&self) -> bool {
-        self.tti * TTI >= self.end
+        self.slot.start(self.tti) >= self.end
     }
 
     /// Runs to the end and returns the results.
@@ -187,11 +191,11 @@ impl Simulation {
     pub fn advance_bounded(&mut self, until: Nanos, max_events: u64) -> bool {
         let until = until.min(self.end);
         let stop = self.events.saturating_add(max_events);
-        while self.tti * TTI < until {
+        while self.slot.start(self.tti) < until {
             if self.events >= stop {
                 return false;
             }
-            let t = self.tti * TTI;
+            let t = self.slot.start(self.tti);
             self.process_events_upto(t);
             self.now = t;
             let (backlog, tick) = match &self.access {
@@ -205,10 +209,10 @@ impl Simulation {
                 // Nothing to schedule: jump to the TTI at or after the next event, or to the
                 // network's next move or measurement.
                 let next = self.heap.peek_time().unwrap_or(self.end);
-                self.tti = (self.tti + 1).max(next.div_ceil(TTI).min(tick));
+                self.tti = (self.tti + 1).max(self.slot.index_ceil(next).min(tick));
             }
         }
-        if self.tti * TTI >= self.end {
+        if self.slot.start(self.tti) >= self.end {
             // Events strictly before the end still count (e.g. deliveries in the last TTI).
             self.process_events_before(self.end);
             self.now = self.end;
@@ -240,7 +244,7 @@ impl Simulation {
         if r.prb_bytes_used > 0 {
             self.prb_bytes.add(self.now, r.prb_bytes_used);
         }
-        let at = self.now + TTI;
+        let at = self.now + self.slot.ns();
         for i in 0..self.delivered_scratch.len() {
             let d = self.delivered_scratch[i];
             self.push_sorted(LANE_DELIVER, at, Ev::Deliver(d.id));

@@ -17,8 +17,6 @@
 //! the partly filled last PRB of each TTI a UE is served, and the scheduler's multi-user
 //! diversity under load (PF serves UEs near their fading peaks: fewer PRBs per byte).
 
-use cellshare_core::TTI;
-
 use crate::assembly::{build_ran, PositionTraces, TraceSet};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::transport::TransportConfig;
@@ -33,7 +31,8 @@ pub const ESTIMATE_SECONDS: u64 = 20;
 pub fn full_cell_bytes_per_tti(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -> Result<Vec<f64>, ScenarioError> {
     let (mut ran, _) = build_ran(sc, traces, positions)?;
     let n_prb = ran.n_prb();
-    let ttis = (sc.simulation.duration_s * 1000.0).ceil().min((ESTIMATE_SECONDS * 1000) as f64).max(1.0) as u64;
+    let per_s = ran.slot().per_second();
+    let ttis = (sc.simulation.duration_s * per_s as f64).ceil().min((ESTIMATE_SECONDS * per_s) as f64).max(1.0) as u64;
     let mut out = Vec::with_capacity(ran.n_ues());
     for u in 0..ran.n_ues() as u32 {
         let ch = ran.channel_mut(u);
@@ -66,7 +65,7 @@ pub fn capacity_bytes_per_s(
         return Err(ScenarioError::new("workload.ues", "UEs out of range of the cell", "at least one UE the cell can serve"));
     }
     let mean_cost = costs.iter().sum::<f64>() / costs.len() as f64;
-    let air_per_s = (cellshare_core::SEC / TTI) as f64 / mean_cost;
+    let air_per_s = sc.cell.slot().per_second() as f64 / mean_cost;
     // A workload's transport is tcp or cbr (validated); `payload_share` covers every kind.
     Ok(air_per_s * transport.payload_share())
 }

@@ -166,6 +166,13 @@ pub struct CellConfig {
     pub link: LinkConfig,
 }
 
+impl CellConfig {
+    /// The scheduling period: LTE's 1 ms TTI.
+    pub fn slot(&self) -> cellshare_core::Slot {
+        cellshare_core::Slot::LTE
+    }
+}
+
 impl Default for CellConfig {
     fn default() -> Self {
         Self {

@@ -1,4 +1,5 @@
-//! The UE uplink: a per-UE uplink channel served every TTI, one device transmit queue shared
+//! The UE uplink: a per-UE uplink channel served every TTI (every uplink slot of an NR cell:
+//! all of them, or the `U` slots of its TDD pattern), one device transmit queue shared
 //! by all the UE's sockets (a single drop-tail FIFO like Linux `pfifo_fast` with untagged
 //! traffic), or SORPC's dual queue (\[rsd-thesis\] chapter 3).
 //!
@@ -28,7 +29,7 @@
 use std::collections::VecDeque;
 
 use cellshare_channel::Channel;
-use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, ScenarioError};
+use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, ScenarioError, Slot};
 use serde::{Deserialize, Serialize};
 
 use crate::channel::{validate_channel, ChannelConfig};
@@ -150,9 +151,10 @@ pub(crate) struct UeUplink {
 
 impl UeUplink {
     /// Builds UE `idx`'s uplink; its channel draws from stream `("ue-uplink-channel", idx)`.
-    pub fn new(cfg: &UplinkConfig, n_prb: u32, traces: &TraceSet, seed: u64, idx: u64, at: &str) -> Result<Self, ScenarioError> {
+    /// `slot` is the cell's scheduling period, which the uplink shares.
+    pub fn new(cfg: &UplinkConfig, n_prb: u32, slot: Slot, traces: &TraceSet, seed: u64, idx: u64, at: &str) -> Result<Self, ScenarioError> {
         let mut rng = stream_rng(seed, "ue-uplink-channel", idx);
-        let channel = cfg.channel.build(n_prb, traces, &mut rng, &format!("{at}.channel"))?;
+        let channel = cfg.channel.build(n_prb, slot, traces, &mut rng, &format!("{at}.channel"))?;
         Ok(Self {
             channel,
             n_prb,
@@ -236,7 +238,7 @@ mod tests {
 
     fn uplink(qdisc: QdiscConfig, rate_mbps: f64) -> UeUplink {
         let cfg = UplinkConfig { channel: ChannelConfig::Fixed { rate_mbps }, queue_bytes: 4500, qdisc };
-        UeUplink::new(&cfg, 50, &TraceSet::new(), 1, 0, "ues[0].uplink").unwrap()
+        UeUplink::new(&cfg, 50, Slot::LTE, &TraceSet::new(), 1, 0, "ues[0].uplink").unwrap()
     }
 
     #[test]

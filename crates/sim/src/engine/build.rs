@@ -82,6 +82,7 @@ impl Simulation {
             scenario: sc.clone(),
             now: 0,
             end,
+            slot: sc.cell.slot(),
             tti: 0,
             seq: 0,
             heap: EventQueue::new(),
@@ -117,7 +118,7 @@ impl Simulation {
         for (gi, g) in sc.ues.iter().enumerate() {
             for _ in 0..g.count {
                 let up = match &g.uplink {
-                    Some(u) => Some(UeUplink::new(u, n_prb, traces, seed, ue, &format!("ues[{gi}].uplink"))?),
+                    Some(u) => Some(UeUplink::new(u, n_prb, sc.cell.slot(), traces, seed, ue, &format!("ues[{gi}].uplink"))?),
                     None => None,
                 };
                 sim.uplinks.push(up);
@@ -223,7 +224,7 @@ impl Simulation {
         for (gi, g) in sc.ues.iter().enumerate() {
             for _ in 0..g.count {
                 if let Some(u) = &g.uplink {
-                    UeUplink::new(u, n_prb, traces, sc.simulation.seed, ue, &format!("ues[{gi}].uplink"))?;
+                    UeUplink::new(u, n_prb, sc.cell.slot(), traces, sc.simulation.seed, ue, &format!("ues[{gi}].uplink"))?;
                 }
                 ue += 1;
             }

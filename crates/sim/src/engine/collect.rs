@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use cellshare_cell::LinkStats;
 use cellshare_core::time::to_secs_f64;
-use cellshare_core::{TrafficClass, TTI};
+use cellshare_core::TrafficClass;
 
 use super::flows::FlowRt;
 use super::Simulation;
@@ -23,7 +23,9 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
     let lte = sim.scenario.shared_fifo.is_none();
     let total_prbs: u64 = sim.prbs.bins().iter().sum();
     let n_cells = sim.ran().map_or(1, |r| r.n_cells());
-    let prb_per_sec = sim.n_prb as f64 * 1000.0 * n_cells as f64;
+    // PRBs a cell offers per second: n_prb in every TTI (slot) of the second.
+    let slots_per_s = sim.slot.per_second() as f64;
+    let prb_per_sec = sim.n_prb as f64 * slots_per_s * n_cells as f64;
     let offered = Offered::of(sim);
     let mut flows: Vec<FlowResult> = sim
         .flows
@@ -129,7 +131,7 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
             0.0
         },
         prb_used_share_of_all: if lte { total_prbs as f64 / (prb_per_sec * dur) } else { 0.0 },
-        prb_offered_share: if lte { offered.share(1000.0 * dur * n_cells as f64) } else { 0.0 },
+        prb_offered_share: if lte { offered.share(slots_per_s * dur * n_cells as f64) } else { 0.0 },
         delivered_mbps: sim.air_bytes.bins().iter().sum::<u64>() as f64 * 8.0 / dur / 1e6,
         queue_delay_ms: sim.delay.percentiles(),
         drops: sim.drops,
@@ -224,8 +226,8 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
                     y_m: s.pos[1],
                     azimuth_deg: s.azimuth.map(f64::to_degrees),
                     // A network's UEs are radio UEs: every cell offers every PRB.
-                    prb_utilization: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
-                    prb_used_share_of_all: p as f64 / (sim.n_prb as f64 * 1000.0 * dur),
+                    prb_utilization: p as f64 / (sim.n_prb as f64 * slots_per_s * dur),
+                    prb_used_share_of_all: p as f64 / (sim.n_prb as f64 * slots_per_s * dur),
                 })
                 .collect()
         }),
@@ -251,7 +253,7 @@ impl Offered {
             return every;
         }
         // Only a lone cell can hold trace UEs (a network's UEs are radio UEs).
-        let n_ttis = sim.end.div_ceil(TTI);
+        let n_ttis = sim.slot.index_ceil(sim.end);
         Self { every: false, per_second: ran.cells()[0].offered_per_second(n_ttis) }
     }
 

@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use cellshare_core::time::{from_millis_f64, serialization_time};
-use cellshare_core::{Nanos, Packet, PacketId, PacketKind, TrafficClass, SEC, TTI};
+use cellshare_core::{Nanos, Packet, PacketId, PacketKind, TrafficClass, SEC};
 
 use super::drops::DropSite;
 use super::{Access, Ev, Simulation, LANE_BACKHAUL};
@@ -201,8 +201,9 @@ impl Simulation {
         }
         if !up.active {
             up.active = true;
-            // Served from the next TTI boundary on.
-            self.push((now / TTI + 1) * TTI, Ev::UplinkTti(ue as u32));
+            // Served from the next TTI (slot) boundary on.
+            let slot = self.slot;
+            self.push(slot.start(slot.index_floor(now) + 1), Ev::UplinkTti(ue as u32));
         }
     }
 
@@ -212,23 +213,24 @@ impl Simulation {
         let now = self.now;
         let up = self.uplinks[ue as usize].as_mut().expect("uplink event for a UE with an uplink");
         self.uplink_done.clear();
-        up.serve_tti(now / TTI, &self.arena, &mut self.uplink_done);
+        let slot = self.slot;
+        up.serve_tti(slot.index_floor(now), &self.arena, &mut self.uplink_done);
         let more = up.backlogged();
         up.active = more;
-        let at = now + TTI + self.ack_delay;
+        let at = now + slot.ns() + self.ack_delay;
         for i in 0..self.uplink_done.len() {
             let id = self.uplink_done[i];
             let p = self.arena.get(id);
             let ev = if p.kind == PacketKind::Ack { Ev::AckAtServer(id) } else { Ev::AtServer(id) };
             if p.kind == PacketKind::Data && !self.flows[p.flow as usize].is_handshake(p) {
                 // An upload's queueing: sojourn in the device queue, transmission included.
-                let sojourn = now + TTI - p.enqueued_at;
+                let sojourn = now + slot.ns() - p.enqueued_at;
                 self.flows[p.flow as usize].delay.record(sojourn);
             }
             self.push(at, ev);
         }
         if more {
-            self.push(now + TTI, Ev::UplinkTti(ue));
+            self.push(now + slot.ns(), Ev::UplinkTti(ue));
         }
     }
 
