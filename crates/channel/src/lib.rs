@@ -26,6 +26,7 @@ pub mod fixed;
 pub mod interference;
 pub mod link_adaptation;
 pub mod lte_tables;
+pub mod nr;
 pub mod radio;
 pub mod trace;
 
