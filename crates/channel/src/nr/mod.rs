@@ -16,6 +16,12 @@
 //!   layers, then quantised so the block splits into equal LDPC code blocks (TS 38.212
 //!   § 5.2.2, base graph by § 7.2.2: [`ldpc_segmentation`]). [`peak_rate_bps`] is TS 38.306
 //!   § 4.1.2's approximate peak rate, against which the tests check [`tbs_bits`].
+//! - **Block errors** ([`error_model`]): where the LTE model maps the SINR to a mutual
+//!   information and reads fitted turbo-code curves (MIESM), the NR model compresses per-PRB
+//!   SINRs with EESM ([`effective_sinr`]) and judges each LDPC code block by the
+//!   finite-blocklength normal approximation of the MCS's QAM constellation ([`tb_bler`]);
+//!   HARQ is incremental redundancy, so a retransmission lowers the code rate instead of only
+//!   adding energy. [`mcs_for_sinr`] is BLER-target link adaptation on those curves.
 //!
 //! # References
 //!
@@ -28,11 +34,16 @@
 //! - 3GPP TS 38.101-1 V17 / TS 38.101-2 V17 "NR; User Equipment (UE) radio transmission and
 //!   reception; Part 1: Range 1 Standalone / Part 2: Range 2 Standalone", Table 5.3.2-1.
 //! - 3GPP TS 38.306 V17 "NR; User Equipment (UE) radio access capabilities", § 4.1.2.
+//! - The error model's sources (Polyanskiy–Poor–Verdú 2010, Caire–Taricco–Biglieri 1998,
+//!   Martinez et al. 2009, Ericsson R1-030999) are cited in [`error_model`].
 
+mod bicm_table;
+pub mod error_model;
 pub mod numerology;
 pub mod tables;
 pub mod tbs;
 
+pub use error_model::{bicm_capacity, effective_sinr, mcs_for_sinr, sinr_for_bler, tb_bler, tb_bler_harq};
 pub use numerology::{bandwidths_mhz, max_prbs, FrequencyRange, Numerology};
 pub use tables::{cqi_entry, max_mcs, mcs_entry, CqiTable, McsEntry, McsTable};
 pub use tbs::{ldpc_lifting, ldpc_segmentation, peak_rate_bps, tbs_bits, LdpcSegmentation, PdschConfig, TBS_TABLE};
