@@ -90,7 +90,7 @@
 //! modelled.
 
 use super::bicm_table;
-use super::tables::{mcs_row, McsTable};
+use super::tables::{cqi_entry, mcs_row, CqiTable, McsTable};
 use super::tbs::ldpc_segmentation;
 
 /// EESM β of M-QAM: 2(M − 1)/3, indexed by Q_m/2 − 1 (QPSK, 16QAM, 64QAM, 256QAM).
@@ -279,15 +279,20 @@ pub fn tb_bler(t: McsTable, mcs: u8, tbs_bits: u32, sinr: f64, transmissions: u3
     if transmissions == 0 || !positive(sinr) {
         return 1.0;
     }
-    let rate = row.rate_x2048 as f64 / 2048.0;
+    bler_at(row.qm, row.rate_x2048 as f64 / 2048.0, tbs_bits, sinr, transmissions)
+}
+
+/// [`tb_bler`] for modulation order `qm` and code rate `rate` (R), of an MCS or a CQI; the
+/// block is not empty, `sinr` positive, `transmissions` at least 1.
+fn bler_at(qm: u8, rate: f64, tbs_bits: u32, sinr: f64, transmissions: u32) -> f64 {
     let seg = ldpc_segmentation(tbs_bits, rate);
     let k = seg.cb_bits as f64;
     // Resource elements per code block per transmission, then those carrying distinct coded
     // bits (at most the mother code's) and the energy of the repeats.
-    let per_tx = k / (rate * row.qm as f64);
+    let per_tx = k / (rate * qm as f64);
     let sent = per_tx * transmissions as f64;
-    let distinct = sent.min(k / (mother_rate(seg.base_graph) * row.qm as f64));
-    let eps = cb_error(row.qm, k, distinct, sinr * sent / distinct);
+    let distinct = sent.min(k / (mother_rate(seg.base_graph) * qm as f64));
+    let eps = cb_error(qm, k, distinct, sinr * sent / distinct);
     block_error(eps, seg.code_blocks)
 }
 
@@ -406,6 +411,33 @@ pub fn mcs_for_sinr(t: McsTable, sinr: f64, tbs_bits_hint: u32, target: f64) -> 
         }
         tb_bler(t, m, hint, sinr, 1) <= target
     })
+}
+
+/// The CQI a UE reports (TS 38.214 § 5.2.2.1): the highest CQI of table `t` whose
+/// modulation and code rate would carry a first transmission of about `tbs_bits_hint` bits
+/// at effective linear SINR `sinr` with block error rate at most `target` (0.1 in the
+/// standard); 0 ("out of range") when even CQI 1 exceeds it.
+pub fn cqi_for_sinr(t: CqiTable, sinr: f64, tbs_bits_hint: u32, target: f64) -> u8 {
+    if !positive(sinr) {
+        return 0;
+    }
+    let hint = tbs_bits_hint.max(1);
+    (1..=15u8)
+        .rev()
+        .find(|&c| {
+            let e = cqi_entry(t, c).expect("CQI 1-15 have a row");
+            bler_at(e.qm, e.rate_x1024 / 1024.0, hint, sinr, 1) <= target
+        })
+        .unwrap_or(0)
+}
+
+/// The MCS of table `mcs_table` a scheduler uses for CQI `cqi` of table `cqi_table`: the
+/// highest MCS whose spectral efficiency does not exceed the CQI's, MCS 0 for a CQI below
+/// every MCS (CQI 1, efficiency 0.1523); `None` for CQI 0 ("out of range") or above 15.
+pub fn mcs_for_cqi(mcs_table: McsTable, cqi_table: CqiTable, cqi: u8) -> Option<u8> {
+    let e = cqi_entry(cqi_table, cqi)?.efficiency;
+    let rows = super::tables::mcs_rows(mcs_table);
+    Some(rows.iter().rposition(|r| r.efficiency <= e).unwrap_or(0) as u8)
 }
 
 #[cfg(test)]
@@ -598,6 +630,43 @@ mod tests {
         assert!((effective_sinr(Qam64, 0, &[1.0, 3.0]) - want).abs() < 1e-12);
         // Huge SINRs do not underflow.
         assert!((effective_sinr(Qam64, 0, &[1e4, 1e4]) - 1e4).abs() < 1e-6);
+    }
+
+    #[test]
+    fn cqi_reports_climb_and_map_to_mcs() {
+        use crate::nr::tables::CqiTable::{Table1, Table2};
+        let tb = 20_000;
+        for t in [Table1, Table2] {
+            assert_eq!(cqi_for_sinr(t, lin(-20.0), tb, 0.1), 0);
+            assert_eq!(cqi_for_sinr(t, 0.0, tb, 0.1), 0);
+            let mut last = 0;
+            let mut seen = [false; 16];
+            for i in -150..=400 {
+                let g = lin(i as f64 / 10.0);
+                let c = cqi_for_sinr(t, g, tb, 0.1);
+                assert!(c >= last, "{t:?} at {i}/10 dB");
+                if c > 0 {
+                    let e = cqi_entry(t, c).unwrap();
+                    assert!(bler_at(e.qm, e.rate_x1024 / 1024.0, tb, g, 1) <= 0.1);
+                }
+                seen[c as usize] = true;
+                last = c;
+            }
+            assert!(seen.iter().all(|&s| s), "{t:?}: {seen:?}");
+        }
+        // CQI table 2 spans more efficiency with the same 15 steps, so it reaches CQI 15 later.
+        let top = |t| (0..=400).find(|&i| cqi_for_sinr(t, lin(i as f64 / 10.0), tb, 0.1) == 15).unwrap();
+        assert!(top(Table2) > top(Table1) + 40);
+        // The MCS of a CQI: the highest with no more efficiency.
+        assert_eq!(mcs_for_cqi(Qam64, Table1, 0), None);
+        assert_eq!(mcs_for_cqi(Qam64, Table1, 1), Some(0));
+        assert_eq!(mcs_for_cqi(Qam64, Table1, 7), Some(11)); // 1.4766 = MCS 11
+        assert_eq!(mcs_for_cqi(Qam64, Table1, 10), Some(18)); // 2.7305 = MCS 18
+        assert_eq!(mcs_for_cqi(Qam64, Table1, 15), Some(28));
+        assert_eq!(mcs_for_cqi(Qam256, Table2, 12), Some(21)); // 5.5547 = MCS 21
+        assert_eq!(mcs_for_cqi(Qam256, Table2, 15), Some(27));
+        assert_eq!(mcs_for_cqi(Qam64, Table2, 15), Some(28)); // 7.4063 > every 64QAM MCS
+        assert_eq!(mcs_for_cqi(Qam256, Table1, 9), Some(9)); // 2.4063 = MCS 9 of table 2
     }
 
     #[test]

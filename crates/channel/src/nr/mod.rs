@@ -21,7 +21,9 @@
 //!   SINRs with EESM ([`effective_sinr`]) and judges each LDPC code block by the
 //!   finite-blocklength normal approximation of the MCS's QAM constellation ([`tb_bler`]);
 //!   HARQ is incremental redundancy, so a retransmission lowers the code rate instead of only
-//!   adding energy. [`mcs_for_sinr`] is BLER-target link adaptation on those curves.
+//!   adding energy. [`mcs_for_sinr`] is BLER-target link adaptation on those curves,
+//!   [`cqi_for_sinr`] the CQI a UE reports by TS 38.214 § 5.2.2.1's rule and [`mcs_for_cqi`]
+//!   the MCS a scheduler uses for it.
 //!
 //! # References
 //!
@@ -43,7 +45,9 @@ pub mod numerology;
 pub mod tables;
 pub mod tbs;
 
-pub use error_model::{bicm_capacity, effective_sinr, mcs_for_sinr, sinr_for_bler, tb_bler, tb_bler_harq};
+pub use error_model::{
+    bicm_capacity, cqi_for_sinr, effective_sinr, mcs_for_cqi, mcs_for_sinr, sinr_for_bler, tb_bler, tb_bler_harq,
+};
 pub use numerology::{bandwidths_mhz, max_prbs, FrequencyRange, Numerology};
 pub use tables::{cqi_entry, max_mcs, mcs_entry, CqiTable, McsEntry, McsTable};
 pub use tbs::{ldpc_lifting, ldpc_segmentation, peak_rate_bps, tbs_bits, LdpcSegmentation, PdschConfig, TBS_TABLE};
