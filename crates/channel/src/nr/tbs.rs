@@ -294,7 +294,18 @@ mod tests {
             //    N_info = 540·490·4/1024 = 1033.59; n = 10 − 6 = 4; N'_info = 16·⌊64.6⌋ = 1024;
             //    table: 1032.
             (Qam64, 13, 5, 1, PdschConfig { symbols: 12, dmrs_re_per_prb: 18, overhead_re_per_prb: 18 }, 1032),
-            // 18. Reserved MCS, no PRB, no RE: 0.
+            // 18. N_info barely above 3824 takes the second branch (N_info is not an integer):
+            //    MCS1-2 (Qm 2, R 193 ≤ 256), N'_RE = 12·12 − 24 − 6 = 114, 89 PRBs: N_RE = 10146,
+            //    N_info = 10146·193·2/1024 = 3824.57 > 3824; 3800.57 → n = 11 − 5 = 6,
+            //    64·round(59.38) = 3776 → N'_info = 3840; R ≤ 1/4 → C = ⌈3864/3816⌉ = 2;
+            //    TBS = 16·⌈3864/16⌉ − 24 = 16·242 − 24 = 3848 (truncating N_info to 3824 would
+            //    give 3824).
+            (Qam64, 2, 89, 1, PdschConfig { symbols: 12, dmrs_re_per_prb: 24, overhead_re_per_prb: 6 }, 3848),
+            // 19. The same above 1/4: MCS1-5 (Qm 2, R 379), 4 symbols with 6 DM-RS REs → N'_RE =
+            //    42, 123 PRBs: N_RE = 5166, N_info = 5166·379·2/1024 = 3824.05; n = 6,
+            //    64·round(59.38) = 3776 → 3840; one block: TBS = 8·⌈3864/8⌉ − 24 = 3840.
+            (Qam64, 5, 123, 1, PdschConfig { symbols: 4, dmrs_re_per_prb: 6, overhead_re_per_prb: 0 }, 3840),
+            // 20. Reserved MCS, no PRB, no RE: 0.
             (Qam64, 29, 10, 1, D, 0),
             (Qam256, 28, 10, 1, D, 0),
             (Qam64, 10, 0, 1, D, 0),
