@@ -405,7 +405,8 @@ pub fn mcs_for_sinr(t: McsTable, sinr: f64, tbs_bits_hint: u32, target: f64) -> 
             let k = seg.cb_bits as f64;
             let uses = k / (rate * row.qm as f64);
             // Only first transmissions above the mother code rate see `sinr` itself.
-            if rate >= mother_rate(seg.base_graph) && uses * caps[(row.qm / 2 - 1) as usize] - k + 0.5 * libm::log2(uses) <= 0.0 {
+            let margin = uses * caps[(row.qm / 2 - 1) as usize] - k + 0.5 * libm::log2(uses);
+            if rate >= mother_rate(seg.base_graph) && margin <= 0.0 {
                 return false;
             }
         }
@@ -438,6 +439,69 @@ pub fn mcs_for_cqi(mcs_table: McsTable, cqi_table: CqiTable, cqi: u8) -> Option<
     let e = cqi_entry(cqi_table, cqi)?.efficiency;
     let rows = super::tables::mcs_rows(mcs_table);
     Some(rows.iter().rposition(|r| r.efficiency <= e).unwrap_or(0) as u8)
+}
+
+/// The SINR thresholds of a table's MCSs or CQIs at a BLER target, computed once (per cell
+/// or per configuration) so that link adaptation per slot is a few comparisons: entry `i`
+/// is the linear SINR from which index `i` (MCS `i`, or CQI `i + 1`) meets the target on
+/// its first transmission ([`sinr_for_bler`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SinrThresholds {
+    /// Linear SINR thresholds, one per MCS (from MCS 0) or CQI (from CQI 1).
+    sinr: [f64; 29],
+    len: u8,
+    /// Whether entry `i` is CQI `i + 1` rather than MCS `i`.
+    cqi: bool,
+}
+
+impl SinrThresholds {
+    /// Thresholds of every MCS of table `t` for transport blocks of `tbs_bits_of(mcs)` bits
+    /// (e.g. the TBS of each MCS on a reference allocation) at BLER `target`.
+    pub fn for_mcs(t: McsTable, target: f64, tbs_bits_of: impl Fn(u8) -> u32) -> SinrThresholds {
+        let len = super::tables::max_mcs(t) + 1;
+        let mut sinr = [f64::INFINITY; 29];
+        for m in 0..len {
+            sinr[m as usize] = sinr_for_bler(t, m, tbs_bits_of(m).max(1), target, 1);
+        }
+        SinrThresholds { sinr, len, cqi: false }
+    }
+
+    /// Thresholds of CQIs 1–15 of table `t` (TS 38.214 § 5.2.2.1's rule, as
+    /// [`cqi_for_sinr`]) for transport blocks of `tbs_bits_of(cqi)` bits at BLER `target`.
+    pub fn for_cqi(t: CqiTable, target: f64, tbs_bits_of: impl Fn(u8) -> u32) -> SinrThresholds {
+        let mut sinr = [f64::INFINITY; 29];
+        for c in 1..=15u8 {
+            let e = cqi_entry(t, c).expect("CQI 1-15 have a row");
+            let hint = tbs_bits_of(c).max(1);
+            let (mut lo, mut hi) = (-30.0f64, 60.0f64);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if bler_at(e.qm, e.rate_x1024 / 1024.0, hint, libm::pow(10.0, mid / 10.0), 1) > target {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            sinr[c as usize - 1] = libm::pow(10.0, hi / 10.0);
+        }
+        SinrThresholds { sinr, len: 15, cqi: true }
+    }
+
+    /// The threshold (linear SINR) of MCS `index` (or CQI `index`); `None` outside the table.
+    pub fn threshold(&self, index: u8) -> Option<f64> {
+        let i = if self.cqi { index.checked_sub(1)? } else { index };
+        (i < self.len).then(|| self.sinr[i as usize])
+    }
+
+    /// The highest MCS (or CQI) whose threshold `sinr` reaches: [`mcs_for_sinr`] (or
+    /// [`cqi_for_sinr`]) at the block sizes and target the thresholds were computed for.
+    /// `None` below every threshold (CQI 0, "out of range", for CQI thresholds). At most 29
+    /// comparisons, no allocation.
+    #[inline]
+    pub fn pick(&self, sinr: f64) -> Option<u8> {
+        let i = self.sinr[..self.len as usize].iter().rposition(|&th| sinr >= th)? as u8;
+        Some(if self.cqi { i + 1 } else { i })
+    }
 }
 
 #[cfg(test)]
@@ -514,7 +578,8 @@ mod tests {
                 let tb = 4000;
                 for i in -100..=300 {
                     let g = lin(i as f64 / 10.0);
-                    assert!(tb_bler(t, m, tb, g, 1) >= tb_bler(t, m - 1, tb, g, 1) - 1e-12, "{t:?} MCS {m} at {i}/10 dB");
+                    let (hi, lo) = (tb_bler(t, m, tb, g, 1), tb_bler(t, m - 1, tb, g, 1));
+                    assert!(hi >= lo - 1e-12, "{t:?} MCS {m} at {i}/10 dB");
                 }
             }
         }
@@ -630,6 +695,31 @@ mod tests {
         assert!((effective_sinr(Qam64, 0, &[1.0, 3.0]) - want).abs() < 1e-12);
         // Huge SINRs do not underflow.
         assert!((effective_sinr(Qam64, 0, &[1e4, 1e4]) - 1e4).abs() < 1e-6);
+    }
+
+    #[test]
+    fn thresholds_agree_with_the_direct_search() {
+        use crate::nr::tables::CqiTable::{Table1, Table2};
+        let tb = 12_000;
+        for t in [Qam64, Qam256] {
+            let th = SinrThresholds::for_mcs(t, 0.1, |_| tb);
+            assert_eq!(th.threshold(max_mcs(t) + 1), None);
+            for m in 0..=max_mcs(t) {
+                assert!((tb_bler(t, m, tb, th.threshold(m).unwrap(), 1) - 0.1).abs() < 1e-6);
+            }
+            for i in -150..=400 {
+                let g = lin(i as f64 / 10.0 + 0.0137);
+                assert_eq!(th.pick(g), mcs_for_sinr(t, g, tb, 0.1), "{t:?} at {i}/10 dB");
+            }
+        }
+        for t in [Table1, Table2] {
+            let th = SinrThresholds::for_cqi(t, 0.1, |_| tb);
+            assert_eq!((th.threshold(0), th.threshold(16)), (None, None));
+            for i in -150..=400 {
+                let g = lin(i as f64 / 10.0 + 0.0137);
+                assert_eq!(th.pick(g).unwrap_or(0), cqi_for_sinr(t, g, tb, 0.1), "{t:?} at {i}/10 dB");
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,8 @@
 //!   HARQ is incremental redundancy, so a retransmission lowers the code rate instead of only
 //!   adding energy. [`mcs_for_sinr`] is BLER-target link adaptation on those curves,
 //!   [`cqi_for_sinr`] the CQI a UE reports by TS 38.214 § 5.2.2.1's rule and [`mcs_for_cqi`]
-//!   the MCS a scheduler uses for it.
+//!   the MCS a scheduler uses for it; [`SinrThresholds`] precomputes either rule's SINR
+//!   thresholds so that a decision per slot is a few comparisons.
 //!
 //! # References
 //!
@@ -47,6 +48,7 @@ pub mod tbs;
 
 pub use error_model::{
     bicm_capacity, cqi_for_sinr, effective_sinr, mcs_for_cqi, mcs_for_sinr, sinr_for_bler, tb_bler, tb_bler_harq,
+    SinrThresholds,
 };
 pub use numerology::{bandwidths_mhz, max_prbs, FrequencyRange, Numerology};
 pub use tables::{cqi_entry, max_mcs, mcs_entry, CqiTable, McsEntry, McsTable};

@@ -312,7 +312,8 @@ mod tests {
             (Qam64, 10, 10, 1, PdschConfig { symbols: 1, dmrs_re_per_prb: 12, overhead_re_per_prb: 0 }, 0),
         ];
         for (i, &(t, mcs, n_prb, layers, pdsch, want)) in cases.iter().enumerate() {
-            assert_eq!(tbs_bits(t, mcs, n_prb, layers, &pdsch), want, "case {} ({t:?} MCS {mcs}, {n_prb} PRBs, {layers} layers)", i + 1);
+            let got = tbs_bits(t, mcs, n_prb, layers, &pdsch);
+            assert_eq!(got, want, "case {} ({t:?} MCS {mcs}, {n_prb} PRBs, {layers} layers)", i + 1);
         }
     }
 
