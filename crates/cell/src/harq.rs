@@ -28,7 +28,9 @@ pub struct TransportBlock {
     pub tbs_bits: u32,
     /// Transmissions so far.
     pub transmissions: u32,
-    /// Σ MIB over the transmissions so far (chase combining).
+    /// Σ over the transmissions so far of each copy's quality: its MIB on LTE (chase
+    /// combining), its linear SINR on NR (whose error model takes the copies' mean SINR and
+    /// their number: incremental redundancy).
     pub mib_sum: f64,
 }
 

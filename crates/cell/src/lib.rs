@@ -27,16 +27,16 @@
 
 pub mod harq;
 pub mod link;
+pub mod nr;
 pub mod rlc;
 pub mod rlc_um;
 pub mod scheduler;
 
 use cellshare_aqm::{Aqm, CellDropper, CellSignals, Dropper, EnqueueVerdict, SignalNeeds};
-use cellshare_channel::error_model::{self, modulation_of};
 use cellshare_channel::{lte_tables, Channel, LinkQuality};
 use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, Slot, TrafficClass};
 
-use crate::harq::Outcome;
+use crate::harq::{Outcome, TransportBlock};
 use crate::link::{CellLink, UeLink};
 pub use link::{LinkConfig, LinkKind, LinkStats};
 pub use rlc::{DropCause, RlcQueue};
@@ -163,6 +163,8 @@ pub struct Cell {
     /// (HARQ round trip, MAC pipeline, CQI timing, the scheduler's time constant) counts
     /// these.
     slot: Slot,
+    /// An NR cell's PHY (`None`: LTE).
+    nr: Option<nr::NrPhy>,
 }
 
 impl Cell {
@@ -189,7 +191,21 @@ impl Cell {
             link: None,
             trace_only: false,
             slot: Slot::LTE,
+            nr: None,
         }
+    }
+
+    /// Makes the cell an NR cell with PHY `phy` (call before [`set_link`](Self::set_link)):
+    /// its realistic link judges blocks with the NR error model and its link adaptation
+    /// follows TS 38.214's CQI rule at the link's BLER target. The UEs' radio channels are
+    /// put on the carrier when built ([`cellshare_channel::RadioChannel::set_nr`]).
+    pub fn set_nr(&mut self, phy: nr::NrPhy) {
+        self.nr = Some(phy);
+    }
+
+    /// The NR PHY, on an NR cell.
+    pub fn nr(&self) -> Option<&nr::NrPhy> {
+        self.nr.as_ref()
     }
 
     /// Sets the scheduling period (LTE's 1 ms TTI by default; an NR cell's slot). Call it
@@ -212,12 +228,22 @@ impl Cell {
             return;
         }
         let r = cfg;
-        let la = r.link_adaptation(self.n_prb);
+        let la = match &self.nr {
+            None => r.link_adaptation(self.n_prb),
+            // NR: the UE reports TS 38.214 § 5.2.2.1's CQI at the BLER target (the only AMC
+            // rule of an NR cell), on the slots' report timing.
+            Some(phy) => cellshare_channel::LinkAdaptation {
+                cqi_thresholds: phy.radio(r.bler_target).cqi_thresholds,
+                cqi_period_tti: r.cqi_period_tti,
+                cqi_delay_tti: r.cqi_delay_tti,
+            },
+        };
+        let nr_table = self.nr.map(|p| p.tbs.mcs_table());
         let mut any = false;
         for (i, u) in self.ues.iter_mut().enumerate() {
             if let Channel::Radio(ch) = &mut u.channel {
                 ch.set_link_adaptation(&la);
-                u.link = Some(Box::new(UeLink::new(r, self.slot, stream_rng(seed, "harq", i as u64))));
+                u.link = Some(Box::new(UeLink::new(r, self.slot, nr_table, stream_rng(seed, "harq", i as u64))));
                 (u.quality_from, u.quality_until) = (1, 0);
                 any = true;
             }
@@ -658,7 +684,7 @@ impl Cell {
             let air = tti + pipeline;
             let sinr = air_sinr(&mut u.channel, air);
             tb.transmissions += 1;
-            tb.mib_sum += error_model::mib(sinr, modulation_of(tb.mcs));
+            tb.mib_sum += link.copy_quality(tb.mcs, sinr);
             link.stats.retransmissions += 1;
             u.served_tti = tti;
             if track_sched {
@@ -752,17 +778,18 @@ fn send_block(
     if sent == 0 {
         return 0;
     }
-    let LinkQuality::Tbs { mcs: Some(mcs), layers } = *quality else {
-        unreachable!("a realistic UE with a grant has an MCS")
+    let (mcs, layers, tbs_bits) = match *quality {
+        LinkQuality::Tbs { mcs: Some(mcs), layers } => (mcs, layers, lte_tables::tbs_bits(lte_tables::mcs_to_itbs(mcs), n, layers)),
+        LinkQuality::Nr { mcs: Some(mcs), layers, tbs } => (mcs, layers, tbs.bits(mcs, n, layers)),
+        _ => unreachable!("a realistic UE with a grant has an MCS"),
     };
     link.next_seq += 1;
     link.rx.sent(seq);
     link.stats.transport_blocks += 1;
     let air = tti + cl.cfg.pipeline_delay_tti as u64;
     let sinr = air_sinr(channel, air);
-    let tbs_bits = lte_tables::tbs_bits(lte_tables::mcs_to_itbs(mcs), n, layers);
     let process = link.harq.free_process(tti).expect("pick() chose a UE with a free HARQ process");
-    let tb = link::first_copy(seq, mcs, layers, n, tbs_bits, sinr);
+    let tb = TransportBlock { seq, mcs, layers, n_prb: n, tbs_bits, transmissions: 1, mib_sum: link.copy_quality(mcs, sinr) };
     match link.transmit(process, tti, air, sinr, tb, cl.cfg.control_errors, &mut cl.lost) {
         Outcome::Retransmit { due } => cl.retx.push_back((due, ue, process as u8)),
         Outcome::Decoded | Outcome::Lost => cl.arrivals.push_back((air, ue)),

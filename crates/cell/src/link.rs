@@ -39,6 +39,7 @@
 use std::collections::VecDeque;
 
 use cellshare_channel::error_model::{self, modulation_of};
+use cellshare_channel::nr::{self, McsTable};
 use cellshare_channel::{AmcRule, LinkAdaptation};
 use cellshare_core::{PacketId, Slot, StreamRng};
 use rand::Rng;
@@ -254,6 +255,8 @@ impl LinkStats {
 /// The realistic link's state for one radio UE.
 #[derive(Clone, Debug)]
 pub(crate) struct UeLink {
+    /// On an NR cell, the MCS table whose error model judges the blocks.
+    nr: Option<McsTable>,
     pub harq: HarqEntity,
     pub rx: UmReceiver,
     rng: StreamRng,
@@ -265,8 +268,10 @@ pub(crate) struct UeLink {
 impl UeLink {
     /// The link of a UE in a cell scheduling every `slot`: t-Reordering is a time (TS 36.322
     /// / 38.322 give it in ms), so it counts `t_reordering_ms` ms of slots.
-    pub fn new(cfg: &LinkConfig, slot: Slot, rng: StreamRng) -> Self {
+    /// `nr` is an NR cell's MCS table (`None`: LTE).
+    pub fn new(cfg: &LinkConfig, slot: Slot, nr: Option<McsTable>, rng: StreamRng) -> Self {
         Self {
+            nr,
             harq: HarqEntity::new(cfg.harq_processes, cfg.harq_rtt_tti, cfg.max_retransmissions),
             rx: UmReceiver::new(slot.of_ms(cfg.t_reordering_ms as u64)),
             rng,
@@ -300,7 +305,10 @@ impl UeLink {
         // depend on them.
         let (u_control, u_data): (f64, f64) = (self.rng.gen(), self.rng.gen());
         let noticed = !(control_errors && u_control < error_model::pdcch_bler(sinr));
-        let bler = error_model::tb_bler(tb.mcs, tb.tbs_bits, tb.mib_sum / tb.transmissions as f64, tb.transmissions);
+        let bler = match self.nr {
+            None => error_model::tb_bler(tb.mcs, tb.tbs_bits, tb.mib_sum / tb.transmissions as f64, tb.transmissions),
+            Some(t) => nr::tb_bler(t, tb.mcs, tb.tbs_bits, tb.mib_sum / tb.transmissions as f64, tb.transmissions),
+        };
         let decoded = noticed && u_data >= bler;
         if !decoded {
             self.stats.block_errors += 1;
@@ -321,9 +329,19 @@ impl UeLink {
     }
 }
 
-/// A block's first copy, ready to send: its MIB at `sinr` for MCS `mcs`.
-pub(crate) fn first_copy(seq: u64, mcs: u8, layers: u8, n_prb: u32, tbs_bits: u32, sinr: f64) -> TransportBlock {
-    TransportBlock { seq, mcs, layers, n_prb, tbs_bits, transmissions: 1, mib_sum: error_model::mib(sinr, modulation_of(mcs)) }
+impl UeLink {
+    /// What one copy of a block of MCS `mcs` received at linear SINR `sinr` adds to its
+    /// [`TransportBlock::mib_sum`]: on LTE its mutual information per bit (chase combining
+    /// sums them); on NR its SINR, the copies' mean SINR being what the NR error model
+    /// ([`cellshare_channel::nr::tb_bler`], incremental redundancy over `transmissions`
+    /// copies) judges.
+    #[inline]
+    pub fn copy_quality(&self, mcs: u8, sinr: f64) -> f64 {
+        match self.nr {
+            None => error_model::mib(sinr, modulation_of(mcs)),
+            Some(_) => sinr,
+        }
+    }
 }
 
 /// The cell-wide side of the realistic link: its parameters and the work due in later TTIs.

@@ -29,7 +29,7 @@ impl FixedChannel {
 
     /// Whether every slot offers the same whole number of bytes.
     pub fn is_constant(&self) -> bool {
-        self.rate_bps % (8000 << self.shift) == 0
+        self.rate_bps.is_multiple_of(8000 << self.shift)
     }
 
     /// Bytes offered in slot `tti` with every PRB.

@@ -26,6 +26,7 @@ pub mod fixed;
 pub mod interference;
 pub mod link_adaptation;
 pub mod lte_tables;
+pub mod nr_link;
 pub mod nr;
 pub mod radio;
 pub mod trace;
@@ -33,6 +34,7 @@ pub mod trace;
 pub use fixed::FixedChannel;
 pub use interference::{LinkBudget, LoadBoard};
 pub use link_adaptation::{AmcRule, LinkAdaptation};
+pub use nr_link::{NrRadio, NrTbsTable};
 pub use radio::{RadioChannel, RadioConfig};
 pub use trace::{MahimahiTrace, TraceChannel, TraceError};
 
@@ -61,6 +63,17 @@ pub enum LinkQuality {
         /// Number of spatial layers (1 or 2).
         layers: u8,
     },
+    /// Capacity follows TS 38.214's transport block size for MCS `mcs` of the NR carrier's
+    /// MCS table and `layers` layers (an NR cell's radio channel), read from the carrier's
+    /// table. `mcs = None` means CQI 0: out of range, nothing can be sent.
+    Nr {
+        /// The MCS (0..=28 of table 1, 0..=27 of table 2) or `None` when out of range.
+        mcs: Option<u8>,
+        /// Number of spatial layers (1–4).
+        layers: u8,
+        /// The carrier's transport block sizes.
+        tbs: &'static NrTbsTable,
+    },
 }
 
 impl LinkQuality {
@@ -77,6 +90,8 @@ impl LinkQuality {
             }
             LinkQuality::Tbs { mcs: Some(m), layers } => lte_tables::tbs_bits(lte_tables::mcs_to_itbs(m), n_prb, layers) / 8,
             LinkQuality::Tbs { mcs: None, .. } => 0,
+            LinkQuality::Nr { mcs: Some(m), layers, tbs } => tbs.bytes(m, n_prb, layers),
+            LinkQuality::Nr { mcs: None, .. } => 0,
         }
     }
 

@@ -74,6 +74,7 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use crate::interference::LinkBudget;
+use crate::nr_link::{NrRadio, NrTbsTable};
 use crate::{lte_tables, LinkAdaptation, LinkQuality};
 
 /// Speed of light in m/s.
@@ -186,8 +187,9 @@ pub struct RadioConfig {
     /// fading gain per UE. Default 3 km/h (pedestrian).
     #[serde(default = "default_speed_kmh")]
     pub speed_kmh: f64,
-    /// Spatial layers per transport block: 1, or 2 for 2×2 spatial multiplexing (both layers
-    /// see the wideband SINR; no rank adaptation). Default 1.
+    /// Spatial layers per transport block: 1, or 2 for 2×2 spatial multiplexing on an LTE
+    /// cell; 1 to 4 on an NR cell, at most the UE's capability `cell.nr.ue_max_layers` (every
+    /// layer sees the wideband SINR; no rank adaptation). Default 1.
     #[serde(default = "default_layers")]
     pub layers: u8,
     /// Constant interference power in dBm received over the whole band (spread evenly over the
@@ -280,7 +282,9 @@ impl RadioConfig {
         let tc = c.shadowing_decorrelation_s;
         check(tc > 0.0 && tc.is_finite(), "shadowing_decorrelation_s", tc, "a time in seconds > 0")?;
         check((0.0..=1000.0).contains(&c.speed_kmh), "speed_kmh", c.speed_kmh, "a speed in km/h in [0, 1000]")?;
-        check(c.layers == 1 || c.layers == 2, "layers", c.layers, "1 or 2")?;
+        // LTE's limit of 2 and an NR UE's capability are checked with the cell (the
+        // scenario's validation), which knows the RAT.
+        check((1..=4).contains(&c.layers), "layers", c.layers, "1 to 4 (1 or 2 on an LTE cell)")?;
         if let Some(i) = c.interference_dbm {
             check((-200.0..=80.0).contains(&i), "interference_dbm", i, "a power in dBm in [-200, 80]")?;
         }
@@ -392,6 +396,11 @@ pub struct RadioChannel {
     noise_figure_db: f64,
     /// The configured carrier, Hz (for Doppler changes of a moving UE).
     carrier_hz: f64,
+    /// On an NR carrier ([`set_nr`](Self::set_nr)): its TBS table and the MCS of each CQI.
+    nr_tbs: Option<&'static NrTbsTable>,
+    nr_mcs: [Option<u8>; 16],
+    /// Bandwidth of one PRB, Hz: 12 subcarriers of 15 kHz (LTE), of 15·2^μ kHz (NR).
+    prb_hz: f64,
 }
 
 /// Measurement TTIs per block of precomputed CQIs.
@@ -469,6 +478,9 @@ impl RadioChannel {
             ahead_tti: u64::MAX,
             budget: None,
             carrier_hz,
+            nr_tbs: None,
+            nr_mcs: [None; 16],
+            prb_hz: PRB_BANDWIDTH_HZ,
         }
     }
 
@@ -490,7 +502,7 @@ impl RadioChannel {
 
     /// Thermal noise per PRB of this channel's receiver, mW.
     pub fn noise_mw(&self) -> f64 {
-        db_to_linear(THERMAL_NOISE_DBM_PER_HZ + 10.0 * PRB_BANDWIDTH_HZ.log10()) * db_to_linear(self.noise_figure_db())
+        db_to_linear(THERMAL_NOISE_DBM_PER_HZ + 10.0 * self.prb_hz.log10()) * db_to_linear(self.noise_figure_db())
     }
 
     fn noise_figure_db(&self) -> f64 {
@@ -529,6 +541,30 @@ impl RadioChannel {
         self.ms_shift = slot.shift() as u8;
         self.cqi_block_start = u64::MAX;
         self.fading_block_start = u64::MAX;
+        self.ahead_tti = u64::MAX;
+    }
+
+    /// Puts the channel on an NR carrier: the CQI follows `nr`'s rule (TS 38.214 § 5.2.2.1,
+    /// until the cell's link adaptation replaces the thresholds), and the quality is the
+    /// [`LinkQuality::Nr`] of the MCS scheduled for the CQI. Call [`set_slot`](Self::set_slot)
+    /// for the carrier's numerology too.
+    ///
+    /// A PRB of the carrier spans `nr.prb_hz` (12 subcarriers of 15·2^μ kHz): the noise per
+    /// PRB grows by prb_hz / 180 kHz over LTE's while the signal per PRB stays P_tx / N_PRB,
+    /// so the SINR per PRB falls by that factor (the carrier's power is spread over a wider
+    /// band). Call once, on a channel built for the carrier's PRB count.
+    pub fn set_nr(&mut self, nr: &NrRadio) {
+        let wider = nr.prb_hz / self.prb_hz;
+        self.prb_hz = nr.prb_hz;
+        // The interference, spread over the PRBs like S, is unchanged per PRB; only the
+        // thermal part N grows to N·w: 1/SINR' = (N·w + I)/S = 1/SINR + (w − 1)·N/S.
+        let snr = db_to_linear(self.mean_snr_db);
+        self.base_sinr = 1.0 / (1.0 / self.base_sinr + (wider - 1.0) / snr);
+        self.mean_snr_db -= 10.0 * wider.log10();
+        self.cqi_thresholds = nr.cqi_thresholds;
+        self.nr_tbs = Some(nr.tbs);
+        self.nr_mcs = nr.cqi_to_mcs;
+        self.cqi_block_start = u64::MAX;
         self.ahead_tti = u64::MAX;
     }
 
@@ -610,7 +646,11 @@ impl RadioChannel {
         let (cqi, until_m) = if self.budget.is_some() { self.network_span(m, tti) } else { self.measured_span(m) };
         // Decisions t' use report m(t') ≤ until_m while t' − D < (⌊until_m/P⌋ + 1)·P.
         let until = (self.periods(until_m) + 1) * self.cqi_period + self.cqi_delay - 1;
-        (LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers }, until.max(tti))
+        let q = match self.nr_tbs {
+            None => LinkQuality::Tbs { mcs: lte_tables::cqi_to_mcs_table(cqi), layers: self.layers },
+            Some(tbs) => LinkQuality::Nr { mcs: self.nr_mcs[cqi as usize], layers: self.layers, tbs },
+        };
+        (q, until.max(tti))
     }
 
     /// ⌊x / P⌋, a shift when P is a power of two.

@@ -38,18 +38,22 @@ fn queue_for(cfg: &AqmConfig, bytes: u64, seed: u64, ue: u64, cell: u64) -> RlcQ
 /// cell for the same scenario. `traces` holds the parsed trace files keyed as written.
 pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<f64>>), ScenarioError> {
     let seed = sc.simulation.seed;
-    let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz)
-        .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", sc.cell.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"))?;
+    let n_prb = sc.cell.n_prb()?;
     let slot = sc.cell.slot();
     let mut cell = Cell::new(n_prb, sc.cell.scheduler);
     cell.set_slot(slot);
+    let nr = nr_radio(sc, n_prb);
+    if let Some((phy, _)) = &nr {
+        cell.set_nr(*phy);
+    }
+    let nr = nr.map(|(_, r)| r);
     let mut snrs = Vec::new();
     for (gi, g) in sc.ues.iter().enumerate() {
         let at = format!("ues[{gi}].channel");
         for _ in 0..g.count {
             let idx = snrs.len() as u64;
             let mut rng = stream_rng(seed, "ue-channel", idx);
-            let channel = g.channel.build(n_prb, slot, traces, &mut rng, &at)?;
+            let channel = g.channel.build(n_prb, slot, nr.as_ref(), traces, &mut rng, &at)?;
             let mean_snr_db = match &channel {
                 Channel::Radio(r) => Some(r.mean_snr_db()),
                 _ => None,
@@ -63,6 +67,16 @@ pub fn build_cell(sc: &Scenario, traces: &TraceSet) -> Result<(Cell, Vec<Option<
 }
 
 
+/// An NR cell's PHY for a carrier of `n_prb` PRBs and what its radio channels follow (CQI
+/// thresholds at TS 38.214's 0.1: the ideal link's rule, until the realistic link installs
+/// its target's); `None` on LTE.
+pub fn nr_radio(sc: &Scenario, n_prb: u32) -> Option<(cellshare_cell::nr::NrPhy, cellshare_channel::NrRadio)> {
+    sc.cell.is_nr().then(|| {
+        let phy = sc.cell.nr.phy(n_prb);
+        (phy, phy.radio(0.1))
+    })
+}
+
 /// Installs the cell-wide parts named by the scenario on `cell` (index `index` of its
 /// network; 0 for a lone cell): the radio link and the cell-level dropper.
 fn finish_cell(cell: &mut Cell, sc: &Scenario, index: u64) {
@@ -70,7 +84,7 @@ fn finish_cell(cell: &mut Cell, sc: &Scenario, index: u64) {
     // The first cell draws from the scenario's own streams; the others from streams salted
     // with their index.
     let salted = if index == 0 { seed } else { seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15) };
-    cell.set_link(&sc.cell.link, salted);
+    cell.set_link(&sc.cell.effective_link(), salted);
     if let Some((dropper, active_window)) = sc.cell.aqm.dropper(&CellSite { seed, cell: index, slot: sc.cell.slot() }) {
         cell.set_dropper(dropper, active_window);
     }
@@ -88,8 +102,7 @@ pub fn build_ran(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -
         return Ok((Ran::single(cell), snrs));
     };
     let seed = sc.simulation.seed;
-    let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz)
-        .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", sc.cell.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"))?;
+    let n_prb = sc.cell.n_prb()?;
     let sites = geometry::cells(net);
     let area = geometry::area(net);
     let n_cells = sites.len();

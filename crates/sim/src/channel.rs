@@ -1,7 +1,7 @@
 //! A UE's channel as the scenario describes it (`ues[i].channel`, `ues[i].uplink.channel`):
 //! its configuration, validation and construction.
 
-use cellshare_channel::{Channel, FixedChannel, RadioChannel, RadioConfig, TraceChannel};
+use cellshare_channel::{Channel, FixedChannel, NrRadio, RadioChannel, RadioConfig, TraceChannel};
 use cellshare_core::{ScenarioError, Slot, StreamRng};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -58,8 +58,17 @@ impl Default for ChannelConfig {
 impl ChannelConfig {
     /// The channel of one UE in a cell of `n_prb` PRBs scheduling every `slot`: a trace from
     /// `traces` (its random offset, when asked for, and a radio channel's draws come from
-    /// `rng`). `at` is the channel's key path, for the error of a trace that was not loaded.
-    pub fn build(&self, n_prb: u32, slot: Slot, traces: &TraceSet, rng: &mut StreamRng, at: &str) -> Result<Channel, ScenarioError> {
+    /// `rng`); on an NR carrier a radio channel follows `nr`. `at` is the channel's key path,
+    /// for the error of a trace that was not loaded.
+    pub fn build(
+        &self,
+        n_prb: u32,
+        slot: Slot,
+        nr: Option<&NrRadio>,
+        traces: &TraceSet,
+        rng: &mut StreamRng,
+        at: &str,
+    ) -> Result<Channel, ScenarioError> {
         Ok(match self {
             ChannelConfig::Fixed { rate_mbps } => Channel::Fixed(FixedChannel::with_slot((rate_mbps * 1e6).round() as u64, slot)),
             ChannelConfig::Trace { file, offset_ms, random_offset } => {
@@ -73,6 +82,9 @@ impl ChannelConfig {
             ChannelConfig::Radio(r) => {
                 let mut c = RadioChannel::new(r, n_prb, rng);
                 c.set_slot(slot);
+                if let Some(nr) = nr {
+                    c.set_nr(nr);
+                }
                 Channel::Radio(Box::new(c))
             }
         })

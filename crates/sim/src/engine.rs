@@ -100,6 +100,9 @@ pub struct Simulation {
     pub(crate) end: Nanos,
     /// The scheduling period (fixed for the run).
     pub(crate) slot: Slot,
+    /// An NR cell's TDD pattern: the cell schedules only in its downlink slots, the uplinks
+    /// send only in its uplink slots.
+    pub(crate) tdd: Option<cellshare_cell::nr::TddPattern>,
     tti: u64,
     seq: u64,
     heap: EventQueue<Ev>,
@@ -203,7 +206,9 @@ impl Simulation {
                 Access::Fifo(_) => (false, u64::MAX),
             };
             if backlog || tick <= self.tti {
-                self.run_tti();
+                if self.tdd.is_none_or(|p| p.is_downlink(self.tti)) {
+                    self.run_tti();
+                }
                 self.tti += 1;
             } else {
                 // Nothing to schedule: jump to the TTI at or after the next event, or to the

@@ -61,3 +61,6 @@ mod datagram_tests;
 
 #[cfg(test)]
 mod qdisc_example_tests;
+
+#[cfg(test)]
+mod nr_tests;

@@ -65,7 +65,7 @@ pub fn capacity_bytes_per_s(
         return Err(ScenarioError::new("workload.ues", "UEs out of range of the cell", "at least one UE the cell can serve"));
     }
     let mean_cost = costs.iter().sum::<f64>() / costs.len() as f64;
-    let air_per_s = sc.cell.slot().per_second() as f64 / mean_cost;
+    let air_per_s = sc.cell.slot().per_second() as f64 * sc.cell.downlink_share() / mean_cost;
     // A workload's transport is tcp or cbr (validated); `payload_share` covers every kind.
     Ok(air_per_s * transport.payload_share())
 }

@@ -12,7 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use cellshare_cell::{LinkConfig, SchedulerConfig};
+use cellshare_cell::nr::{NrConfig, Rat};
+use cellshare_cell::{LinkConfig, LinkKind, SchedulerConfig};
 use cellshare_core::TrafficClass;
 use cellshare_ran::{MobilityConfig, NetworkConfig};
 
@@ -147,8 +148,14 @@ impl Default for SimulationConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CellConfig {
-    /// Channel bandwidth in MHz: 1.4, 3, 5, 10, 15 or 20 (6, 15, 25, 50, 75 or 100 PRBs).
-    /// Default 10 (50 PRBs), as in the papers.
+    /// The radio access technology: `"lte"` (1 ms TTIs, TS 36.213) or `"nr"` (5G NR slots
+    /// of 1/2^μ ms, TS 38.214, configured by `[cell.nr]`; docs/nr.md). On NR every "TTI" of
+    /// the other keys and of the outputs is a slot. Default `"lte"`.
+    pub rat: Rat,
+    /// Channel bandwidth in MHz. LTE: 1.4, 3, 5, 10, 15 or 20 (6, 15, 25, 50, 75 or 100
+    /// PRBs). NR: a carrier of TS 38.101-1/-2 Table 5.3.2-1 for the numerology and frequency
+    /// range of `[cell.nr]` (5 to 100 MHz in FR1, 50 to 400 MHz in FR2; e.g. 100 MHz at
+    /// 30 kHz is 273 PRBs). Default 10 (50 PRBs), as in the papers.
     pub bandwidth_mhz: f64,
     /// The MAC scheduler.
     pub scheduler: SchedulerConfig,
@@ -164,12 +171,66 @@ pub struct CellConfig {
     /// `PiroEW2010` rule: cellshare before block errors were modelled). Fixed and trace
     /// channels are delivery processes of their own and ignore it. See docs/radio-link.md.
     pub link: LinkConfig,
+    /// The NR carrier (read when `rat = "nr"`): numerology, frequency range, MCS/CQI tables,
+    /// PDSCH resources, the UE's layers, HARQ processes and K1, TDD pattern.
+    pub nr: NrConfig,
 }
 
 impl CellConfig {
-    /// The scheduling period: LTE's 1 ms TTI.
+    /// The scheduling period: LTE's 1 ms TTI, or the NR numerology's slot.
     pub fn slot(&self) -> cellshare_core::Slot {
-        cellshare_core::Slot::LTE
+        match self.rat {
+            Rat::Lte => cellshare_core::Slot::LTE,
+            Rat::Nr => self.nr.slot(),
+        }
+    }
+
+    /// Whether the cell is an NR cell.
+    pub fn is_nr(&self) -> bool {
+        self.rat == Rat::Nr
+    }
+
+    /// The PRBs of the carrier, or the error naming `cell.bandwidth_mhz` and the bandwidths
+    /// allowed.
+    pub fn n_prb(&self) -> Result<u32, ScenarioError> {
+        match self.rat {
+            Rat::Lte => cellshare_channel::prbs_for_bandwidth(self.bandwidth_mhz)
+                .ok_or_else(|| ScenarioError::new("cell.bandwidth_mhz", self.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)")),
+            Rat::Nr => self.nr.n_prb(self.bandwidth_mhz).map_err(|(_, v, e)| ScenarioError::new("cell.bandwidth_mhz", v, e)),
+        }
+    }
+
+    /// The TDD pattern of an NR cell, if any.
+    pub fn tdd(&self) -> Option<cellshare_cell::nr::TddPattern> {
+        if self.is_nr() {
+            self.nr.tdd()
+        } else {
+            None
+        }
+    }
+
+    /// The radio link the cell runs: `link`, on NR with its HARQ processes and round trip
+    /// from `[cell.nr]` (`harq_processes`; `pipeline_delay_tti` + `k1_slots` + 1).
+    pub fn effective_link(&self) -> LinkConfig {
+        match self.rat {
+            Rat::Lte => self.link.clone(),
+            Rat::Nr => LinkConfig {
+                harq_processes: self.nr.harq_processes,
+                harq_rtt_tti: self.link.pipeline_delay_tti + self.nr.k1_slots + 1,
+                ..self.link.clone()
+            },
+        }
+    }
+
+    /// The downlink PRBs offered per second: every slot's on FDD, the `D` and `S` slots' on
+    /// TDD.
+    pub fn downlink_share(&self) -> f64 {
+        self.tdd().map_or(1.0, |p| p.downlink_share())
+    }
+
+    /// Whether the realistic link is on (for the UEs on radio channels).
+    pub fn realistic(&self) -> bool {
+        self.link.kind == LinkKind::Realistic
     }
 }
 
@@ -181,6 +242,8 @@ impl Default for CellConfig {
             rlc_queue_bytes: 512 * 1024,
             aqm: AqmConfig::default(),
             link: LinkConfig::default(),
+            rat: Rat::default(),
+            nr: NrConfig::default(),
         }
     }
 }

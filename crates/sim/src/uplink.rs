@@ -28,7 +28,7 @@
 
 use std::collections::VecDeque;
 
-use cellshare_channel::Channel;
+use cellshare_channel::{Channel, NrRadio};
 use cellshare_core::{stream_rng, Nanos, PacketArena, PacketId, PacketKind, ScenarioError, Slot};
 use serde::{Deserialize, Serialize};
 
@@ -151,10 +151,21 @@ pub(crate) struct UeUplink {
 
 impl UeUplink {
     /// Builds UE `idx`'s uplink; its channel draws from stream `("ue-uplink-channel", idx)`.
-    /// `slot` is the cell's scheduling period, which the uplink shares.
-    pub fn new(cfg: &UplinkConfig, n_prb: u32, slot: Slot, traces: &TraceSet, seed: u64, idx: u64, at: &str) -> Result<Self, ScenarioError> {
+    /// `slot` is the cell's scheduling period, which the uplink shares; on an NR carrier a
+    /// radio uplink channel follows `nr` (the downlink's tables: the uplink is not an NR
+    /// PUSCH model, see docs/nr.md).
+    pub fn new(
+        cfg: &UplinkConfig,
+        n_prb: u32,
+        slot: Slot,
+        nr: Option<&NrRadio>,
+        traces: &TraceSet,
+        seed: u64,
+        idx: u64,
+        at: &str,
+    ) -> Result<Self, ScenarioError> {
         let mut rng = stream_rng(seed, "ue-uplink-channel", idx);
-        let channel = cfg.channel.build(n_prb, slot, traces, &mut rng, &format!("{at}.channel"))?;
+        let channel = cfg.channel.build(n_prb, slot, nr, traces, &mut rng, &format!("{at}.channel"))?;
         Ok(Self {
             channel,
             n_prb,
@@ -238,7 +249,7 @@ mod tests {
 
     fn uplink(qdisc: QdiscConfig, rate_mbps: f64) -> UeUplink {
         let cfg = UplinkConfig { channel: ChannelConfig::Fixed { rate_mbps }, queue_bytes: 4500, qdisc };
-        UeUplink::new(&cfg, 50, Slot::LTE, &TraceSet::new(), 1, 0, "ues[0].uplink").unwrap()
+        UeUplink::new(&cfg, 50, Slot::LTE, None, &TraceSet::new(), 1, 0, "ues[0].uplink").unwrap()
     }
 
     #[test]

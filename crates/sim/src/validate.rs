@@ -239,9 +239,24 @@ impl Scenario {
             ));
         }
         let c = &self.cell;
-        if cellshare_channel::prbs_for_bandwidth(c.bandwidth_mhz).is_none() {
-            return Err(ScenarioError::new("cell.bandwidth_mhz", c.bandwidth_mhz, "one of 1.4, 3, 5, 10, 15, 20 (MHz)"));
+        if c.is_nr() {
+            c.nr.validate().map_err(|(k, v, e)| ScenarioError::new(format!("cell.nr.{k}"), v, e))?;
+            if c.link.amc != cellshare_channel::AmcRule::BlerTarget {
+                return Err(ScenarioError::new(
+                    "cell.link.amc",
+                    "\"piro_ew2010\" on an NR cell",
+                    "\"bler_target\": an NR UE reports TS 38.214's CQI, the highest meeting cell.link.bler_target",
+                ));
+            }
+            if self.network.is_some() {
+                return Err(ScenarioError::new(
+                    "cell.rat",
+                    "\"nr\" with [network]",
+                    "\"lte\" with [network]: the several-cell layer runs LTE cells only",
+                ));
+            }
         }
+        c.n_prb()?;
         if !(c.scheduler.time_constant_tti >= 1.0 && c.scheduler.time_constant_tti.is_finite()) {
             return Err(ScenarioError::new("cell.scheduler.time_constant_tti", c.scheduler.time_constant_tti, "a number of TTIs >= 1"));
         }
@@ -297,8 +312,10 @@ impl Scenario {
             }
             if let Some(net) = &self.network {
                 validate_network_ue(i, g, net)?;
+                check_layers(&format!("ues[{i}].channel"), &g.channel, c)?;
                 if let Some(u) = &g.uplink {
                     u.validate(&format!("ues[{i}].uplink"))?;
+                    check_layers(&format!("ues[{i}].uplink.channel"), &u.channel, c)?;
                 }
                 continue;
             }
@@ -310,8 +327,10 @@ impl Scenario {
                 ));
             }
             validate_channel(&format!("ues[{i}].channel"), &g.channel)?;
+            check_layers(&format!("ues[{i}].channel"), &g.channel, c)?;
             if let Some(u) = &g.uplink {
                 u.validate(&format!("ues[{i}].uplink"))?;
+                check_layers(&format!("ues[{i}].uplink.channel"), &u.channel, c)?;
             }
         }
         limits.check(self)?;
@@ -445,6 +464,21 @@ impl Scenario {
         Ok(())
     }
 
+}
+
+/// A radio channel's `layers` (at `at`) against the cell: 1 or 2 on LTE, at most the UE's
+/// capability `cell.nr.ue_max_layers` on NR.
+fn check_layers(at: &str, channel: &ChannelConfig, cell: &crate::scenario::CellConfig) -> Result<(), ScenarioError> {
+    let ChannelConfig::Radio(r) = channel else { return Ok(()) };
+    let (max, expected) = if cell.is_nr() {
+        (cell.nr.ue_max_layers, format!("1 to {} (the UE's capability, cell.nr.ue_max_layers)", cell.nr.ue_max_layers))
+    } else {
+        (2, "1 or 2 on an LTE cell".to_string())
+    };
+    if r.layers > max {
+        return Err(ScenarioError::new(format!("{at}.layers"), r.layers, expected));
+    }
+    Ok(())
 }
 
 /// Checks UE group `i` of a network: a radio channel without a distance (the mobility places

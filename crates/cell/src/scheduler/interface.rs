@@ -314,7 +314,7 @@ fn prbs_needed(q: &LinkQuality, pending: u64, prbs_left: u32, n_prb: u32) -> u32
             }
             n
         }
-        LinkQuality::Tbs { .. } => {
+        LinkQuality::Tbs { .. } | LinkQuality::Nr { .. } => {
             // binary search: TBS is non-decreasing in the PRB count
             let (mut lo, mut hi) = (1u32, prbs_left);
             while lo < hi {

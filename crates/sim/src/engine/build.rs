@@ -64,7 +64,8 @@ impl Simulation {
         let sc = scenario.into_scenario();
         let seed = sc.simulation.seed;
         let end = from_secs_f64(sc.simulation.duration_s);
-        let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
+        let n_prb = sc.cell.n_prb().expect("validated");
+        let nr = crate::assembly::nr_radio(&sc, n_prb).map(|(_, r)| r);
         let (ran, snrs) = build_ran(&sc, traces, positions)?;
         let ues: Vec<flows::UeRt> = snrs
             .into_iter()
@@ -83,6 +84,7 @@ impl Simulation {
             now: 0,
             end,
             slot: sc.cell.slot(),
+            tdd: sc.cell.tdd(),
             tti: 0,
             seq: 0,
             heap: EventQueue::new(),
@@ -118,7 +120,7 @@ impl Simulation {
         for (gi, g) in sc.ues.iter().enumerate() {
             for _ in 0..g.count {
                 let up = match &g.uplink {
-                    Some(u) => Some(UeUplink::new(u, n_prb, sc.cell.slot(), traces, seed, ue, &format!("ues[{gi}].uplink"))?),
+                    Some(u) => Some(UeUplink::new(u, n_prb, sc.cell.slot(), nr.as_ref(), traces, seed, ue, &format!("ues[{gi}].uplink"))?),
                     None => None,
                 };
                 sim.uplinks.push(up);
@@ -218,13 +220,14 @@ impl Simulation {
     /// its check of the controllers written outside the transport crate, in the same order.
     pub fn check_inputs(scenario: &ValidScenario, traces: &TraceSet, positions: &PositionTraces) -> Result<(), ScenarioError> {
         let sc = scenario.scenario();
-        let n_prb = cellshare_channel::prbs_for_bandwidth(sc.cell.bandwidth_mhz).expect("validated");
+        let n_prb = sc.cell.n_prb().expect("validated");
+        let nr = crate::assembly::nr_radio(sc, n_prb).map(|(_, r)| r);
         drop(build_ran(sc, traces, positions)?);
         let mut ue = 0u64;
         for (gi, g) in sc.ues.iter().enumerate() {
             for _ in 0..g.count {
                 if let Some(u) = &g.uplink {
-                    UeUplink::new(u, n_prb, sc.cell.slot(), traces, sc.simulation.seed, ue, &format!("ues[{gi}].uplink"))?;
+                    UeUplink::new(u, n_prb, sc.cell.slot(), nr.as_ref(), traces, sc.simulation.seed, ue, &format!("ues[{gi}].uplink"))?;
                 }
                 ue += 1;
             }

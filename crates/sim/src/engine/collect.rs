@@ -23,8 +23,9 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
     let lte = sim.scenario.shared_fifo.is_none();
     let total_prbs: u64 = sim.prbs.bins().iter().sum();
     let n_cells = sim.ran().map_or(1, |r| r.n_cells());
-    // PRBs a cell offers per second: n_prb in every TTI (slot) of the second.
-    let slots_per_s = sim.slot.per_second() as f64;
+    // PRBs a cell offers per second: n_prb in every TTI (slot) of the second that carries
+    // downlink (every one but on TDD).
+    let slots_per_s = sim.slot.per_second() as f64 * sim.scenario.cell.downlink_share();
     let prb_per_sec = sim.n_prb as f64 * slots_per_s * n_cells as f64;
     let offered = Offered::of(sim);
     let mut flows: Vec<FlowResult> = sim

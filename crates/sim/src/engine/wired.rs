@@ -201,10 +201,18 @@ impl Simulation {
         }
         if !up.active {
             up.active = true;
-            // Served from the next TTI (slot) boundary on.
+            // Served from the next TTI (slot) boundary on (the next uplink slot on TDD).
             let slot = self.slot;
-            self.push(slot.start(slot.index_floor(now) + 1), Ev::UplinkTti(ue as u32));
+            let next = self.uplink_slot_from(slot.index_floor(now) + 1);
+            self.push(slot.start(next), Ev::UplinkTti(ue as u32));
         }
+    }
+
+    /// The first slot at or after `slot` in which the UEs' uplinks send: `slot` itself, or on
+    /// TDD the next uplink slot.
+    #[inline]
+    fn uplink_slot_from(&self, slot: u64) -> u64 {
+        self.tdd.map_or(slot, |p| p.next_uplink(slot))
     }
 
     /// UE `ue`'s uplink serves one TTI; packets completed in it leave at its end and reach
@@ -230,7 +238,8 @@ impl Simulation {
             self.push(at, ev);
         }
         if more {
-            self.push(now + slot.ns(), Ev::UplinkTti(ue));
+            let next = self.uplink_slot_from(slot.index_floor(now) + 1);
+            self.push(slot.start(next), Ev::UplinkTti(ue));
         }
     }
 
