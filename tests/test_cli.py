@@ -67,6 +67,10 @@ BAD = {
     "bler target": ("[cell]\nlink = { kind = \"realistic\", bler_target = 0.6 }\n[[ues]]\n", "cell.link.bler_target"),
     "no harq process": ("[cell]\nlink = { kind = \"realistic\", harq_processes = 0 }\n[[ues]]\n", "cell.link.harq_processes"),
     "negative delay": ("[cell]\nlink = { kind = \"realistic\", pipeline_delay_tti = -1 }\n[[ues]]\n", "cell.link.pipeline_delay_tti"),
+    # The NR cell's other bad inputs (numerology/bandwidth pairs, layers above the UE's
+    # capability) are crates/sim/src/nr_tests.rs's; one takes the CLI's path here.
+    "tdd without downlink": ("[cell]\nrat = \"nr\"\nbandwidth_mhz = 100\n[cell.nr]\ntdd_pattern = \"SUU\"\n[[ues]]\n",
+                             "cell.nr.tdd_pattern"),
     "not toml": ("[simulation\n", "line 1"),
 }
 
@@ -123,6 +127,17 @@ def test_bench_json_prints_only_speed_and_memory(run_cli):
     # The realistic link's speed, the ideal link's measured beside it, and memory.
     assert set(d) == {"sim_speed", "ideal_sim_speed", "peak_rss_mb"}
     assert d["sim_speed"] > 0 and d["ideal_sim_speed"] > 0 and d["peak_rss_mb"] > 0
+
+
+def test_bench_nr_reports_the_cost_per_packet_beside_lte(run_cli):
+    p = run_cli("bench", "--nr", "--json", "--duration", "0.5", "--repeat", "1")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    # The NR carrier (273 PRBs) carries several times the LTE cell's packets.
+    assert d["nr"]["packets"] > 3 * d["lte"]["packets"] > 0, d
+    for k in ("nr", "lte"):
+        assert d[k]["wall_us_per_packet"] > 0 and d[k]["cpu_us_per_packet"] > 0, d
+    assert d["ratio_wall"] == d["nr"]["wall_us_per_packet"] / d["lte"]["wall_us_per_packet"]
 
 
 def test_scenario_reference_is_current(run_cli):

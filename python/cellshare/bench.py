@@ -105,6 +105,42 @@ def run_network_bench(duration: float = 60.0, repeat: int = 3) -> dict:
     return out
 
 
+#: The NR variant of the single-cell benchmark (`cellshare bench --nr`): the same 100 UEs and
+#: saturated TCP on a 100 MHz NR carrier at numerology 1 (273 PRBs, 0.5 ms slots).
+NR_EDITS = (("bandwidth_mhz = 10", 'rat = "nr"\nbandwidth_mhz = 100'), ("[[ues]]", "[cell.nr]\nnumerology = 1\n\n[[ues]]"))
+#: Bytes of one of the benchmark's TCP segments on the air (MSS 1448 + 52 bytes of headers).
+SEGMENT_BYTES = 1500
+
+
+def _per_packet(r: dict) -> dict:
+    """Wall and CPU microseconds per delivered segment of a run (its bytes over the air / 1500)."""
+    packets = r["delivered_mbps"] * 1e6 / 8 * (r["wall_s"] * r["sim_speed"]) / SEGMENT_BYTES
+    cpu_s = r["wall_s"] * r["sim_speed"] / r["sim_speed_cpu"]
+    return {"packets": packets, "wall_us_per_packet": r["wall_s"] / packets * 1e6, "cpu_us_per_packet": cpu_s / packets * 1e6}
+
+
+def run_nr_bench(duration: float = 10.0, repeat: int = 3) -> dict:
+    """The NR benchmark (:data:`NR_EDITS`) and the LTE benchmark, `repeat` times each,
+    interleaved in one session: NR carries tens of times more packets per second, so the
+    measure is the cost per delivered packet (wall and CPU time; the medians), and its ratio
+    NR / LTE."""
+    nr, lte = [], []
+    for _ in range(repeat):
+        nr.append(_once(duration, "realistic", BENCH, NR_EDITS))
+        lte.append(_once(duration, "realistic", BENCH))
+    out = {}
+    for name, runs in (("nr", nr), ("lte", lte)):
+        costs = [_per_packet(r) for r in runs]
+        out[name] = {"sim_speed": _median([r["sim_speed"] for r in runs]), "delivered_mbps": runs[0]["delivered_mbps"],
+                     "events": runs[0]["events"], "packets": costs[0]["packets"],
+                     "wall_us_per_packet": _median([c["wall_us_per_packet"] for c in costs]),
+                     "cpu_us_per_packet": _median([c["cpu_us_per_packet"] for c in costs]),
+                     "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+    out["ratio_wall"] = out["nr"]["wall_us_per_packet"] / out["lte"]["wall_us_per_packet"]
+    out["ratio_cpu"] = out["nr"]["cpu_us_per_packet"] / out["lte"]["cpu_us_per_packet"]
+    return out
+
+
 #: The transport line of bench.toml, and what replaces it for each transport of the
 #: transports benchmark (CUBIC is the reference the others are divided by).
 _CUBIC = 'transport = { kind = "tcp", cc = { kind = "cubic" } }'

@@ -200,12 +200,30 @@ def bench_cmd(
     network: bool = typer.Option(False, "--network",
                                  help="The network benchmark instead: 7 cells x 30 moving UEs with saturated TCP, "
                                       "interference and handover (target: 100x real time)."),
+    nr: bool = typer.Option(False, "--nr",
+                            help="The NR benchmark beside the LTE one: the same 100 UEs with saturated TCP on a 100 MHz "
+                                 "NR carrier at numerology 1; reports the cost per delivered packet of each and NR / LTE "
+                                 "(target: at most 1.25)."),
 ) -> None:
     """Run the fixed 100-UE benchmark on the realistic radio link, side by side with the ideal
     link; report simulated seconds per wall second (median of --repeat runs each) and peak
     memory. With --network, the 7-cell benchmark."""
-    from .bench import run_bench, run_network_bench
+    from .bench import run_bench, run_network_bench, run_nr_bench
 
+    if nr:
+        r = run_nr_bench(duration, repeat)
+        if as_json:
+            sys.stdout.write(json.dumps(r) + "\n")
+        else:
+            for name, label in (("nr", "NR 100 MHz, mu = 1"), ("lte", "LTE 10 MHz")):
+                x = r[name]
+                out_console.print(f"{label}: {x['sim_speed']:.0f}x real time, {x['delivered_mbps']:.1f} Mbps, "
+                                  f"{x['packets']:,.0f} packets, {x['wall_us_per_packet']:.2f} us wall and "
+                                  f"{x['cpu_us_per_packet']:.2f} us CPU per packet, peak RSS {x['peak_rss_mb']:.0f} MB",
+                                  highlight=False)
+            out_console.print(f"NR / LTE per packet: [bold]{r['ratio_wall']:.2f}[/] wall, {r['ratio_cpu']:.2f} CPU",
+                              highlight=False)
+        return
     if network:
         r = run_network_bench(duration, repeat)
         if as_json:

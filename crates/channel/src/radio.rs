@@ -1384,7 +1384,7 @@ mod tests {
             (RadioConfig { shadowing_decorrelation_s: 0.0, ..ok.clone() }, "shadowing_decorrelation_s"),
             (RadioConfig { speed_kmh: -3.0, ..ok.clone() }, "speed_kmh"),
             (RadioConfig { layers: 0, ..ok.clone() }, "layers"),
-            (RadioConfig { layers: 4, ..ok.clone() }, "layers"),
+            (RadioConfig { layers: 5, ..ok.clone() }, "layers"),
             (RadioConfig { interference_dbm: Some(f64::NAN), ..ok.clone() }, "interference_dbm"),
         ];
         assert_eq!(ok.validate(), Ok(()));

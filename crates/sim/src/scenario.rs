@@ -39,7 +39,7 @@ pub struct Scenario {
     /// Duration and seed.
     #[serde(default)]
     pub simulation: SimulationConfig,
-    /// The LTE cell (ignored when `shared_fifo` is given).
+    /// The cell: LTE, or 5G NR with `rat = "nr"` (ignored when `shared_fifo` is given).
     #[serde(default)]
     pub cell: CellConfig,
     /// Wired path between the servers and the base station, and the ACK return path.
@@ -144,7 +144,7 @@ impl Default for SimulationConfig {
     }
 }
 
-/// `[cell]`: the base station's downlink.
+/// `[cell]`: the base station's downlink (an LTE eNB, or an NR gNB with `rat = "nr"`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CellConfig {
