@@ -123,6 +123,10 @@ impl EmuScenario {
                 return Err(ScenarioError::new(format!("emulator.commands[{i}].start_s"), c.start_s, "a time in seconds >= 0"));
             }
         }
+        // The emulator's loop runs 1 ms LTE TTIs; an NR cell's slots are simulator-only.
+        if self.scenario.cell.is_nr() {
+            return Err(ScenarioError::new("cell.rat", "\"nr\"", "\"lte\" in the emulator (its loop runs 1 ms TTIs; NR cells are simulator-only)"));
+        }
         // The modelled uplink, uploads and interactive apps are simulator-only: the emulator's
         // UEs send over their real namespaces' return path.
         if let Some(i) = self.scenario.ues.iter().position(|g| g.uplink.is_some()) {
@@ -277,6 +281,12 @@ mod tests {
     fn rejects_a_generated_workload() {
         let e = EmuScenario::from_toml_str(&format!("{BASE}[workload]\narrivals = {{ kind = \"poisson\", load = 0.3 }}\n")).unwrap_err();
         assert!(e.to_string().contains("workload"), "{e}");
+    }
+
+    #[test]
+    fn rejects_an_nr_cell() {
+        let e = EmuScenario::from_toml_str(&format!("[cell]\nrat = \"nr\"\nbandwidth_mhz = 100\n{BASE}")).unwrap_err();
+        assert_eq!(e.path, "cell.rat");
     }
 
     #[test]
