@@ -111,26 +111,28 @@ pub struct LinkConfig {
     /// § 7.2.3; ns-3's `LteAmc`).
     #[serde(default = "default_bler_target")]
     pub bler_target: f64,
-    /// TTIs between two CQI measurements, 1 to 1000. Default 2 (ns-3's UE reports when more
-    /// than `LteUePhy::DownlinkCqiPeriodicity` = 1 ms has passed: every 2 TTIs).
+    /// TTIs (slots on NR) between two CQI measurements, 1 to 1000. Default 2 (ns-3's UE
+    /// reports when more than `LteUePhy::DownlinkCqiPeriodicity` = 1 ms has passed: every 2
+    /// TTIs).
     #[serde(default = "default_cqi_period")]
     pub cqi_period_tti: u32,
-    /// TTIs from a CQI measurement to the first scheduling decision that uses it, 0 to 1000.
-    /// Default 5 (ns-3: `UL_PUSCH_TTIS_DELAY` = 4 TTIs in the UE's control queue, one to
-    /// reach the scheduler).
+    /// TTIs (slots on NR) from a CQI measurement to the first scheduling decision that uses
+    /// it, 0 to 1000. Default 5 (ns-3: `UL_PUSCH_TTIS_DELAY` = 4 TTIs in the UE's control
+    /// queue, one to reach the scheduler).
     #[serde(default = "default_cqi_delay")]
     pub cqi_delay_tti: u32,
-    /// TTIs from the scheduling decision to the block on air, 0 to 1000; the block's packets
-    /// reach the UE at the end of that TTI. Default 2 (ns-3's
+    /// TTIs (slots on NR) from the scheduling decision to the block on air, 0 to 1000; the
+    /// block's packets reach the UE at the end of that TTI. Default 2 (ns-3's
     /// `LteEnbPhy::MacToChannelDelay`).
     #[serde(default = "default_pipeline_delay")]
     pub pipeline_delay_tti: u32,
     /// HARQ processes per UE, 1 to 16. Default 8 (FDD, TS 36.213 § 7; ns-3's
-    /// `HARQ_PROC_NUM`).
+    /// `HARQ_PROC_NUM`). An NR cell uses `cell.nr.harq_processes` instead.
     #[serde(default = "default_harq_processes")]
     pub harq_processes: u32,
     /// TTIs from a transmission to its retransmission (and to its process being free), 1 to
-    /// 1000, more than `pipeline_delay_tti`. Default 8 (FDD HARQ round trip).
+    /// 1000, more than `pipeline_delay_tti`. Default 8 (FDD HARQ round trip). An NR cell
+    /// uses `pipeline_delay_tti` + `cell.nr.k1_slots` + 1 slots instead.
     #[serde(default = "default_harq_rtt")]
     pub harq_rtt_tti: u32,
     /// Retransmissions of a block before it is given up, 0 to 16. Default 3 (ns-3's

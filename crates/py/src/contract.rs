@@ -536,7 +536,7 @@ pub static SUMMARY: &[SummaryKey] = &[
         )
     },
     key("events", "integer", "", "discrete events processed"),
-    key("ttis", "integer", "", "TTIs in which the scheduler ran"),
+    key("ttis", "integer", "", "TTIs (slots on an NR cell) in which the scheduler ran"),
     key("peak_packets", "integer", "packets", "most packets alive at once"),
     SummaryKey {
         derived: true,

@@ -133,7 +133,9 @@ pub struct SchedulerConfig {
     pub kind: SchedulerKind,
     /// Time constant of the averaged served rate used by PF, BET and priority, in TTIs
     /// (α = 1/time_constant_tti). Default 100 TTIs (ns-3 LENA's PF uses a comparable
-    /// window; vendors use ~100–1000).
+    /// window; vendors use ~100–1000). On an NR cell it counts slots, since the average is
+    /// updated once per scheduling decision: T seconds are T·1000·2^μ slots (the default is
+    /// 100 ms on LTE, 50 ms at μ = 1).
     pub time_constant_tti: f64,
     /// The PRBs a TTI's winner cannot fill: `"next_ue"` (default: they go to the next UE in
     /// the ranking) or `"padding"` (the winner's block takes them all and is padded, and the
