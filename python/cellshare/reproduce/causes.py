@@ -493,6 +493,13 @@ CAUSES: dict[str, Cause] = {
     "bode-apps/abr-qoe-bola": _abr("bola"),
     "bode-apps/abr-qoe-mpc": _abr("mpc"),
     # -- RTAC / SORPC / DTPA ----------------------------------------------------------------
+    "rtac/fig2.5-client2-doubles": Cause(
+        "set-up not given",
+        "the LTE per-UE queue is not given: at {default:rtac/lte_queue_bytes} the second client's mean ping RTT goes "
+        "{detail:rtac/fig2.5-client2-doubles} in the windows from two seconds after each start (chosen before any run), "
+        "its queue still growing beside the third client's download; a smaller queue bounds it "
+        "({sens:rtac/lte_queue_bytes=1048576/fig2.5-client2-doubles}). Over the last four seconds of each phase the "
+        "ratio is {obs:rtac/fig2.5-client2-settled}, a window tried after the first runs and so reported, not judged"),
     "rtac/lte-best-rmem": Cause(
         "not explained",
         "the throughput reaches the link's rate once the window covers the path's bandwidth-delay product, and the RTT "

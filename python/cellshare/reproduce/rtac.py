@@ -56,14 +56,16 @@ RMEM_INITIAL = 131072
 #: them; a grid about 1.25 apart (the claim rule's factor) from 100 KB to its 2,560 KBytes.
 RMEM_SWEEP_KB = (100, 125, 160, 200, 250, 320, 400, 500, 640, 800, 1000, 1280, 1600, 2000, 2560)
 #: Fig. 2.5: the downloads' start times (line 1452: "one starts at 10 seconds, the other starts at 20 seconds"), the
-#: run's length and the windows each client's ping RTT is averaged over: the last 4 s of each 10 s phase, the delay
-#: each phase settles to ("the delay of Client 2 is almost doubled since its bandwidth share is halved", line 1465: a
-#: halved share doubles the delay of the same standing queue, so the queue is compared once it stands). The windows
-#: from 2 s after each start are an observation beside the claim.
+#: run's length and the windows each client's ping RTT is averaged over: from 2 s after each start to the next
+#: ("Around 20 seconds, the delay of Client 2 is almost doubled", line 1465: the phase right after Client 3 starts).
+#: This was the window chosen before any run; the last 4 s of each phase (the standing queue, which a halved share
+#: doubles) were tried after the first runs and are an observation beside the claim, not its measure.
 FIG25_STARTS = (10.0, 20.0)
 FIG25_DURATION = 30.0
-FIG25_ALONE = (16.0, 20.0)
-FIG25_BOTH = (26.0, 30.0)
+FIG25_ALONE = (12.0, 20.0)
+FIG25_BOTH = (22.0, 30.0)
+#: The observation's windows: the last 4 s of each phase.
+FIG25_SETTLED = ((16.0, 20.0), (26.0, 30.0))
 #: The clients' uplink, Mbit/s: the KT LTE network's upload bandwidth of ch. 3 (Table 3.1, line 2386).
 FIG25_UPLINK_MBPS = 25.0
 #: The ping each client runs (Linux ping's default: one 64-byte echo a second).
@@ -137,7 +139,7 @@ CLAIMS = tuple(
                 "A similar trend is observed as in the LTE network, with the best setting of tcp rmem max around 200 "
                 "KBytes.", Point(200.0, unit=" KB", derivation=_BEST)),
        ClaimDef("fig2.5-client2-doubles", "LTE, three clients pinging (Fig. 2.5): Client 2's mean ping RTT while "
-                "Client 3 also downloads (26-30 s) / while it downloads alone (16-20 s)", "rsd-thesis", "Sec. 2.5.1, "
+                "Client 3 also downloads (22-30 s) / while it downloads alone (12-20 s)", "rsd-thesis", "Sec. 2.5.1, "
                 "Fig. 2.5", 1465, "Around 20 seconds, the delay of Client 2 is almost doubled since its bandwidth share "
                 "is halved.", Point(2.0, derivation="\"almost doubled\": a ratio of 2")),
        ClaimDef("fig2.5-client1-lowest", "LTE, three clients pinging (Fig. 2.5): mean ping RTT per client while both "
@@ -170,7 +172,7 @@ ASSUMPTIONS = (
     Assumption("rmem_sweep_kb", ", ".join(str(kb) for kb in RMEM_SWEEP_KB),
                "Fig. 2.4 plots tcp_rmem max values it does not list: a grid about 1.25 apart (the claim rule's factor) "
                "from 100 KB to the thesis's 2,560 KBytes", affects=("lte-best-rmem", "wifi-best-rmem")),
-    Assumption("fig25_ping", "64-byte echo every 1 s, 30 s run; RTT averaged over the last 4 s of each phase",
+    Assumption("fig25_ping", "64-byte echo every 1 s, 30 s run; RTT averaged from 2 s after each start",
                "Fig. 2.5's clients ping \"periodically\" (line 1448) over a run whose length is not given: Linux ping's "
                "default interval and size, the run to 10 s after the second download starts; the pings and the downloads' ACKs "
                "go over a 25 Mbit/s uplink, the same network's upload bandwidth in ch. 3 (Table 3.1)",
@@ -345,13 +347,13 @@ def run(ctx: Context) -> None:
 
     alone, both = mean_rtt(1, FIG25_ALONE), mean_rtt(1, FIG25_BOTH)
     idle = mean_rtt(1, (0.0, FIG25_STARTS[0]))
-    ran = Guard("Client 2's queue built up alone (its ping RTT in 16-20 s above twice that before its download)",
+    ran = Guard("Client 2's queue built up alone (its ping RTT in 12-20 s above twice that before its download)",
                 alone > 2 * idle, f"{idle:.0f} → {alone:.0f} ms")
     ctx.check("fig2.5-client2-doubles", both / alone if alone > 0 else None, detail=f"{alone:.0f} → {both:.0f} ms",
               guards=(ran,))
-    ctx.observe("fig2.5-client2-early-windows", "Client 2's mean ping RTT in 22-30 s / in 12-20 s (windows from 2 s after "
-                "each start, while the queue still builds)", mean_rtt(1, (22.0, 30.0)) / mean_rtt(1, (12.0, 20.0)),
-                "(the claim compares the settled phases, FIG25_ALONE and FIG25_BOTH)")
+    ctx.observe("fig2.5-client2-settled", "Client 2's mean ping RTT in 26-30 s / in 16-20 s (the last 4 s of each "
+                "phase, where the queue stands)", mean_rtt(1, FIG25_SETTLED[1]) / mean_rtt(1, FIG25_SETTLED[0]),
+                "(a window tried after the first runs: reported, not judged)")
     ctx.check("fig2.5-client1-lowest", {f"Client {c + 1}": mean_rtt(c, FIG25_BOTH) for c in range(3)},
               detail="mean ping RTT, ms", guards=(ran,))
 
