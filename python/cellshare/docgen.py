@@ -16,6 +16,8 @@ artefacts; nothing in it is typed by hand:
 - ``tools/data/ns3-crosscheck-*.json`` (``tools/ns3_crosscheck.py --out DIR``, which needs the
   ``ns3`` wheel): the tool's ``crosscheck.json`` (its ``args`` and ``rows``), with the command
   and the machine added, or several such runs under ``runs``;
+- ``tools/data/emu-crosscheck-multiflow.json`` (``python -m cellshare.docmeasure emu-multiflow
+  --out FILE``): the multi-flow emulator cross-checks;
 - ``tools/data/apps-speed.json``, ``tools/data/memory.json``, ``tools/data/sweep-memory.json``
   (``python -m cellshare.docmeasure apps|memory|sweep --out FILE``): the apps' speed, the
   memory estimated against measured, a sweep's memory, each with its command and machine;
@@ -92,6 +94,12 @@ Renderers (``ARGS`` are words after the name):
 ``emu-within throughput|rtt|retx_per_drop|timeouts``
     How many of those cases are within the criterion's tolerance, and the largest difference
     (inline).
+``emu-multiflow``, ``emu-multiflow-verdict SCENARIO``, ``emu-multiflow-machine``
+    The simulator against Linux with several flows at once (ten CUBIC flows; a foreground
+    beside low-priority backgrounds), one row per flow, from
+    ``tools/data/emu-crosscheck-multiflow.json`` (``python -m cellshare.docmeasure
+    emu-multiflow``): the table (block), a case's verdict and what it misses (inline), and the
+    machine (inline).
 ``apps-speed``
     The speed of ``scenarios/apps-100ues.toml`` and of a call, a stream and bulk TCP at every
     UE, per CPU second, from ``tools/data/apps-speed.json`` (block: a paragraph).
@@ -744,7 +752,7 @@ def _count(x) -> str:
 def _pair(v: Optional[dict], sim: Callable, emu: Callable, rng: Optional[Callable] = None, diff: str = "") -> str:
     if v is None:
         return "- / - (-)"
-    out = f"{sim(v['sim'])} / {'-' if v.get('emu') is None else emu(v['emu'])}"
+    out = f"{'-' if v.get('sim') is None else sim(v['sim'])} / {'-' if v.get('emu') is None else emu(v['emu'])}"
     if rng and v.get("emu_range"):
         out += f" [{rng(v['emu_range'][0])}–{rng(v['emu_range'][1])}]"
     if diff:
@@ -785,6 +793,65 @@ def r_emu_within(a: _Artefacts, args: list[str]) -> str:
     n, ok = len(judged), sum(judged)
     what = "cases with drops on both sides" if key == "retx_per_drop" else "cases"
     return (f"all {n} {what}" if ok == n else f"{ok} of {n} {what}") + worst
+
+
+EMU_MULTIFLOW = "tools/data/emu-crosscheck-multiflow.json"
+
+
+def _multiflow_case(d: dict, scenario: str) -> dict:
+    for c in d["cases"]:
+        if c["scenario"] == scenario:
+            return c
+    raise DocgenError(f"{EMU_MULTIFLOW}: no case of scenario {scenario!r}; it has "
+                      + ", ".join(c["scenario"] for c in d["cases"]))
+
+
+def _outside(c: dict) -> list[str]:
+    """What a multi-flow case's flows miss: '<criterion>: flow, flow' per missed tolerance."""
+    out = []
+    for label, key, tol in (("throughput", "throughput_rel_diff", "throughput_tolerance"),
+                            ("RTT", "rtt_rel_diff", "rtt_tolerance"),
+                            ("retransmissions per drop", "retx_per_drop_rel_diff", "retx_per_drop_tolerance")):
+        bad = [f"{f['name']} ({f[key]:.0%})".replace("%", " %") for f in c["flows"]
+               if f[key] is not None and f[key] > c[tol]]
+        if bad:
+            out.append(f"{label} {', '.join(bad)}")
+    if not c["timeouts_within_tolerance"]:
+        out.append("timeouts")
+    return out
+
+
+def r_emu_multiflow(a: _Artefacts, args: list[str]) -> str:
+    """The multi-flow cross-checks: one row per flow of each case."""
+    d = a.load(EMU_MULTIFLOW)
+    lines = ["| case | flow | Mbps sim / emu (diff) | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
+             "| RTT p50 ms sim / emu (diff) |", "|---|---|---|---|---|---|---|"]
+    for c in d["cases"]:
+        for i, f in enumerate(c["flows"]):
+            case = f"`{c['scenario'].removeprefix('scenarios/')}` ({c['what']})" if i == 0 else ""
+            pct = lambda x: "-" if x is None else f"{x:.1%}".replace("%", " %")  # noqa: E731
+            rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+            lines.append(f"| {case} | {f['name']} | {f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} ({pct(f['throughput_rel_diff'])}) "
+                         f"| {_count(f['sim_drops'])} / {_count(f['emu_drops'])} "
+                         f"| {rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])} "
+                         f"| {_count(f['sim_timeouts'])} / {_count(f['emu_timeouts'])} "
+                         f"| {f['sim_rtt_p50_ms']:.0f} / {f['emu_rtt_p50_ms']:.0f} ({pct(f['rtt_rel_diff'])}) |")
+    return "\n".join(lines)
+
+
+def r_emu_multiflow_verdict(a: _Artefacts, args: list[str]) -> str:
+    """A multi-flow case's verdict (inline): within every tolerance, or what it misses."""
+    scenario = _args(args, 1, "emu-multiflow-verdict", "emu-multiflow-verdict SCENARIO")[0]
+    c = _multiflow_case(a.load(EMU_MULTIFLOW), scenario)
+    miss = _outside(c)
+    return "within every tolerance" if not miss and c["ok"] else "outside the tolerance in " + "; ".join(miss or ["its verdict"])
+
+
+def r_emu_multiflow_machine(a: _Artefacts, args: list[str]) -> str:
+    """Where the multi-flow cross-checks ran (inline)."""
+    m = a.load(EMU_MULTIFLOW)["machine"]
+    return (f"{m['cores']} cores ({m['cpu']}), {m['system']}, one-minute load {m['load_1min_before']:g} before and "
+            f"{m['load_1min_after']:g} after")
 
 
 # --- Figures ------------------------------------------------------------------------------
@@ -1217,6 +1284,8 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
+    "emu-multiflow": (r_emu_multiflow, True), "emu-multiflow-verdict": (r_emu_multiflow_verdict, False),
+    "emu-multiflow-machine": (r_emu_multiflow_machine, False),
     "apps-speed": (r_apps_speed, True), "memory": (r_memory, True), "memory-ratio": (r_memory_ratio, False),
     "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
 }

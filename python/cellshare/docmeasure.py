@@ -20,8 +20,18 @@ page from, with the command that made it and the machine and its load:
   from its run folders alone and ``cellshare report`` of it, each in a fresh process (peak RSS
   and CPU time); and the 300-run sweep again with its workers replaced every 16 runs.
 
-``python -m cellshare.docmeasure apps|memory|sweep --out tools/data/FILE.json``, then
-``python -m cellshare.docgen --write``.
+- ``emu-traces`` (``tools/data/emu-crosscheck-traces.json``, docs/tcp.md "Simulator vs Linux"): the
+  cross-check of one download over each shipped trace with CUBIC and BBR, four emulator runs
+  per case at staggered starts (``--from OUT`` condenses an earlier run's output folder);
+- ``emu-multiflow`` (``tools/data/emu-crosscheck-multiflow.json``, docs/emulator.md "Several
+  flows against Linux"): ``cellshare crosscheck`` of the scenarios in :data:`MULTIFLOW_CASES`
+  (ten CUBIC flows for 15 s and for 45 s; a CUBIC foreground beside LEDBAT or Legilimens
+  backgrounds at other UEs), each flow's simulator and Linux statistics and the verdicts. Needs
+  root, the emulator and the eBPF controls loaded (``cellshare bpf load ledbat legilimens``);
+  Linux TCP is not deterministic, so a new run gives other numbers.
+
+``python -m cellshare.docmeasure apps|memory|sweep|emu-multiflow|emu-traces --out tools/data/FILE.json``,
+then ``python -m cellshare.docgen --write``.
 """
 
 from __future__ import annotations
@@ -287,9 +297,9 @@ def _sweep_base() -> dict:
     return doc
 
 
-def _fresh(argv: list, what: str) -> dict:
+def _fresh(argv: list, what: str, ok_codes: tuple = (0,)) -> dict:
     """Runs `argv` in a fresh process: its stdout, peak RSS (MB, ``wait4``'s ``ru_maxrss``),
-    CPU seconds and wall seconds."""
+    CPU seconds and wall seconds; an exit status outside `ok_codes` raises."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         p = subprocess.Popen(argv, stdout=out, stderr=err)
@@ -298,7 +308,7 @@ def _fresh(argv: list, what: str) -> dict:
         out.seek(0)
         err.seek(0)
         code = os.waitstatus_to_exitcode(status)
-        if code != 0:
+        if code not in ok_codes:
             raise RuntimeError(f"{what} failed ({code}):\n{err.read()[-2000:]}")
         return {"stdout": out.read(), "peak_rss_mb": ru.ru_maxrss / 1024, "cpu_s": ru.ru_utime + ru.ru_stime,
                 "wall_s": wall}
@@ -339,17 +349,124 @@ def run_sweep_memory(counts: tuple = SWEEP_RUNS, workers: int = SWEEP_WORKERS) -
             "recycled": rec}
 
 
+#: The multi-flow cross-checks: (scenario, what it checks).
+MULTIFLOW_CASES = (
+    ("scenarios/emu-bench-10ues.toml", "ten CUBIC flows, 15 s"),
+    ("scenarios/emu-crosscheck-10ues.toml", "ten CUBIC flows, 45 s"),
+    ("scenarios/emu-mixed-ledbat.toml", "CUBIC beside LEDBAT at 3 other UEs, 45 s"),
+    ("scenarios/emu-mixed-legilimens.toml", "CUBIC beside Legilimens at 3 other UEs, 45 s"),
+)
+_FLOW_KEYS = ("name", "ue", "sim_mbps", "emu_mbps", "throughput_rel_diff", "sim_drops", "emu_drops",
+              "sim_retx_per_drop", "emu_retx_per_drop", "retx_per_drop_rel_diff", "sim_timeouts", "emu_timeouts",
+              "sim_rtt_p50_ms", "emu_rtt_p50_ms", "rtt_rel_diff")
+_VERDICT_KEYS = ("ok", "throughput_within_tolerance", "retx_per_drop_within_tolerance", "timeouts_within_tolerance",
+                 "rtt_within_tolerance", "emu_kept_real_time", "throughput_tolerance", "retx_per_drop_tolerance",
+                 "timeouts_per_minute_tolerance", "rtt_tolerance", "rtt_statistic")
+
+
+def run_emu_multiflow() -> dict:
+    """``cellshare crosscheck S --out DIR`` of each multi-flow case, each in a fresh process."""
+    from . import __version__
+
+    machine = _machine()
+    cases = []
+    with tempfile.TemporaryDirectory(prefix="cellshare-multiflow-") as tmp:
+        for scenario, what in MULTIFLOW_CASES:
+            out = Path(tmp) / Path(scenario).stem
+            r = _fresh([sys.executable, "-c", _RUN, "crosscheck", str(ROOT / scenario), "--out", str(out)],
+                       f"cellshare crosscheck {scenario}", ok_codes=(0, 1))
+            d = json.loads((out / "crosscheck.json").read_text())
+            case = {"scenario": scenario, "what": what, **{k: d[k] for k in _VERDICT_KEYS},
+                    "flows": [{k: f[k] for k in _FLOW_KEYS} for f in d["flows"]], "wall_s": round(r["wall_s"], 1)}
+            print(f"{scenario}: within tolerances {case['ok']}", file=sys.stderr)
+            cases.append(case)
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    return {"generated_by": "python -m cellshare.docmeasure emu-multiflow --out FILE", "cellshare": __version__,
+            "machine": machine, "commands": [f"cellshare crosscheck {s} --out OUT" for s, _ in MULTIFLOW_CASES],
+            "cases": cases}
+
+
+#: The emulator cross-check over the shipped traces (docs/tcp.md), as the page gives it.
+TRACE_CASES = ("ATT-LTE-driving.down", "TMobile-LTE-driving.down", "TMobile-UMTS-driving.down",
+               "Verizon-EVDO-driving.down")
+TRACE_ARGS = ("--repeat", "4", "--offset-step", "250", "--attempts", "2")
+TRACE_CCS = ("cubic", "bbr")
+
+
+def _range(runs: Optional[list], key: str) -> Optional[list]:
+    vals = [r[key] for r in runs or [] if r.get(key) is not None]
+    return [min(vals), max(vals)] if vals else None
+
+
+def condense_traces(doc: dict) -> dict:
+    """`crosscheck.json` of the trace cross-check, one entry per (trace, cc) with each side's
+    mean over the runs, the range of Linux's runs and the relative differences."""
+    cases = []
+    for c in doc["cases"]:
+        (r,) = c["compare"]["flows"]
+        runs = r.get("emu_runs")
+        cases.append({
+            "trace": c["trace"], "cc": c["cc"],
+            "mbps": {"sim": r["sim_mbps"], "emu": r["emu_mbps"], "emu_range": _range(runs, "throughput_mbps"),
+                     "rel_diff": r["throughput_rel_diff"]},
+            "retransmits": {"sim": r["sim_retransmits"], "emu": r["emu_retransmits"], "emu_range": _range(runs, "retrans")},
+            "drops": {"sim": r["sim_drops"], "emu": r["emu_drops"], "emu_range": _range(runs, "drops")},
+            "timeouts": {"sim": r["sim_timeouts"], "emu": r["emu_timeouts"], "emu_range": _range(runs, "rto")},
+            "rtt_p50_ms": {"sim": r["sim_rtt_p50_ms"], "emu": r["emu_rtt_p50_ms"], "emu_range": _range(runs, "rtt_ms"),
+                           "rel_diff": r["rtt_rel_diff"]},
+            "retx_per_drop": {"sim": r["sim_retx_per_drop"], "emu": r["emu_retx_per_drop"],
+                              "rel_diff": r["retx_per_drop_rel_diff"]},
+            "real_time": "kept" if c["compare"].get("emu_kept_real_time") else "not kept",
+        })
+    cmp0 = doc["cases"][0]["compare"]
+    return {"what": "The simulator against Linux TCP in the emulator (docs/tcp.md): one UE, one 60 s download over "
+                    "each trace, a 512 KB RLC buffer, four emulator runs per case starting 0, 250, 500 and 750 ms into "
+                    "the trace, the simulator aligned to each; each side the mean of its four runs, emu_range the "
+                    "range of Linux's runs, rel_diff relative to the simulator.",
+            "generated_by": "cellshare crosscheck scenarios/emu-trace.toml --out OUT " + " ".join(TRACE_ARGS) + " "
+                            + " ".join(f"--trace TRACES/{t}" for t in TRACE_CASES) + " "
+                            + " ".join(f"--cc {c}" for c in TRACE_CCS)
+                            + "; condensed by python -m cellshare.docmeasure emu-traces",
+            "duration_s": 60,
+            "tolerances": {"throughput": cmp0["throughput_tolerance"], "rtt": cmp0["rtt_tolerance"],
+                           "retx_per_drop": cmp0["retx_per_drop_tolerance"],
+                           "timeouts_per_minute": cmp0["timeouts_per_minute_tolerance"]},
+            "cases": cases}
+
+
+def run_emu_traces(source: Optional[Path] = None) -> dict:
+    """The trace cross-check run now (about 35 min of real time), or condensed from the output
+    folder `source` of an earlier run of the same command."""
+    from . import __version__
+
+    machine = _machine()
+    with tempfile.TemporaryDirectory(prefix="cellshare-traces-") as tmp:
+        out = source
+        if out is None:
+            out = Path(tmp) / "xc"
+            traces = [a for t in TRACE_CASES for a in ("--trace", str(PKG / "data" / "traces" / t))]
+            _fresh([sys.executable, "-c", _RUN, "crosscheck", str(ROOT / "scenarios" / "emu-trace.toml"), "--out", str(out),
+                    *TRACE_ARGS, *traces, *[a for c in TRACE_CCS for a in ("--cc", c)]],
+                   "the trace cross-check", ok_codes=(0, 1))
+        d = condense_traces(json.loads((out / "crosscheck.json").read_text()))
+    machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    return {**d, "cellshare": __version__, "machine": machine}
+
+
 def main(argv: Optional[list] = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m cellshare.docmeasure", description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("apps", "memory", "sweep"), help="which measurement")
+    ap.add_argument("what", choices=("apps", "memory", "sweep", "emu-multiflow", "emu-traces"), help="which measurement")
     ap.add_argument("--out", type=Path, required=True, help="the JSON file to write (tools/data/...)")
     ap.add_argument("--repeat", type=int, default=3, help="apps: runs of each variant, best kept (default 3)")
+    ap.add_argument("--from", dest="source", type=Path, metavar="OUT",
+                    help="emu-traces: condense the output folder of an earlier run of the same crosscheck command")
     a = ap.parse_args(argv)
     if not 1 <= a.repeat <= 20:
         ap.error(f"--repeat {a.repeat}: expected 1 to 20")
-    r = {"apps": lambda: run_apps(a.repeat), "memory": run_memory, "sweep": run_sweep_memory}[a.what]()
+    r = {"apps": lambda: run_apps(a.repeat), "memory": run_memory, "sweep": run_sweep_memory,
+         "emu-multiflow": run_emu_multiflow, "emu-traces": lambda: run_emu_traces(a.source)}[a.what]()
     a.out.write_text(json.dumps(r, indent=1) + "\n")
     print(f"written to {a.out}")
     return 0
