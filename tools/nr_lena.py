@@ -56,7 +56,6 @@ import argparse
 import concurrent.futures
 import datetime
 import hashlib
-import importlib.util
 import io
 import json
 import math
@@ -69,6 +68,9 @@ import tarfile
 import time
 from pathlib import Path
 from typing import NoReturn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from legilimens_ns3 import wheel_dir  # noqa: E402  (the wheel's root, found as for the Legilimens build)
 
 TOOLS = Path(__file__).resolve().parent
 PROGRAMS = TOOLS / "nr-lena"
@@ -95,18 +97,6 @@ LEFT_OUT = {
 def fail(msg: str) -> NoReturn:
     print(f"nr_lena: {msg}", file=sys.stderr)
     raise SystemExit(2)
-
-
-def wheel_dir() -> Path | None:
-    """The `ns3` wheel's root (site-packages/ns3, holding include/ and lib64/), or None."""
-    spec = importlib.util.find_spec("ns3")
-    if spec is None:
-        return None
-    for loc in spec.submodule_search_locations or []:
-        root = Path(loc).resolve()
-        if (root / "include" / "ns3").is_dir() and (root / "lib64").is_dir():
-            return root
-    return None
 
 
 def cache_root() -> Path:
