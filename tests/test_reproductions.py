@@ -188,6 +188,8 @@ def test_run_all_writes_the_scoreboard_and_reports_a_failed_reproduction(tmp_pat
 def test_reproduce_flags_are_checked(run_cli, tmp_path):
     p = run_cli("reproduce", "--update-docs", "pf-fairness")
     assert p.returncode == 2 and "--update-docs needs --all" in p.stderr
+    p = run_cli("reproduce", "--all", "--update-docs", "--out", tmp_path / "quick")
+    assert p.returncode == 2 and "--update-docs needs --full" in p.stderr and not (tmp_path / "quick").exists()
     p = run_cli("reproduce", "pf-fairness", "--all", "--out", tmp_path / "x")
     assert p.returncode == 2 and "not both" in p.stderr and not (tmp_path / "x").exists()
     # --all into an earlier output: refused before anything runs, in one line, the folder kept
@@ -205,7 +207,7 @@ def test_committed_scoreboard_has_every_reproduction_and_current_claim_definitio
     board = _committed()
     assert [e["name"] for e in board["reproductions"]] == list(rp.ORDER)
     assert board["rule"] == {"ratio_tolerance": rp.RATIO_TOLERANCE, "bound_tolerance": rp.BOUND_TOLERANCE}
-    stale = "the committed scoreboard (python/cellshare/data/scoreboard.json) is stale: run `cellshare reproduce --all --update-docs`"
+    stale = "the committed scoreboard (python/cellshare/data/scoreboard.json) is stale: run `cellshare reproduce --all --full --update-docs`"
     for e, exp in zip(board["reproductions"], _experiments()):
         assert e["status"] == "ok", e["name"]
         assert [c["id"] for c in e["claims"]] == [c.id for c in exp.claims], (e["name"], stale)
@@ -217,13 +219,15 @@ def test_committed_scoreboard_has_every_reproduction_and_current_claim_definitio
 
 
 def test_committed_scoreboard_matches_a_fresh_run_of_pf_fairness(tmp_path):
-    """Results are deterministic: a reproduction re-run gives the committed numbers (the
-    cheapest one, ~2 s; a simulator change that moves them needs a new scoreboard)."""
+    """Results are deterministic: a reproduction re-run, in the committed board's mode (full or
+    quick), gives the committed numbers (the cheapest one, a few seconds; a simulator change that
+    moves them needs a new scoreboard)."""
     exp = rp.REGISTRY["pf-fairness"]
-    o = rp.run_experiment(exp, tmp_path / "pf", sensitivity=False)
-    committed = next(e for e in _committed()["reproductions"] if e["name"] == "pf-fairness")
+    board = _committed()
+    o = rp.run_experiment(exp, tmp_path / "pf", full=board["full"], sensitivity=False)
+    committed = next(e for e in board["reproductions"] if e["name"] == "pf-fairness")
     fresh = o.to_json()
-    stale = "the committed scoreboard (python/cellshare/data/scoreboard.json) is stale: run `cellshare reproduce --all --update-docs`"
+    stale = "the committed scoreboard (python/cellshare/data/scoreboard.json) is stale: run `cellshare reproduce --all --full --update-docs`"
     assert [(c["id"], c["ours"], c["verdict"]) for c in fresh["claims"]] == \
         [(c["id"], c["ours"], c["verdict"]) for c in committed["claims"]], stale
     assert [(x["id"], x["ours"]) for x in fresh["observations"]] == \

@@ -293,8 +293,11 @@ def reproduce_cmd(
         return
     if update_docs and not all_:
         raise fail("--update-docs needs --all (the committed scoreboard is the whole set)")
+    if update_docs and not full:
+        raise fail("--update-docs needs --full (the committed scoreboard runs the papers' durations and seeds)")
     if list_ or (name is None and not all_):
         times = sb.committed_wall_times()
+        full_board = sb.committed_is_full()
         t = Table(title="reproductions")
         t.add_column("name")
         t.add_column("what")
@@ -307,9 +310,10 @@ def reproduce_cmd(
             t.add_row(e.name, e.title, e.paper, str(len(e.claims)), ", ".join(e.traces) or "—",
                       "?" if w is None else _duration(w))
         t.caption = ("traces: the Mahimahi traces it reads (shipped with cellshare; --traces DIR reads files of these "
-                     "names from DIR). time: wall clock of the quick run with its sensitivity re-runs, as measured for "
-                     "the committed scoreboard (python/cellshare/data/scoreboard.json, on a 2-core machine); --full "
-                     "takes longer" if times else "time: unknown (the committed scoreboard is missing from this installation)")
+                     "names from DIR). time: wall clock of the run with its sensitivity re-runs, as measured for "
+                     "the committed scoreboard (python/cellshare/data/scoreboard.json, "
+                     + ("full mode: the papers' durations" if full_board else "quick mode; --full takes longer")
+                     + ", on a 2-core machine)" if times else "time: unknown (the committed scoreboard is missing from this installation)")
         out_console.print(t)
         return
     if traces is not None and not traces.is_dir():

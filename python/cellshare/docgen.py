@@ -6,7 +6,7 @@ on lines of their own (a block: a table, a paragraph) or inside a sentence (an i
 Everything between the markers is what :data:`RENDERERS` produce from the committed
 artefacts; nothing in it is typed by hand:
 
-- ``python/cellshare/data/scoreboard.json`` (``cellshare reproduce --all --update-docs``): the
+- ``python/cellshare/data/scoreboard.json`` (``cellshare reproduce --all --full --update-docs``): the
   reproductions, their claims and observations, verdicts and run times;
 - ``tools/data/bench.json`` (``python -m cellshare.bench --out tools/data/bench.json``): every
   benchmark variant measured in one session, with the machine it ran on;

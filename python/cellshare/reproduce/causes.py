@@ -14,6 +14,9 @@ cannot go stale:
   run at that value of an assumed parameter, rendered with the value and its verdict
   ("0.876 at `ap_buffer_bytes` = 150000, holds"); ``{default:REP/ASSUMPTION}``: the
   parameter's value in the scoreboard's runs;
+- ``{quick:REP/CLAIM}`` (``[KEY]`` as above): the claim's value in the sensitivity's default
+  row, which re-runs the reproduction in quick mode with its first seed (shorter runs than a
+  full scoreboard's): what a claim measures over the quick runs' durations;
 - ``{ns3:FILE#CASE/PATH}``: a number of the stored ns-3 cross-check data
   (``tools/data/FILE`` of the source tree: in a ``.jsonl`` file the row whose ``case`` is
   CASE, in a ``.json`` file the row of ``rows`` whose ``label`` joined by commas is CASE;
@@ -26,7 +29,7 @@ evidence differs" a number of the paper's own simulator (``ns3``) or of its own 
 observation whose id starts with ``eq-``: the paper's equation evaluated on our set-up);
 every category but "not explained" at least one reference. The literal text carries no
 number (tests/test_causes.py states the rule). After the simulator changes, regenerate the
-scoreboard (``cellshare reproduce --all --update-docs``); a cause whose reference or category
+scoreboard (``cellshare reproduce --all --full --update-docs``); a cause whose reference or category
 no longer fits fails the tests, and ``cellshare reproduce --render-docs`` re-renders the rest.
 """
 
@@ -56,7 +59,7 @@ CATEGORIES = {
 }
 
 #: A reference in a cause's text: ``{kind:argument}``.
-REF = re.compile(r"\{(ours|paper|detail|obs|sens|default|ns3):([^{}]+)\}")
+REF = re.compile(r"\{(ours|paper|detail|obs|sens|quick|default|ns3):([^{}]+)\}")
 #: Where the ns-3 cross-check data is kept, relative to the source tree.
 NS3_DATA = Path("tools") / "data"
 
@@ -189,6 +192,14 @@ class Resolver:
             verdict = r["verdict"] if key is None else ""
             return (f"{_num(_pick(r['ours'], key, where))} at `{r['assumption']}` = {r['value']}"
                     + (f", {verdict}" if verdict else ""))
+        if kind == "quick":
+            path, key = _split_key(arg)
+            rep, _, cid = path.partition("/")
+            e = self._entry(rep, where)
+            for r in e["sensitivity"]:
+                if r["claim"] == cid:
+                    return _num(_pick(r["ours_default"], key, where))
+            raise CauseError(f"{where}: {rep} has no sensitivity row for claim {cid!r} (its quick-mode default)")
         if kind == "default":
             rep, _, name = arg.partition("/")
             e = self._entry(rep, where)
@@ -439,11 +450,6 @@ CAUSES: dict[str, Cause] = {
         "throughput-cost-westwood) lowers its power to {ours:bode/power-westwood}; "
         "{sens:bode/aqm_queue_bytes=524288/power-westwood}, {sens:bode/uplink_delay_ms=4.0/power-westwood}; why "
         "Westwood+ loses more rate than the other controllers under BoDe is not isolated"),
-    "bode/throughput-cost-westwood": Cause(
-        "not explained",
-        "Westwood+ sets its window from the delivery-rate estimate after each BoDe drop, which the bursty traces keep "
-        "low: {ours:bode/throughput-cost-westwood}; {sens:bode/aqm_queue_bytes=524288/throughput-cost-westwood}, "
-        "{sens:bode/uplink_delay_ms=4.0/throughput-cost-westwood}; no run isolates the estimate"),
     "bode/throughput-worst-TMobile-LTE-driving": Cause(
         "not explained",
         "each service gap of this trace longer than the bound leaves the whole queue stale and BoDe drops all but the "
@@ -465,11 +471,29 @@ CAUSES: dict[str, Cause] = {
         "the average is carried by one trace: per trace {detail:bode/codel-like-taildrop-sprout}, the AT&T drive far "
         "from the others, where TailDrop's tail delay under Sprout is long and CoDel's is not; "
         "{sens:bode/uplink_delay_ms=4.0/codel-like-taildrop-sprout}; no run isolates what Sprout does on that trace"),
-    "bode/pie-like-taildrop-sprout": Cause(
+    "bode/delay-cut-cubic": Cause(
         "not explained",
-        "the average is carried by one trace: per trace {detail:bode/pie-like-taildrop-sprout}, the AT&T drive far "
-        "from the others; {sens:bode/uplink_delay_ms=4.0/pie-like-taildrop-sprout}; no run isolates what Sprout does on "
-        "that trace"),
+        "the cut holds over each trace's first minute ({quick:bode/delay-cut-cubic} in the quick runs) and misses over "
+        "the paper's five minutes per trace ({ours:bode/delay-cut-cubic}); the same fall for Westwood+ "
+        "({quick:bode/delay-cut-westwood} to {ours:bode/delay-cut-westwood}) while BBR keeps "
+        "{ours:bode/delay-cut-bbr}; which stretch of the traces lifts CoDel's and PIE's tails towards BoDe's is not "
+        "isolated"),
+    "bode/power-cubic": Cause(
+        "not explained",
+        "the power ratio against the best other scheme ({detail:bode/power-cubic}) holds over each trace's first "
+        "minute ({quick:bode/power-cubic} in the quick runs) and misses over the paper's five minutes "
+        "({ours:bode/power-cubic}), with the delay cut it rests on ({ours:bode/delay-cut-cubic}, claim delay-cut-cubic); "
+        "no run isolates the stretch of the traces that moves it"),
+    "bode/delay-cut-westwood": Cause(
+        "not explained",
+        "holds over each trace's first minute ({quick:bode/delay-cut-westwood} in the quick runs), misses over the "
+        "paper's five minutes ({ours:bode/delay-cut-westwood}), as for CUBIC ({ours:bode/delay-cut-cubic}); not isolated"),
+    "bode/throughput-worst-NYC-LTE-subway": Cause(
+        "not explained",
+        "the worst controller on this trace is PCC-Vivace (per controller: {detail:bode/throughput-worst-NYC-LTE-subway}); "
+        "over the trace's first minute the worst ratio was {quick:bode/throughput-worst-NYC-LTE-subway} (quick runs), "
+        "over the paper's five minutes {ours:bode/throughput-worst-NYC-LTE-subway}; the subway trace's later outages "
+        "cost Vivace's rate probing under BoDe's drops more, not isolated by a run"),
     "bode/bound-ATT-LTE-driving": _bound("ATT-LTE-driving"),
     "bode/bound-TMobile-LTE-driving": _bound("TMobile-LTE-driving"),
     "bode/bound-NYC-LTE-subway": _bound("NYC-LTE-subway"),
@@ -478,6 +502,12 @@ CAUSES: dict[str, Cause] = {
         "GCC's loss-based controller reacts to BoDe's drops in the traces' service gaps: "
         "{detail:bode-apps/call-throughput-cost}; {sens:bode-apps/call_max_kbps=2500.0/call-throughput-cost}; no run "
         "isolates the paper's factor"),
+    "bode-apps/call-delay-vs-codel": Cause(
+        "not explained",
+        "over the calls' paper length the call's tail delay under CoDel is {ours:bode-apps/call-delay-vs-codel} times "
+        "BoDe's ({detail:bode-apps/call-delay-vs-codel}); over the quick runs' shorter calls "
+        "it was {quick:bode-apps/call-delay-vs-codel}: CoDel's tail shrinks as the call runs longer while BoDe's does "
+        "not; what in the longer trace does it is not isolated"),
     "bode-apps/stream-delay-vs-codel": Cause(
         "not explained",
         "CoDel keeps one TCP stream's sojourn close to BoDe's: {detail:bode-apps/stream-delay-vs-codel}; "

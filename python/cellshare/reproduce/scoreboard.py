@@ -30,10 +30,10 @@ COMMITTED = Path(__file__).resolve().parents[1] / "data" / "scoreboard.json"
 #: The same file, relative to a source tree's root.
 COMMITTED_REL = "python/cellshare/data/scoreboard.json"
 
-README_BEGIN = ("<!-- scoreboard:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all "
+README_BEGIN = ("<!-- scoreboard:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all --full "
                 "--update-docs` (or `--render-docs`); do not edit by hand -->")
 README_END = "<!-- scoreboard:end -->"
-DOCS_BEGIN = ("<!-- scoreboard-full:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all "
+DOCS_BEGIN = ("<!-- scoreboard-full:begin — generated from python/cellshare/data/scoreboard.json by `cellshare reproduce --all --full "
               "--update-docs` (or `--render-docs`); do not edit by hand -->")
 DOCS_END = "<!-- scoreboard-full:end -->"
 
@@ -384,6 +384,14 @@ def committed_wall_times() -> dict[str, float]:
     return {e["name"]: float(e["wall_s"]) for e in board.get("reproductions", []) if e.get("wall_s") is not None}
 
 
+def committed_is_full() -> bool:
+    """Whether the committed scoreboard ran in full mode (the papers' durations and seeds)."""
+    try:
+        return bool(json.loads(COMMITTED.read_text()).get("full"))
+    except (OSError, ValueError):
+        return False
+
+
 def _replace_block(text: str, begin: str, end: str, block: str, path: Path) -> str:
     from ..blocks import DocgenError, replace_block
 
@@ -397,7 +405,7 @@ def rendered(root: Path) -> dict[Path, str]:
     """README.md and docs/reproductions.md as the committed scoreboard renders them."""
     sj = root / COMMITTED_REL
     if not sj.is_file():
-        raise DocsError(f"{sj} not found: run `cellshare reproduce --all --update-docs` first")
+        raise DocsError(f"{sj} not found: run `cellshare reproduce --all --full --update-docs` first")
     board = json.loads(sj.read_text())
     out = {}
     for name, begin, end, block in (("README.md", README_BEGIN, README_END, readme_block(board)),
