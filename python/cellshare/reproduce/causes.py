@@ -528,28 +528,31 @@ CAUSES: dict[str, Cause] = {
         "the LTE per-UE queue is not given: at {default:rtac/lte_queue_bytes} the second client's mean ping RTT goes "
         "{detail:rtac/fig2.5-client2-doubles} in the windows from two seconds after each start (chosen before any run), "
         "its queue still growing beside the third client's download; a smaller queue bounds it "
-        "({sens:rtac/lte_queue_bytes=1048576/fig2.5-client2-doubles}). Over the last four seconds of each phase the "
+        "({sens:rtac/lte_queue_bytes=1048576/fig2.5-client2-doubles}), and so does the phones' kernel's window share "
+        "({sens:rtac/adv_win_scale=2/fig2.5-client2-doubles}, below). Over the last four seconds of each phase the "
         "ratio is {obs:rtac/fig2.5-client2-settled}, a window tried after the first runs and so reported, not judged"),
     "rtac/lte-best-rmem": Cause(
-        "not explained",
+        "set-up not given",
         "the throughput reaches the link's rate once the window covers the path's bandwidth-delay product, and the RTT "
-        "grows after it: {detail:rtac/lte-best-rmem}. Our receiver advertises the whole of tcp_rmem max; a Linux "
-        "receiver of the thesis's time advertises a fraction of it (the buffer's overhead share, tcp_adv_win_scale), "
-        "which would move the knee to larger settings and shorten auto-tuning's RTT at the largest one "
-        "({obs:rtac/lte-auto-rtt} ms here, above the thesis's Fig. 2.7 value); the simulator has no such share, so no "
-        "run isolates it"),
+        "grows after it: {detail:rtac/lte-best-rmem}. Eq. (2.12) caps the window at tcp_rmem max itself, as run here "
+        "({default:rtac/adv_win_scale}); the phones' kernel (Table 2.1) advertises three quarters of a buffer, "
+        "which moves the knee to larger settings: {sens:rtac/adv_win_scale=2/lte-best-rmem}. Which of the two the "
+        "thesis's figure shows, its equation or its phones' kernel, the thesis does not say"),
     "rtac/wifi-best-rmem": Cause(
         "not explained",
         "the best setting is the sweep's smallest: the Wi-Fi path's bandwidth-delay product is below it, so every setting "
-        "fills the link and a larger one only adds delay: {detail:rtac/wifi-best-rmem}. As for LTE, our receiver "
-        "advertises the whole of tcp_rmem max where a Linux receiver advertises a fraction of it; the simulator has no "
-        "such share, so no run isolates it"),
+        "fills the link and a larger one only adds delay: {detail:rtac/wifi-best-rmem}. The phones' kernel's window "
+        "share does not move it ({sens:rtac/adv_win_scale=2/wifi-best-rmem}), nor does the AP's buffer "
+        "({sens:rtac/ap_buffer_bytes=150000/wifi-best-rmem}) or the path's delay "
+        "({sens:rtac/wifi_remote_delay_ms=2.0/wifi-best-rmem}); what puts the thesis's Wi-Fi knee at {paper:rtac/wifi-best-rmem} is not "
+        "isolated"),
     "rtac/lte-rtt-cut-rtac": Cause(
         "not explained",
         "with the thesis's K and Δ for LTE (set-up values, lines 1229 and 1396) RTAC's mean RTT is "
         "{obs:rtac/lte-rtac-rtt} ms against auto-tuning's {obs:rtac/lte-auto-rtt}, a longer RTT than the thesis's "
         "(Fig. 2.7): the cut falls below the thesis's. The LTE per-UE queue, not given, moves auto-tuning's side "
-        "({sens:rtac/lte_queue_bytes=1048576/lte-rtt-cut-rtac}); no value tried holds, and why the thesis's K keeps "
+        "({sens:rtac/lte_queue_bytes=1048576/lte-rtt-cut-rtac}), and so does the phones' kernel's window share, which "
+        "shortens auto-tuning's queue ({sens:rtac/adv_win_scale=2/lte-rtt-cut-rtac}); no value tried holds, and why the thesis's K keeps "
         "RTAC's queue shorter on its network than on ours is not measured"),
     "rtac/wifi-rtt-cut-rtac": Cause(
         "set-up not given",

@@ -177,17 +177,23 @@ ASSUMPTIONS = (
                "default interval and size, the run to 10 s after the second download starts; the pings and the downloads' ACKs "
                "go over a 25 Mbit/s uplink, the same network's upload bandwidth in ch. 3 (Table 3.1)",
                affects=("fig2.5-client2-doubles", "fig2.5-client1-lowest")),
+    Assumption("adv_win_scale", 0,
+               "the auto-tuning receiver's largest window: Eq. (2.12) (line 1134) caps it at tcp_rmem max itself, as "
+               "used here, while the phones' Linux 3.0.8 (Table 2.1, line 1152) advertises three quarters of a buffer "
+               "(tcp_adv_win_scale = 2, Linux's default before 3.4): the alternative", (2,)),
     Assumption("lte_queue_bytes", 4 * 1024 * 1024,
                "the LTE per-UE queue is not given; larger than tcp_rmem max, so the window bounds the queue as Fig. 2.4 "
                "shows", (1024 * 1024,)),
 )
 
 
-def receiver(kind: str, net: str) -> dict:
+def receiver(kind: str, net: str, adv_win_scale: int = 0) -> dict:
     """The TCP transport of a flow with receiver `kind` (auto, drwa, rtac) on `net`; RTAC with
-    the thesis's K and Δ of that network (the LTE ones behind the wired bottleneck too)."""
+    the thesis's K and Δ of that network (the LTE ones behind the wired bottleneck too); an
+    auto-tuning receiver advertising its buffer's share under `tcp_adv_win_scale` =
+    `adv_win_scale` (0: the whole buffer, Eq. (2.12))."""
     if kind == "auto":
-        rwnd = {"kind": "auto_tuning", "rmem_max": RMEM_MAX}
+        rwnd = {"kind": "auto_tuning", "rmem_max": RMEM_MAX, "adv_win_scale": adv_win_scale}
     elif kind == "drwa":
         rwnd = {"kind": "drwa", "rmem_max": RMEM_MAX, "lambda": 3.0}
     else:
@@ -198,7 +204,8 @@ def receiver(kind: str, net: str) -> dict:
 
 
 def scenario(name: str, net: str, kinds: list[str], duration: float, ap_buffer_bytes: int = 750_000,
-             ic_bottleneck: str = "30 Mbit/s, 1 MB", lte_queue_bytes: int = 4 * 1024 * 1024, wifi_remote_delay_ms: float = 6.0) -> dict:
+             ic_bottleneck: str = "30 Mbit/s, 1 MB", lte_queue_bytes: int = 4 * 1024 * 1024, wifi_remote_delay_ms: float = 6.0,
+             adv_win_scale: int = 0) -> dict:
     """One run: a flow per receiver kind in `kinds` (UE i gets kinds[i]) on `net`:
     "lte" (per-UE queues), "wifi" (shared buffer, direct competition) or "ic" (LTE behind a
     wired bottleneck, the last UE being the wired client)."""
@@ -207,7 +214,7 @@ def scenario(name: str, net: str, kinds: list[str], duration: float, ap_buffer_b
         "simulation": {"duration_s": duration, "seed": 1},
         "cell": {"bandwidth_mhz": 20, "scheduler": {"kind": "pf"}, "rlc_queue_bytes": lte_queue_bytes},
         "ues": [{"count": len(kinds), "channel": {"kind": "fixed", "rate_mbps": LTE_MBPS}}],
-        "flows": [{"name": f"{k}{i}", "ue": i, "transport": receiver(k, net)} for i, k in enumerate(kinds)],
+        "flows": [{"name": f"{k}{i}", "ue": i, "transport": receiver(k, net, adv_win_scale)} for i, k in enumerate(kinds)],
     }
     if net == "wifi":
         sc["shared_fifo"] = {"rate_mbps": WIFI_MBPS, "queue_bytes": ap_buffer_bytes}
@@ -220,15 +227,16 @@ def scenario(name: str, net: str, kinds: list[str], duration: float, ap_buffer_b
     return sc
 
 
-def fig25_scenario(name: str, lte_queue_bytes: int = 4 * 1024 * 1024) -> dict:
+def fig25_scenario(name: str, lte_queue_bytes: int = 4 * 1024 * 1024, adv_win_scale: int = 0) -> dict:
     """Fig. 2.5: three clients on the LTE cell, each pinging a server; Clients 2 and 3 also
     download (auto-tuning receivers) from 10 s and from 20 s."""
-    sc = scenario(name, "lte", ["auto", "auto", "auto"], FIG25_DURATION, lte_queue_bytes=lte_queue_bytes)
+    sc = scenario(name, "lte", ["auto", "auto", "auto"], FIG25_DURATION, lte_queue_bytes=lte_queue_bytes,
+                  adv_win_scale=adv_win_scale)
     # The pings need the modelled uplink: the same LTE network's upload bandwidth (ch. 3, Table 3.1, line 2386).
     sc["ues"][0]["uplink"] = {"channel": {"kind": "fixed", "rate_mbps": FIG25_UPLINK_MBPS}}
     sc["flows"] = ([{"name": f"ping{i}", "ue": i, "direction": "uplink", "app": dict(PING),
                      "transport": {"kind": "tcp", "cc": {"kind": "cubic"}}} for i in range(3)]
-                   + [{"name": f"download{i}", "ue": i, "start_s": t, "transport": receiver("auto", "lte")}
+                   + [{"name": f"download{i}", "ue": i, "start_s": t, "transport": receiver("auto", "lte", adv_win_scale)}
                       for i, t in zip((1, 2), FIG25_STARTS)])
     return sc
 
@@ -289,7 +297,8 @@ def run(ctx: Context) -> None:
     duration = 30.0  # §2.5.2: "for 30 seconds"
     setup = {"ap_buffer_bytes": int(ctx.param("ap_buffer_bytes")), "ic_bottleneck": str(ctx.param("ic_bottleneck")),
              "lte_queue_bytes": int(ctx.param("lte_queue_bytes")),
-             "wifi_remote_delay_ms": float(ctx.param("wifi_remote_delay_ms"))}
+             "wifi_remote_delay_ms": float(ctx.param("wifi_remote_delay_ms")),
+             "adv_win_scale": int(ctx.param("adv_win_scale"))}
     items = runs(duration, **setup)
     res = dict(zip([label for label, _ in items], ctx.run_many(items, keep=_keep)))
 
@@ -339,7 +348,8 @@ def run(ctx: Context) -> None:
                   guards=(Guard("the best setting does not underutilize: its throughput ≥ 0.9 × the sweep's largest",
                                 sweep[best]["mbps"] >= 0.9 * top, f"{sweep[best]['mbps']:.1f} vs {top:.1f} Mbps"),))
     # Fig. 2.5: Client 2's ping RTT alone and beside Client 3's download; guarded: both downloads ran.
-    pings = ctx.run_many([("fig2.5", fig25_scenario("fig2.5", int(ctx.param("lte_queue_bytes"))))], keep=_keep_pings)[0]
+    pings = ctx.run_many([("fig2.5", fig25_scenario("fig2.5", int(ctx.param("lte_queue_bytes")),
+                                                             int(ctx.param("adv_win_scale"))))], keep=_keep_pings)[0]
 
     def mean_rtt(client: int, window: tuple[float, float]) -> float:
         xs = [rtt for t, rtt in pings.get(f"ping{client}", []) if window[0] <= t < window[1]]

@@ -270,6 +270,22 @@ impl TcpConfig {
     }
 }
 
+/// The window a receive buffer of `space` bytes advertises under Linux's `tcp_adv_win_scale`
+/// = `scale` (`tcp_win_from_space`, Linux 2.6–6.5): `space − space/2^scale` for a positive
+/// scale, `space/2^−scale` otherwise (0: the whole buffer).
+pub fn win_from_space(space: u32, scale: i8) -> u32 {
+    let s = u32::from(scale.unsigned_abs().min(31));
+    if scale > 0 {
+        space - (space >> s)
+    } else {
+        space >> s
+    }
+}
+
+fn is_zero_i8(v: &i8) -> bool {
+    *v == 0
+}
+
 fn default_rmem_max() -> u32 {
     DEFAULT_RMEM_MAX
 }
@@ -286,12 +302,21 @@ pub enum RwndConfig {
     /// window starts at `rmem_initial` and grows towards about twice the bytes received per
     /// receiver-estimated RTT, never beyond `rmem_max`. See [`crate::tcp::AutoTuning`].
     AutoTuning {
-        /// Largest window in bytes. Default 6291456 (Linux `tcp_rmem[2]`).
+        /// Largest receive buffer in bytes. Default 6291456 (Linux `tcp_rmem[2]`).
         #[serde(default = "default_rmem_max")]
         rmem_max: u32,
-        /// Initial window in bytes. Default 131072 (Linux `tcp_rmem[1]`).
+        /// Initial receive buffer in bytes. Default 131072 (Linux `tcp_rmem[1]`).
         #[serde(default = "default_rmem_initial")]
         rmem_initial: u32,
+        /// The share of a buffer advertised as window, as Linux's `tcp_adv_win_scale` sysctl
+        /// (`tcp_win_from_space` up to Linux 6.5): the buffer less buffer/2^s for s > 0 (1:
+        /// one half, Linux 3.4–6.5's default; 2: three quarters, the default before 3.4),
+        /// buffer/2^−s for s < 0, the whole buffer for 0. It scales `rmem_max` and
+        /// `rmem_initial` into the largest and the initial window. In [−31, 31]. Default 0:
+        /// the whole buffer (Linux 6.6 and later measure the share from the packets' memory
+        /// overhead instead, which is not modelled).
+        #[serde(default, skip_serializing_if = "is_zero_i8")]
+        adv_win_scale: i8,
     },
     /// A constant advertised window (e.g. a socket with `SO_RCVBUF` set).
     Fixed {
@@ -368,6 +393,7 @@ impl Default for RwndConfig {
         RwndConfig::AutoTuning {
             rmem_max: DEFAULT_RMEM_MAX,
             rmem_initial: DEFAULT_RMEM_INITIAL,
+            adv_win_scale: 0,
         }
     }
 }
@@ -380,7 +406,8 @@ impl RwndConfig {
             RwndConfig::AutoTuning {
                 rmem_max,
                 rmem_initial,
-            } => rmem_initial.min(rmem_max),
+                adv_win_scale,
+            } => win_from_space(rmem_initial.min(rmem_max), adv_win_scale),
             RwndConfig::Fixed { bytes } => bytes,
             RwndConfig::Drwa {
                 rmem_max,
@@ -401,7 +428,14 @@ impl RwndConfig {
             RwndConfig::AutoTuning {
                 rmem_max,
                 rmem_initial,
-            } => check_rmem(rmem_max, rmem_initial),
+                adv_win_scale,
+            } => {
+                check_rmem(rmem_max, rmem_initial)?;
+                if !(-31..=31).contains(&adv_win_scale) {
+                    return Err(format!("adv_win_scale must be an integer in [-31, 31], got {adv_win_scale}"));
+                }
+                Ok(())
+            }
             RwndConfig::Fixed { bytes } => {
                 if bytes == 0 {
                     return Err("bytes must be > 0, got 0".into());

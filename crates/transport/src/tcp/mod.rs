@@ -123,7 +123,7 @@ mod timer;
 #[cfg(test)]
 mod tests;
 
-pub use config::{RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
+pub use config::{win_from_space, RwndConfig, TcpConfig, DEFAULT_RMEM_INITIAL, DEFAULT_RMEM_MAX};
 pub use receiver::{ReceiverStats, TcpReceiver, TCP_MAX_QUICKACKS, TCP_SYNACK_RETRIES};
 pub use rtt::{RtoEstimator, RttEstimator, CLOCK_GRANULARITY};
 pub use rwnd::{

@@ -1016,12 +1016,15 @@ fn dupacks_after_timeout_do_not_start_fast_recovery() {
 
 // ---------------------------------------------------------------- receive window
 
-#[test]
-fn auto_tuning_grows_the_window_up_to_rmem_max() {
+/// The largest window an auto-tuning receiver (rmem_max 300000) advertises to a sender
+/// delivering 100 segments per 50 ms RTT, and its first ACK's window, under
+/// `tcp_adv_win_scale` = `adv_win_scale`.
+fn auto_tuning_windows(adv_win_scale: i8) -> (u32, u32) {
     let cfg = TcpConfig {
         rwnd: RwndConfig::AutoTuning {
             rmem_max: 300_000,
             rmem_initial: 65_536,
+            adv_win_scale,
         },
         burst_acks: false,
         ..Default::default()
@@ -1031,6 +1034,7 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
     let mut seq = 0;
     let mut last_edge = 0;
     let mut max_wnd = 0;
+    let mut first_wnd = None;
     for round in 1..8u64 {
         for i in 0..per_rtt {
             let now = round * rtt + i * rtt / per_rtt;
@@ -1052,11 +1056,17 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
                 assert!(edge >= last_edge, "the right edge never moves left");
                 last_edge = edge;
                 max_wnd = max_wnd.max(a.rwnd);
+                first_wnd.get_or_insert(a.rwnd);
             }
         }
     }
+    (max_wnd, first_wnd.unwrap())
+}
+
+#[test]
+fn auto_tuning_grows_the_window_up_to_rmem_max() {
     // 144800 bytes per RTT: 2·144800 + 16·MSS > rmem_max, so the window is capped.
-    assert_eq!(max_wnd, 300_000);
+    assert_eq!(auto_tuning_windows(0), (300_000, 65_536));
     let fixed = TcpConfig {
         rwnd: RwndConfig::Fixed { bytes: 20_000 },
         ..Default::default()
@@ -1065,6 +1075,27 @@ fn auto_tuning_grows_the_window_up_to_rmem_max() {
     r.on_segment(MS, &seg(0));
     r.on_segment(MS, &seg(1));
     assert_eq!(r.poll_ack(MS).unwrap().rwnd, 20_000);
+}
+
+#[test]
+fn auto_tuning_advertises_the_buffer_share_of_tcp_adv_win_scale() {
+    // Linux's tcp_win_from_space: 2 (before 3.4) keeps 3/4 of the buffer, 1 (3.4-6.5) 1/2,
+    // -1 also 1/2 (space >> 1), -2 1/4; both the cap and the initial window are scaled.
+    assert_eq!(auto_tuning_windows(2), (225_000, 49_152));
+    assert_eq!(auto_tuning_windows(1), (150_000, 32_768));
+    assert_eq!(auto_tuning_windows(-1), (150_000, 32_768));
+    assert_eq!(auto_tuning_windows(-2).0, 75_000);
+    assert_eq!(crate::tcp::win_from_space(1000, 3), 875);
+    let bad = TcpConfig {
+        rwnd: RwndConfig::AutoTuning {
+            rmem_max: 300_000,
+            rmem_initial: 65_536,
+            adv_win_scale: 32,
+        },
+        ..Default::default()
+    };
+    let e = bad.validate().unwrap_err();
+    assert!(e.contains("adv_win_scale") && e.contains("[-31, 31]") && e.contains("32"), "{e}");
 }
 
 /// A policy that offers less and less: the receiver must still not shrink the window.
@@ -1130,7 +1161,8 @@ fn config_defaults_serde_and_validation() {
         c.rwnd,
         RwndConfig::AutoTuning {
             rmem_max: 6_291_456,
-            rmem_initial: 131_072
+            rmem_initial: 131_072,
+            adv_win_scale: 0
         }
     );
     assert!(c.validate().is_ok());
@@ -1145,7 +1177,8 @@ fn config_defaults_serde_and_validation() {
         parsed.rwnd,
         RwndConfig::AutoTuning {
             rmem_max: 1_000_000,
-            rmem_initial: 131_072
+            rmem_initial: 131_072,
+            adv_win_scale: 0
         }
     );
     assert!(json::from_str::<TcpConfig>(r#"{"msss": 1}"#).is_err());

@@ -24,7 +24,7 @@ pub use rtac::{k_from_theta, rtac_window, Rtac, RtacParams, RENO_A};
 
 use cellshare_core::{Nanos, MS};
 
-use crate::tcp::{ts_clock, RwndConfig};
+use crate::tcp::{config::win_from_space, ts_clock, RwndConfig};
 use crate::wire::Segment;
 
 /// One receiver-side RTT sample from the timestamp option, as Linux's
@@ -70,7 +70,13 @@ impl RwndConfig {
             RwndConfig::AutoTuning {
                 rmem_max,
                 rmem_initial,
-            } => Box::new(AutoTuning::new(mss, rmem_initial, rmem_max, ts_offset_ms)),
+                adv_win_scale,
+            } => Box::new(AutoTuning::new(
+                mss,
+                win_from_space(rmem_initial, adv_win_scale),
+                win_from_space(rmem_max, adv_win_scale),
+                ts_offset_ms,
+            )),
             RwndConfig::Fixed { bytes } => Box::new(FixedWindow::new(bytes)),
             RwndConfig::Drwa {
                 rmem_max,
