@@ -33,7 +33,8 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
                       "<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
         "docs/reproductions.md": ["<!-- generated: reproduction-cost -->"],
         "docs/legilimens.md": ["<!-- generated: claims legilimens-onoff -->",
-                               "<!-- generated: value legilimens-onoff yields pct -->"],
+                               "<!-- generated: value legilimens-onoff yields pct -->",
+                               "<!-- generated: legilimens-in-step -->"],
         "docs/performance.md": ["<!-- generated: bench single -->", "<!-- generated: bench network -->",
                                 "<!-- generated: bench transports -->", "<!-- generated: bench ues -->"],
         "docs/tcp.md": ["<!-- generated: emu-crosscheck -->", "<!-- generated: emu-within rtt -->"],
@@ -58,7 +59,7 @@ def _tree(tmp_path: Path) -> Path:
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
                 docgen.NS3_POWER, NS3_SHARES,
                 docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.EMU_MULTIFLOW, docgen.APPS_SPEED, docgen.MEMORY,
-                docgen.SWEEP_MEMORY):
+                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "docs", root / "docs")

@@ -21,6 +21,8 @@ artefacts; nothing in it is typed by hand:
 - ``tools/data/apps-speed.json``, ``tools/data/memory.json``, ``tools/data/sweep-memory.json``
   (``python -m cellshare.docmeasure apps|memory|sweep --out FILE``): the apps' speed, the
   memory estimated against measured, a sweep's memory, each with its command and machine;
+- ``tools/data/legilimens-in-step.json`` (``python -m cellshare.docmeasure legilimens-in-step
+  --out FILE``): the simulator's Legilimens backgrounds started in step or apart;
 - the code itself for the limits and constants pages quote (``limits``, ``limits-const``,
   ``code-const``) and the sweep files whose runs the tour counts (``sweep-tour``).
 
@@ -113,6 +115,10 @@ Renderers (``ARGS`` are words after the name):
 ``sweep-tour SWEEP_FILE OUT``
     The tour's sweep and report commands, the comment counting the sweep file's runs as the
     sweep module expands them (block: a fenced code block of its own).
+``legilimens-in-step``, ``legilimens-in-step-value CASE KEY``
+    Legilimens backgrounds started in step or apart, one row per case, from
+    ``tools/data/legilimens-in-step.json`` (block); one case's number, e.g. ``fixed-together
+    fg_mbps`` (inline, Mbit/s).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -854,6 +860,37 @@ def r_emu_multiflow_machine(a: _Artefacts, args: list[str]) -> str:
             f"{m['load_1min_after']:g} after")
 
 
+LEGILIMENS_IN_STEP = "tools/data/legilimens-in-step.json"
+
+
+def _in_step_case(d: dict, ident: str) -> dict:
+    for c in d["cases"]:
+        if c["id"] == ident:
+            return c
+    raise DocgenError(f"{LEGILIMENS_IN_STEP}: no case {ident!r}; it has " + ", ".join(c["id"] for c in d["cases"]))
+
+
+def r_legilimens_in_step(a: _Artefacts, args: list[str]) -> str:
+    """In-step Legilimens backgrounds: one row per case (block)."""
+    d = a.load(LEGILIMENS_IN_STEP)
+    lines = ["| backgrounds | foreground Mbit/s | backgrounds Mbit/s (sum) | largest background capacity estimate, "
+             "Mbit/s | a background backed off |", "|---|---|---|---|---|"]
+    for c in d["cases"]:
+        est = "-" if c["bg_estimate_max_mbps"] is None else f"{c['bg_estimate_max_mbps']:.1f}"
+        lines.append(f"| {c['what']} | {c['fg_mbps']:.1f} | {c['bg_mbps']:.1f} | {est} | "
+                     f"{'yes' if c['bg_backed_off'] else 'no'} |")
+    return "\n".join(lines)
+
+
+def r_legilimens_in_step_value(a: _Artefacts, args: list[str]) -> str:
+    """One case's value in Mbit/s, one decimal (inline)."""
+    ident, key = _args(args, 2, "legilimens-in-step-value", "legilimens-in-step-value CASE KEY")[:2]
+    c = _in_step_case(a.load(LEGILIMENS_IN_STEP), ident)
+    if key not in c or not isinstance(c[key], (int, float)) or isinstance(c[key], bool):
+        raise DocgenError(f"{LEGILIMENS_IN_STEP}: case {ident!r} has no number {key!r}")
+    return f"{c[key]:.1f}"
+
+
 # --- Figures ------------------------------------------------------------------------------
 #
 # A figure is drawn from the numbers one of its builders reads off the committed artefacts
@@ -1288,6 +1325,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "emu-multiflow-machine": (r_emu_multiflow_machine, False),
     "apps-speed": (r_apps_speed, True), "memory": (r_memory, True), "memory-ratio": (r_memory_ratio, False),
     "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
+    "legilimens-in-step": (r_legilimens_in_step, True), "legilimens-in-step-value": (r_legilimens_in_step_value, False),
 }
 
 

@@ -28,9 +28,13 @@ page from, with the command that made it and the machine and its load:
   (ten CUBIC flows for 15 s and for 45 s; a CUBIC foreground beside LEDBAT or Legilimens
   backgrounds at other UEs), each flow's simulator and Linux statistics and the verdicts. Needs
   root, the emulator and the eBPF controls loaded (``cellshare bpf load ledbat legilimens``);
-  Linux TCP is not deterministic, so a new run gives other numbers.
+  Linux TCP is not deterministic, so a new run gives other numbers;
+- ``legilimens-in-step`` (``tools/data/legilimens-in-step.json``, docs/legilimens.md "Known
+  limits", docs/emulator.md): the simulator's Legilimens backgrounds of
+  ``scenarios/emu-mixed-legilimens.toml`` started together or apart, on identical, unequal and
+  fading channels (:mod:`cellshare.legilimens_in_step`; deterministic, a few seconds).
 
-``python -m cellshare.docmeasure apps|memory|sweep|emu-multiflow|emu-traces --out tools/data/FILE.json``,
+``python -m cellshare.docmeasure apps|memory|sweep|emu-multiflow|emu-traces|legilimens-in-step --out tools/data/FILE.json``,
 then ``python -m cellshare.docgen --write``.
 """
 
@@ -453,11 +457,17 @@ def run_emu_traces(source: Optional[Path] = None) -> dict:
     return {**d, "cellshare": __version__, "machine": machine}
 
 
+def _legilimens_in_step() -> dict:
+    from .legilimens_in_step import measure
+    return measure()
+
+
 def main(argv: Optional[list] = None) -> int:
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m cellshare.docmeasure", description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("apps", "memory", "sweep", "emu-multiflow", "emu-traces"), help="which measurement")
+    ap.add_argument("what", choices=("apps", "memory", "sweep", "emu-multiflow", "emu-traces", "legilimens-in-step"),
+                    help="which measurement")
     ap.add_argument("--out", type=Path, required=True, help="the JSON file to write (tools/data/...)")
     ap.add_argument("--repeat", type=int, default=3, help="apps: runs of each variant, best kept (default 3)")
     ap.add_argument("--from", dest="source", type=Path, metavar="OUT",
@@ -466,7 +476,8 @@ def main(argv: Optional[list] = None) -> int:
     if not 1 <= a.repeat <= 20:
         ap.error(f"--repeat {a.repeat}: expected 1 to 20")
     r = {"apps": lambda: run_apps(a.repeat), "memory": run_memory, "sweep": run_sweep_memory,
-         "emu-multiflow": run_emu_multiflow, "emu-traces": lambda: run_emu_traces(a.source)}[a.what]()
+         "emu-multiflow": run_emu_multiflow, "emu-traces": lambda: run_emu_traces(a.source),
+         "legilimens-in-step": _legilimens_in_step}[a.what]()
     a.out.write_text(json.dumps(r, indent=1) + "\n")
     print(f"written to {a.out}")
     return 0

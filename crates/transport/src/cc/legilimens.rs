@@ -47,6 +47,17 @@
 //!   taking 99 TTIs in 100 it never saw a busy slot again, since no back-to-back slot came to
 //!   correct it (measured: 100 background flows started together all reached NORMAL and
 //!   filled the cell). With `n / 2` it is judged busy from its first gap.
+//! - **In-step starts** (a limit of Algorithm 1, not changed here): the capacity is learnt
+//!   only from the flow's own slots, and a slot followed by a gap of N TTIs rates n / N; the
+//!   paper counts on a burst being served "full capacity for at least one TTI", which PF gives
+//!   a lone newcomer as consecutive TTIs. Flows whose bursts reach PF in the same TTI on
+//!   constant channels are served in a strict rotation from their first TTI ("if all clients
+//!   have the same signal quality and infinite data to send, scheduling will effectively
+//!   become round-robin", [L] §II-A), none ever sees two consecutive TTIs, and the estimate
+//!   stays at their share: as printed never busy, with `n / 2` busy only for N > 2/λ
+//!   (`rotation_from_the_first_tti_hides_the_competitors_until_a_back_to_back_slot`; the
+//!   whole-controller measurement is `python -m cellshare.docmeasure legilimens-in-step`,
+//!   docs/legilimens.md "Known limits").
 //! - **Start mode**: GAP I — a new flow has no capacity estimate and, being low priority,
 //!   must first find out whether the cell is busy ([L] Fig. 6 has no other entry point).
 //! - **Sender-caused gaps** (addition `sender_gap_restart`): Algorithm 1 compares every slot with the previous one, so the
@@ -1548,6 +1559,39 @@ mod tests {
         rate_only.capacity = C as f64 / 5.0;
         let later = run(&mut rate_only, &acks(&sched, 0, Rx::PerSegment));
         assert!(later.iter().all(|s| !s.busy));
+    }
+
+    #[test]
+    fn rotation_from_the_first_tti_hides_the_competitors_until_a_back_to_back_slot() {
+        // The limit behind in-step backgrounds (module docs, "In-step starts"): served one
+        // TTI in N from its very first TTI (a strict PF rotation with N − 1 competitors),
+        // every slot is C bytes followed by an N-TTI gap, so every evaluation has rate C/N.
+        for n in 2..=8usize {
+            let rotation = every(200, n, C);
+            // As printed, the capacity is the running maximum of those rates, C/N, and no
+            // rate falls below λ·C/N: never busy, whatever N.
+            let mut printed = CapacityEstimator::with_additions(0.5, 0, AdditionSet::NONE);
+            let s = run(&mut printed, &acks(&rotation, 0, Rx::PerSegment));
+            assert!(s.iter().all(|s| !s.busy), "N = {n}: {s:?}");
+            assert!((printed.capacity().unwrap() - C as f64 / n as f64).abs() < 1e-6);
+            // With `initial_capacity_half_slot` the capacity is C/2 and the rotation is busy
+            // only when C/N < λ·C/2, i.e. N > 2/λ = 4: three in-step backgrounds and a
+            // foreground (N = 4) are not.
+            let mut ours = CapacityEstimator::new(0.5, 0);
+            let s = run(&mut ours, &acks(&rotation, 0, Rx::PerSegment));
+            assert!(s[1..].iter().all(|s| s.busy == (n > 4)), "N = {n}: {s:?}");
+            // Two back-to-back TTIs first (the flow was alone for two TTIs, as a flow that
+            // starts a few TTIs before its peers is under PF): the capacity is C, and the
+            // rotation is busy for N ≥ 3, as printed and with the additions (N = 2 is the
+            // strict λ test's boundary, see `fig5b_two_senders_no_batching`).
+            let alone_first: Vec<u64> = [vec![C; 2], every(200, n, C)].concat();
+            for add in [AdditionSet::NONE, AdditionSet::ALL] {
+                let mut est = CapacityEstimator::with_additions(0.5, 0, add);
+                let s = run(&mut est, &acks(&alone_first, 0, Rx::PerSegment));
+                assert!(s[3..].iter().all(|s| s.busy == (n >= 3)), "N = {n}: {s:?}");
+                assert!((est.capacity().unwrap() - C as f64).abs() < 1e-6);
+            }
+        }
     }
 
     #[test]
