@@ -36,11 +36,14 @@ def test_in_step_backgrounds_never_learn_the_capacity_and_never_yield(measured):
     assert together["fg_mbps"] < 6.0
     assert together["bg_mbps"] > 13.0
     assert not together["bg_backed_off"]
+    # A strict rotation: no background receives data in two consecutive TTIs, ever.
+    assert together["bg_longest_run_ms"] == 1
     # The estimate never leaves the share a rotation gives: at most one segment per TTI,
     # under 60 % of the cell's 20 Mbit/s.
     assert together["bg_estimate_max_mbps"] <= ONE_SEGMENT_PER_TTI_MBPS + 1e-9
     # A millisecond apart changes nothing: the bursts still meet PF in step.
     assert measured["fixed-1ms"]["fg_mbps"] < 6.0 and not measured["fixed-1ms"]["bg_backed_off"]
+    assert measured["fixed-1ms"]["bg_longest_run_ms"] == 1
 
 
 def test_backgrounds_started_apart_learn_the_capacity_and_yield(measured):
@@ -49,6 +52,9 @@ def test_backgrounds_started_apart_learn_the_capacity_and_yield(measured):
     assert apart["fg_mbps"] > 10.0
     assert apart["bg_backed_off"]
     assert apart["bg_estimate_max_mbps"] > 20.0
+    assert apart["bg_longest_run_ms"] >= 5
+    # Four TTIs alone are not enough for the estimate to climb past the rotation's rates.
+    assert measured["fixed-4ms"]["fg_mbps"] < 6.0 and not measured["fixed-4ms"]["bg_backed_off"]
 
 
 def test_it_is_not_the_tie_break_but_constant_channels(measured):

@@ -118,7 +118,7 @@ Renderers (``ARGS`` are words after the name):
 ``legilimens-in-step``, ``legilimens-in-step-value CASE KEY``
     Legilimens backgrounds started in step or apart, one row per case, from
     ``tools/data/legilimens-in-step.json`` (block); one case's number, e.g. ``fixed-together
-    fg_mbps`` (inline, Mbit/s).
+    fg_mbps`` (inline).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -873,22 +873,23 @@ def _in_step_case(d: dict, ident: str) -> dict:
 def r_legilimens_in_step(a: _Artefacts, args: list[str]) -> str:
     """In-step Legilimens backgrounds: one row per case (block)."""
     d = a.load(LEGILIMENS_IN_STEP)
-    lines = ["| backgrounds | foreground Mbit/s | backgrounds Mbit/s (sum) | largest background capacity estimate, "
-             "Mbit/s | a background backed off |", "|---|---|---|---|---|"]
+    lines = ["| backgrounds | foreground Mbit/s | backgrounds Mbit/s (sum) | longest run of ms with data at a "
+             "background | largest background capacity estimate, Mbit/s | a background backed off |",
+             "|---|---|---|---|---|---|"]
     for c in d["cases"]:
         est = "-" if c["bg_estimate_max_mbps"] is None else f"{c['bg_estimate_max_mbps']:.1f}"
-        lines.append(f"| {c['what']} | {c['fg_mbps']:.1f} | {c['bg_mbps']:.1f} | {est} | "
+        lines.append(f"| {c['what']} | {c['fg_mbps']:.1f} | {c['bg_mbps']:.1f} | {c['bg_longest_run_ms']} | {est} | "
                      f"{'yes' if c['bg_backed_off'] else 'no'} |")
     return "\n".join(lines)
 
 
 def r_legilimens_in_step_value(a: _Artefacts, args: list[str]) -> str:
-    """One case's value in Mbit/s, one decimal (inline)."""
+    """One case's number (inline): Mbit/s with one decimal, a count of milliseconds as it is."""
     ident, key = _args(args, 2, "legilimens-in-step-value", "legilimens-in-step-value CASE KEY")[:2]
     c = _in_step_case(a.load(LEGILIMENS_IN_STEP), ident)
     if key not in c or not isinstance(c[key], (int, float)) or isinstance(c[key], bool):
         raise DocgenError(f"{LEGILIMENS_IN_STEP}: case {ident!r} has no number {key!r}")
-    return f"{c[key]:.1f}"
+    return str(c[key]) if isinstance(c[key], int) else f"{c[key]:.1f}"
 
 
 # --- Figures ------------------------------------------------------------------------------

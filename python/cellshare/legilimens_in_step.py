@@ -8,8 +8,10 @@ in the same millisecond or a few apart, on the scenario's identical fixed 20 Mbi
 on fixed channels of different rates, with the receiver's quick-ACK mode off, and on radio
 channels at one distance without and with Rayleigh fading. For each case it records the
 foreground's and the backgrounds' throughput, the largest capacity estimate any background
-reached (the controller's trace ``estimate``, Mbit/s) and whether any background ever backed
-off (mode 4 in its ``mode_changes``).
+reached (the controller's trace ``estimate``, Mbit/s), the longest run of consecutive
+milliseconds in which a background's receiver got data (the trace's ``mbps`` sampled every
+millisecond: on a fixed channel, consecutive TTIs served) and whether any background ever
+backed off (mode 4 in its ``mode_changes``).
 
 The simulator is deterministic, so the artefact is what the code gives now
 (``tests/test_legilimens_sync.py`` checks that):
@@ -27,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "scenarios/emu-mixed-legilimens.toml"
 COMMAND = "python -m cellshare.docmeasure legilimens-in-step --out tools/data/legilimens-in-step.json"
 DURATION_S = 20.0
-#: Trace sampling of the backgrounds' capacity estimate.
-TRACE_MS = 10
+#: Trace sampling: one TTI, so that consecutive samples with data are consecutive TTIs.
+TRACE_MS = 1
 #: When the foreground starts and the first background starts (the emulator run's layout).
 FG_START_S = 0.03
 BG_START_S = 0.041
@@ -83,18 +85,29 @@ def scenario(case: dict) -> dict:
     return sc
 
 
+def _longest_run(mbps: list) -> int:
+    """The longest run of consecutive samples with data delivered."""
+    best = run = 0
+    for x in mbps:
+        run = run + 1 if x else 0
+        best = max(best, run)
+    return best
+
+
 def measure_case(case: dict) -> dict:
     """One case's foreground and background throughput (Mbit/s), the largest capacity
-    estimate a background reached (Mbit/s) and whether any background backed off."""
+    estimate a background reached (Mbit/s), the longest run of milliseconds with data at a
+    background, and whether any background backed off."""
     import cellshare
 
     res = cellshare.run(scenario(case))
     flows = {f["name"]: f for f in res.summary["flows"]}
     bgs = [f"bg{u}" for u in (1, 2, 3)]
-    estimates, backed_off = [], False
+    estimates, backed_off, longest = [], False, 0
     for name in bgs:
         fl = res.flow(name)
         estimates += [e for e in fl["trace"]["estimate"] if e is not None and not math.isnan(e)]
+        longest = max(longest, _longest_run(fl["trace"]["mbps"]))
         backed_off |= any(m == 4 for m in fl["mode_changes"]["mode"])
     return {
         "id": case["id"],
@@ -102,6 +115,7 @@ def measure_case(case: dict) -> dict:
         "fg_mbps": round(flows["fg"]["throughput_mbps"], 3),
         "bg_mbps": round(sum(flows[b]["throughput_mbps"] for b in bgs), 3),
         "bg_estimate_max_mbps": round(max(estimates), 3) if estimates else None,
+        "bg_longest_run_ms": longest,
         "bg_backed_off": backed_off,
     }
 
