@@ -54,7 +54,8 @@
 //!   constant channels are served in a strict rotation from their first TTI ("if all clients
 //!   have the same signal quality and infinite data to send, scheduling will effectively
 //!   become round-robin", [L] §II-A), none ever sees two consecutive TTIs, and the estimate
-//!   stays at their share: as printed never busy, with `n / 2` busy only for N > 2/λ
+//!   stays at their share: as printed never busy, with `n / 2` (and one ACK per segment)
+//!   busy only for N > 2/λ
 //!   (`rotation_from_the_first_tti_hides_the_competitors_until_a_back_to_back_slot`; the
 //!   whole-controller measurement is `python -m cellshare.docmeasure legilimens-in-step`,
 //!   docs/legilimens.md "Known limits").
