@@ -137,3 +137,51 @@ def test_inline_code_keeps_its_hyphenated_words_whole():
     assert '<code>cellshare bench <span class="nobr">--duration</span> 5</code>' in out
     assert '<pre><span></span><code>a<span>-b</span></code></pre>' in out   # highlighted blocks untouched
     assert "white-space: nowrap" in (REPO / "docs" / "extra.css").read_text().split(".md-typeset code .nobr")[1]
+
+
+#: A page a cause of a miss cites: ``docs/X.md`` or ``docs/X.md#anchor`` in its text.
+_DOC_REF = re.compile(r"\bdocs/(?P<page>[A-Za-z0-9_/-]+\.md)(?:#(?P<anchor>[A-Za-z0-9_-]+))?")
+
+
+def _anchors(text: str) -> set[str]:
+    """The ids mkdocs gives the page's headings (the toc extension's slugs) and explicit ids."""
+    out = set()
+    for line in text.splitlines():
+        m = re.match(r"#{1,6} (.*)", line)
+        if m:
+            title = re.sub(r"[`*_\[\]()]", "", m.group(1)).strip().lower()
+            out.add(re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", title)))
+    out |= set(re.findall(r'id="([^"]+)"', text))
+    return out
+
+
+def test_the_causes_cite_pages_that_exist_and_hold_their_data():
+    # Each cause of a miss (python/cellshare/reproduce/causes.py) that names a page must name
+    # one that exists (and an anchor on it, if it gives one); a cause that quotes the stored
+    # ns-3 data (`{ns3:FILE#...}`) and cites a page for it must cite a page that names that
+    # file, so the reader finds the numbers where the cause sends them.
+    from cellshare.reproduce.causes import CAUSES
+
+    cited_any = False
+    for key, cause in CAUSES.items():
+        refs = list(_DOC_REF.finditer(cause.text))
+        cited_any |= bool(refs)
+        for m in refs:
+            page = REPO / "docs" / m["page"]
+            assert page.is_file(), f"cause {key} cites docs/{m['page']}, which does not exist"
+            if m["anchor"]:
+                assert m["anchor"] in _anchors(page.read_text()), \
+                    f"cause {key} cites docs/{m['page']}#{m['anchor']}: no such heading on the page"
+        files = {arg.partition("#")[0] for kind, arg in cause.references() if kind == "ns3"}
+        if refs and files:
+            texts = [(REPO / "docs" / m["page"]).read_text() for m in refs]
+            for f in files:
+                assert any(f"tools/data/{f}" in t for t in texts), \
+                    (f"cause {key} quotes tools/data/{f} and cites {', '.join('docs/' + m['page'] for m in refs)}, "
+                     "none of which shows that file's numbers")
+    assert cited_any
+
+
+def test_anchor_slugs_follow_the_headings():
+    assert _anchors("## Shares beside a background (the `legilimens-at-scale` question)\n") == \
+        {"shares-beside-a-background-the-legilimens-at-scale-question"}

@@ -78,6 +78,17 @@ Renderers (``ARGS`` are words after the name):
     cellshare / ns-3, per background and layout (block).
 ``ns3-rate FILE[#RUN] LABEL SIDE KEY``
     One rate of a cross-check run, e.g. ``same/ledbat ns3 bg`` (inline).
+``ns3-background FILE``
+    The background case as ``tools/ns3_crosscheck.py`` prints it: per layout and background,
+    foreground, background per flow and cell total, cellshare / ns-3, and the ratio of the
+    totals (block).
+``ns3-agree FILE PCT``, ``ns3-total-diff FILE LABEL``, ``ns3-total-diff FILE except LABEL...``
+    In how many runs both shares are within PCT % of ns-3's; cellshare's cell total against
+    ns-3's in one run, or the range over the others (inline).
+``ns3-variants FILE LABEL``
+    ``tools/data/ns3-crosscheck-background-variants.json`` (``python
+    tools/ns3_background_variants.py --out FILE``): cellshare's side of run LABEL with one
+    setting changed at a time, against the stored ns-3 runs (block).
 ``ns3-walls FILE``
     Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
     the command (inline).
@@ -553,6 +564,86 @@ def r_ns3_walls(a: _Artefacts, args: list[str]) -> str:
         text += f" ({_machine(d, spec.partition('#')[0])})"
     return text
 
+
+
+def _ns3_background(a: _Artefacts, spec: str, name: str) -> tuple[str, dict]:
+    spec, d = _ns3_run(a, spec, name)
+    if d["args"].get("case") != "background":
+        raise DocgenError(f"renderer {name!r}: {spec} is case {d['args'].get('case')!r}, not background")
+    return spec, d
+
+
+def r_ns3_background(a: _Artefacts, args: list[str]) -> str:
+    """The background case as `tools/ns3_crosscheck.py` prints it, one row per run, with the
+    ratio of the cell totals instead of the wall times (block)."""
+    spec, d = _ns3_background(a, _args(args, 1, "ns3-background", "ns3-background tools/data/FILE.json")[0],
+                              "ns3-background")
+    lines = ["| layout | background | foreground, cellshare / ns-3 | background per flow | cell total | ratio of totals |",
+             "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        c, n = _ns3_rates(r["cellshare"]), _ns3_rates(r["ns3"])
+        lines.append(f"| {r['label'][0]} | {r['label'][1]} | {c['fg']:.2f} / {n['fg']:.2f} | {c['bg']:.2f} / {n['bg']:.2f} | "
+                     f"{c['total']:.1f} / {n['total']:.1f} | {c['total'] / n['total']:.2f} |")
+    return "\n".join(lines)
+
+
+def _ns3_agrees(r: dict, tolerance: float) -> bool:
+    """Both shares (the foreground's and the mean background flow's) within `tolerance` of
+    ns-3's, relative; two zero rates agree."""
+    c, n = _ns3_rates(r["cellshare"]), _ns3_rates(r["ns3"])
+    return all((x == y == 0) or (y > 0 and abs(x / y - 1) <= tolerance) for x, y in ((c["fg"], n["fg"]), (c["bg"], n["bg"])))
+
+
+def r_ns3_agree(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-agree FILE PCT``: in how many of a background cross-check's runs both shares are
+    within PCT % of ns-3's, "9 of the 19 rows" (inline)."""
+    rel, pct = _args(args, 2, "ns3-agree", "ns3-agree tools/data/FILE.json PCT")[:2]
+    try:
+        tol = float(pct) / 100
+    except ValueError:
+        raise DocgenError(f"renderer 'ns3-agree': PCT {pct!r} is not a number") from None
+    _, d = _ns3_background(a, rel, "ns3-agree")
+    return f"{sum(_ns3_agrees(r, tol) for r in d['rows'])} of the {len(d['rows'])} rows"
+
+
+def r_ns3_total_diff(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-total-diff FILE LABEL``: cellshare's cell total over ns-3's for one run, ``+27 %``;
+    ``ns3-total-diff FILE except LABEL...``: the lowest and highest over the other runs,
+    ``+5 to +6 %`` (inline)."""
+    rel, *rest = _args(args, 2, "ns3-total-diff", "ns3-total-diff tools/data/FILE.json LABEL | except LABEL...")
+    spec, d = _ns3_background(a, rel, "ns3-total-diff")
+
+    def diff(r: dict) -> float:
+        return (_ns3_rates(r["cellshare"])["total"] / _ns3_rates(r["ns3"])["total"] - 1) * 100
+
+    if rest[0] == "except":
+        for label in rest[1:]:
+            _ns3_row(d, spec, label, "ns3-total-diff")
+        ds = sorted(round(diff(r)) for r in d["rows"] if "/".join(r["label"]) not in rest[1:])
+        if not ds:
+            raise DocgenError(f"renderer 'ns3-total-diff': no run of {spec} is left")
+        return f"{ds[0]:+d} %" if ds[0] == ds[-1] else f"{ds[0]:+d} to {ds[-1]:+d} %"
+    return f"{round(diff(_ns3_row(d, spec, rest[0], 'ns3-total-diff'))):+d} %"
+
+
+def r_ns3_variants(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-variants FILE LABEL``: a file of `tools/ns3_background_variants.py`: cellshare's
+    rates in run LABEL with each variant's setting, after the run it reuses (block)."""
+    rel, label = _args(args, 2, "ns3-variants", "ns3-variants tools/data/FILE.json LABEL")[:2]
+    d = a.load(rel)
+    if "reused" not in d or "runs" not in d:
+        raise DocgenError(f"renderer 'ns3-variants': {rel} is not a tools/ns3_background_variants.py output")
+    _, base = _ns3_background(a, d["reused"], "ns3-variants")
+    lines = ["| cellshare | background / foreground, Mbit/s |", "|---|---|"]
+    rows = [("as the table above", _ns3_row(base, d["reused"], label, "ns3-variants"))]
+    rows += [(run["what"].partition(", ")[2] or run["what"], run["rows"][0]) for run in d["runs"].values()
+             if "/".join(run["rows"][0]["label"]) == label]
+    if len(rows) == 1:
+        raise DocgenError(f"renderer 'ns3-variants': {rel} has no variant of run {label!r}")
+    for what, r in rows:
+        c = _ns3_rates(r["cellshare"])
+        lines.append(f"| {_cell(what)} | {_mbit(c['bg'])} / {_mbit(c['fg'])} |")
+    return "\n".join(lines)
 
 #: The Rust source of the run's limits, whose constants the limits table quotes.
 LIMITS_RS = "crates/sim/src/limits.rs"
@@ -1319,6 +1410,8 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
     "ns3-power": (r_ns3_power, True), "ns3-power-ratio": (r_ns3_power_ratio, False),
     "ns3-shares": (r_ns3_shares, True), "ns3-rate": (r_ns3_rate, False), "ns3-walls": (r_ns3_walls, False),
+    "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
+    "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
@@ -1337,7 +1430,10 @@ def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
         if name not in RENDERERS:
             raise DocgenError(f"{where}: unknown renderer {name!r} in `{m.group(1)}` (known: {', '.join(RENDERERS)})")
         fn, block = RENDERERS[name]
-        at_line_start = m.start() == 0 or text[m.start() - 1] == "\n"
+        # What precedes the marker on its line: nothing, or only the indentation of a list
+        # item's continuation (a block inside a list item is indented as the item's text).
+        indent = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        at_line_start = not indent.strip(" ")
         if block and not at_line_start:
             raise DocgenError(f"{where}: `{m.group(1)}` renders a block: put its markers on lines of their own")
         if not block and at_line_start:
@@ -1347,7 +1443,10 @@ def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
             body = fn(artefacts, args)
         except DocgenError as e:
             raise DocgenError(f"{where}: {e}") from None
-        return m.group(1) + (f"\n\n{body}\n\n" if block else body) + m.group(4)
+        if block:
+            body = "\n".join(indent + line if line else line for line in body.split("\n"))
+            return f"{m.group(1)}\n\n{body}\n\n{indent}{m.group(4)}"
+        return m.group(1) + body + m.group(4)
     return SECTION.sub(sub, text)
 
 

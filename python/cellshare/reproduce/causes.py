@@ -356,10 +356,10 @@ CAUSES: dict[str, Cause] = {
     f"{_SCALE}/bg-vs-lpt-average": Cause(
         "paper's own evidence differs",
         "with a background flow at every UE, every UE stays backlogged and PF gives each its share of the TTIs whatever "
-        "the background's controller. ns-3's LTE module, the paper's simulator, does the same (docs/crosscheck.md, ten "
+        "the background's controller. ns-3's LTE module, the paper's simulator, does the same (docs/crosscheck-ns3.md, ten "
         f"UEs with a background each): LEDBAT {{ns3:{_XCHECK}ledbat/ns3.bg1}}, Vegas {{ns3:{_XCHECK}vegas/ns3.bg1}}, "
         f"CUBIC {{ns3:{_XCHECK}cubic/ns3.bg1}} Mbit/s for the background flow of one UE, ours {{ns3:{_XCHECK}ledbat/cellshare.bg1}}; "
-        "and Legilimens in ns-3 at every UE of the paper's set-up gives its background "
+        "and Legilimens in ns-3 at every UE of the paper's set-up (docs/legilimens-ns3.md) gives its background "
         f"{{ns3:{_FIG12}Legilimens-every-load60-10s-seed1/result.summary.bg_mbps}} Mbit/s per flow against LEDBAT's "
         f"{{ns3:{_FIG12}LEDBAT-every-load60-10s-seed1/result.summary.bg_mbps}} and Vegas' "
         f"{{ns3:{_FIG12}Vegas-every-load60-10s-seed1/result.summary.bg_mbps}}. Ours: "
