@@ -45,6 +45,9 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/apps.md": ["<!-- generated: apps-speed -->"],
         "docs/crosscheck.md": [f"<!-- generated: ns3-power {docgen.NS3_POWER} -->",
                                f"<!-- generated: ns3-shares {NS3_SHARES} -->", f"<!-- generated: ns3-walls {NS3_SHARES} -->"],
+        "docs/crosscheck-ns3.md": ["<!-- generated: ns3-background tools/data/ns3-crosscheck-background.json -->",
+                                   "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->"],
+        "docs/transports.md": ["<!-- generated: c2tcp 1000 -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
         text = (REPO / rel).read_text()
@@ -62,6 +65,7 @@ def _tree(tmp_path: Path) -> Path:
                 docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
+    shutil.copytree(REPO / "tools" / "data", root / "tools" / "data", dirs_exist_ok=True)  # every artefact a page quotes
     shutil.copytree(REPO / "docs", root / "docs")
     shutil.copytree(REPO / "scenarios", root / "scenarios")
     return root
@@ -194,6 +198,73 @@ def test_the_ns3_crosscheck_sections_show_the_stored_rates():
     table = docgen.render_page(f"<!-- generated: ns3-shares {NS3_SHARES} -->\n<!-- end generated -->", a)
     fg = docgen._mbit(row["cellshare"]["fg0"]) + " / " + docgen._mbit(row["ns3"]["fg0"])
     assert re.search(r"\| LEDBAT \|[^\n]*\| " + re.escape(fg) + r" \|", table), table
+
+
+def test_the_background_crosscheck_table_and_its_summaries_follow_the_stored_runs():
+    a = docgen._Artefacts(REPO)
+    rel = "tools/data/ns3-crosscheck-background.json"
+    d = json.loads((REPO / rel).read_text())
+    table = docgen.render_page(f"<!-- generated: ns3-background {rel} -->\n<!-- end generated -->", a)
+    assert table.count("\n| same |") + table.count("\n| other |") + table.count("\n| every |") == len(d["rows"])
+    row = next(r for r in d["rows"] if r["label"] == ["every", "tcp_lp"])
+    c, n = docgen._ns3_rates(row["cellshare"]), docgen._ns3_rates(row["ns3"])
+    assert f"| every | tcp_lp | {c['fg']:.2f} / {n['fg']:.2f} |" in table
+    assert f"| {c['total'] / n['total']:.2f} |" in table
+
+    def inline(spec):
+        out = docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
+        return out.split("-->", 1)[1].removesuffix("<!-- end generated -->")
+
+    assert inline(f"ns3-total-diff {rel} every/tcp_lp") == f"{round((c['total'] / n['total'] - 1) * 100):+d} %"
+    # Agreement: both shares within the tolerance; a tolerance wide enough takes every row with
+    # a background, none of the rows where one side's background carries nothing.
+    agree = inline(f"ns3-agree {rel} 15")
+    k = sum(docgen._ns3_agrees(r, 0.15) for r in d["rows"])
+    assert agree == f"{k} of the {len(d['rows'])} rows" and 0 < k < len(d["rows"])
+    assert docgen._ns3_agrees({"cellshare": {"fg0": 10.0, "bg1": 2.0}, "ns3": {"fg0": 11.0, "bg1": 2.2}}, 0.15)
+    assert not docgen._ns3_agrees({"cellshare": {"fg0": 10.0, "bg1": 2.0}, "ns3": {"fg0": 12.0, "bg1": 2.0}}, 0.15)
+    lo_hi = inline(f"ns3-total-diff {rel} except every/tcp_lp every/vegas")
+    assert re.fullmatch(r"[+-]\d+( to [+-]\d+)? %", lo_hi), lo_hi
+    # The variants: cellshare's side of one run with one setting changed, after the run reused.
+    v = "tools/data/ns3-crosscheck-background-variants.json"
+    vt = docgen.render_page(f"<!-- generated: ns3-variants {v} same/ledbat-ns3 fg- -->\n<!-- end generated -->", a)
+    runs = json.loads((REPO / v).read_text())["runs"]
+    n_same = sum(r["label"] == ["same", "ledbat-ns3"] for k, run in runs.items() if k.startswith("fg-") for r in run["rows"])
+    assert vt.count("\n| ") == 2 + n_same, vt   # the header, the reused run, one row per variant
+    with pytest.raises(docgen.DocgenError, match="has no variant of run 'same/none'"):
+        docgen.render_page(f"<!-- generated: ns3-variants {v} same/none fg- -->\n<!-- end generated -->", a)
+
+
+def test_the_c2tcp_section_follows_the_stored_runs():
+    a = docgen._Artefacts(REPO)
+    rows = json.loads((REPO / docgen.C2TCP).read_text())["rows"]
+    big = [r for r in rows if r["queue_packets"] == 1000]
+    t50 = sorted(r["rtt_mean_ms"] for r in big if r["cc"] == "c2tcp T=50")
+    out = docgen.render_page("x <!-- generated: c2tcp-range 1000 50 rtt --><!-- end generated -->", a)
+    assert f"-->{t50[0]:.1f}–{t50[-1]:.1f}<!--" in out
+    table = docgen.render_page("<!-- generated: c2tcp 1000 -->\n<!-- end generated -->", a)
+    for tr in {r["trace"] for r in big}:
+        cubic = next(r for r in big if r["trace"] == tr and r["cc"] == "cubic")
+        c2 = next(r for r in big if r["trace"] == tr and r["cc"] == "c2tcp T=50")
+        assert (f"| {tr} | {cubic['rtt_mean_ms']:.0f} | {c2['rtt_mean_ms']:.1f} "
+                f"({c2['goodput_mbps'] / cubic['goodput_mbps']:.2f}) |") in table
+    for spec, msg in (("c2tcp-range 1000 75 rtt", "controller '75'"), ("c2tcp-range 1000 50 p99", "'p99' is not"),
+                      ("c2tcp-range 1000 50 rtt Nowhere", "no trace 'Nowhere'"), ("c2tcp-range 7 50 rtt", "no run with a 7-packet")):
+        with pytest.raises(docgen.DocgenError, match=msg):
+            docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
+
+
+def test_a_block_inside_a_list_item_keeps_its_indentation():
+    a = docgen._Artefacts(REPO)
+    page = "- an item:\n\n  <!-- generated: c2tcp 1000 -->\n  <!-- end generated -->\n"
+    out = docgen.render_page(page, a)
+    body = out.split("-->", 1)[1].rsplit("<!-- end generated", 1)[0]
+    assert all(line.startswith("  |") for line in body.splitlines() if line.strip()), body
+    assert out.endswith("\n\n  <!-- end generated -->\n")
+    assert docgen.render_page(out, a) == out   # stable
+    # An inline value opening an indented continuation line would end the list item.
+    with pytest.raises(docgen.DocgenError, match="must not begin a line"):
+        docgen.render_page("- an item\n  <!-- generated: c2tcp-range 1000 50 rtt --><!-- end generated -->", a)
 
 
 def test_an_inline_value_never_begins_a_line_and_a_block_stands_alone():

@@ -85,10 +85,15 @@ Renderers (``ARGS`` are words after the name):
 ``ns3-agree FILE PCT``, ``ns3-total-diff FILE LABEL``, ``ns3-total-diff FILE except LABEL...``
     In how many runs both shares are within PCT % of ns-3's; cellshare's cell total against
     ns-3's in one run, or the range over the others (inline).
-``ns3-variants FILE LABEL``
+``ns3-variants FILE LABEL [PREFIX]``
     ``tools/data/ns3-crosscheck-background-variants.json`` (``python
     tools/ns3_background_variants.py --out FILE``): cellshare's side of run LABEL with one
-    setting changed at a time, against the stored ns-3 runs (block).
+    setting changed at a time (the variants named PREFIX...), against the stored ns-3 runs (block).
+``c2tcp QUEUE``, ``c2tcp-range QUEUE CC rtt|ratio|goodput [TRACE...]``
+    C2TCP against CUBIC on the shipped traces, from ``tools/data/c2tcp-validation.json``
+    (``python tools/transports_validation.py c2tcp``): the table at one base-station queue
+    (block); the range of one controller's mean RTT, throughput over CUBIC's or goodput over
+    traces (inline).
 ``ns3-walls FILE``
     Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
     the command (inline).
@@ -627,23 +632,74 @@ def r_ns3_total_diff(a: _Artefacts, args: list[str]) -> str:
 
 
 def r_ns3_variants(a: _Artefacts, args: list[str]) -> str:
-    """``ns3-variants FILE LABEL``: a file of `tools/ns3_background_variants.py`: cellshare's
-    rates in run LABEL with each variant's setting, after the run it reuses (block)."""
-    rel, label = _args(args, 2, "ns3-variants", "ns3-variants tools/data/FILE.json LABEL")[:2]
+    """``ns3-variants FILE LABEL [PREFIX]``: a file of `tools/ns3_background_variants.py`:
+    cellshare's rates in run LABEL with each variant's setting (the variants whose names start
+    with PREFIX), after the run it reuses (block)."""
+    rel, label, *prefix = _args(args, 2, "ns3-variants", "ns3-variants tools/data/FILE.json LABEL [PREFIX]")
     d = a.load(rel)
     if "reused" not in d or "runs" not in d:
         raise DocgenError(f"renderer 'ns3-variants': {rel} is not a tools/ns3_background_variants.py output")
     _, base = _ns3_background(a, d["reused"], "ns3-variants")
     lines = ["| cellshare | background / foreground, Mbit/s |", "|---|---|"]
     rows = [("as the table above", _ns3_row(base, d["reused"], label, "ns3-variants"))]
-    rows += [(run["what"].partition(", ")[2] or run["what"], run["rows"][0]) for run in d["runs"].values()
-             if "/".join(run["rows"][0]["label"]) == label]
+    for name, run in d["runs"].items():
+        if name.startswith(prefix[0] if prefix else ""):
+            rows += [(run["what"].partition(", ")[2] or run["what"], r) for r in run["rows"] if "/".join(r["label"]) == label]
     if len(rows) == 1:
         raise DocgenError(f"renderer 'ns3-variants': {rel} has no variant of run {label!r}")
     for what, r in rows:
         c = _ns3_rates(r["cellshare"])
         lines.append(f"| {_cell(what)} | {_mbit(c['bg'])} / {_mbit(c['fg'])} |")
     return "\n".join(lines)
+
+
+#: C2TCP against CUBIC on the shipped traces (``tools/transports_validation.py c2tcp``).
+C2TCP = "tools/data/c2tcp-validation.json"
+_C2TCP_CCS = {"50": "c2tcp T=50", "100": "c2tcp T=100", "2minrtt": "c2tcp T=2minRTT", "cubic": "cubic"}
+
+
+def _c2tcp(a: _Artefacts, queue: str, name: str) -> dict:
+    """(trace, controller) → row at one base-station queue, with ``ratio`` (goodput over CUBIC's)."""
+    rows = [r for r in a.load(C2TCP)["rows"] if str(r["queue_packets"]) == queue]
+    if not rows:
+        raise DocgenError(f"renderer {name!r}: {C2TCP} has no run with a {queue}-packet queue")
+    cubic = {r["trace"]: r["goodput_mbps"] for r in rows if r["cc"] == "cubic"}
+    return {(r["trace"], r["cc"]): {**r, "ratio": r["goodput_mbps"] / cubic[r["trace"]]} for r in rows}
+
+
+def r_c2tcp(a: _Artefacts, args: list[str]) -> str:
+    """``c2tcp QUEUE``: per trace, CUBIC's mean RTT and each C2TCP Target's mean RTT (its
+    throughput as a fraction of CUBIC's) at a QUEUE-packet base-station queue (block)."""
+    queue = _args(args, 1, "c2tcp", "c2tcp QUEUE")[0]
+    by = _c2tcp(a, queue, "c2tcp")
+    lines = ["| trace | CUBIC RTT | C2TCP T=50: RTT (throughput) | T=100 | T=2·minRTT |", "|---|---|---|---|---|"]
+    for trace in dict.fromkeys(k[0] for k in by):
+        cells = [trace, f"{by[(trace, 'cubic')]['rtt_mean_ms']:.0f}"]
+        cells += [f"{by[(trace, cc)]['rtt_mean_ms']:.1f} ({by[(trace, cc)]['ratio']:.2f})"
+                  for cc in ("c2tcp T=50", "c2tcp T=100", "c2tcp T=2minRTT")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def r_c2tcp_range(a: _Artefacts, args: list[str]) -> str:
+    """``c2tcp-range QUEUE CC rtt|ratio|goodput [TRACE...]``: the lowest and highest mean RTT
+    (ms), throughput over CUBIC's (``0.66–1.00``) or goodput (Mbit/s) of controller CC
+    (``50``, ``100``, ``2minrtt``, ``cubic``) over the traces named, or all (inline)."""
+    queue, cc, key, *traces = _args(args, 3, "c2tcp-range", "c2tcp-range QUEUE CC rtt|ratio|goodput [TRACE...]")
+    if cc not in _C2TCP_CCS:
+        raise DocgenError(f"renderer 'c2tcp-range': controller {cc!r} is not one of {', '.join(_C2TCP_CCS)}")
+    field = {"rtt": "rtt_mean_ms", "ratio": "ratio", "goodput": "goodput_mbps"}.get(key)
+    if field is None:
+        raise DocgenError(f"renderer 'c2tcp-range': {key!r} is not rtt, ratio or goodput")
+    by = _c2tcp(a, queue, "c2tcp-range")
+    known = list(dict.fromkeys(k[0] for k in by))
+    for tr in traces:
+        if tr not in known:
+            raise DocgenError(f"renderer 'c2tcp-range': no trace {tr!r} in {C2TCP} (traces: {', '.join(known)})")
+    vals = sorted(by[(tr, _C2TCP_CCS[cc])][field] for tr in (traces or known))
+    f = {"rtt": "{:.0f}" if cc == "cubic" else "{:.1f}", "ratio": "{:.2f}", "goodput": "{:.2f}"}[key]
+    lo, hi = f.format(vals[0]), f.format(vals[-1])
+    return lo if lo == hi else f"{lo}–{hi}"
 
 #: The Rust source of the run's limits, whose constants the limits table quotes.
 LIMITS_RS = "crates/sim/src/limits.rs"
@@ -1412,6 +1468,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "ns3-shares": (r_ns3_shares, True), "ns3-rate": (r_ns3_rate, False), "ns3-walls": (r_ns3_walls, False),
     "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
     "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
+    "c2tcp": (r_c2tcp, True), "c2tcp-range": (r_c2tcp_range, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
