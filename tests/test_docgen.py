@@ -254,6 +254,21 @@ def test_the_c2tcp_section_follows_the_stored_runs():
             docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
 
 
+def test_a_sensitivity_value_is_read_from_the_scoreboard_row():
+    a = docgen._Artefacts(REPO)
+    board = json.loads((REPO / docgen.SCOREBOARD).read_text())
+    rows = next(e for e in board["reproductions"] if e["name"] == "dtpa")["sensitivity"]
+    r = next(r for r in rows if r["assumption"] == "c" and r["value"] == 1.0 and r["claim"] == "dtpa-goodput-drop-10")
+    out = docgen.render_page("x <!-- generated: sens dtpa c=1.0 dtpa-goodput-drop-10 pct --><!-- end generated -->", a)
+    assert f"-->{docgen._format(r['ours'], 'pct')}<!--" in out
+    for spec, msg in (("sens dtpa c=9.0 dtpa-goodput-drop-10", "no sensitivity row c = 9.0"),
+                      ("sens dtpa c=1.0 dtpa-fairer-10", "is a value per key"),
+                      ("sens dtpa c=1.0 dtpa-fairer-10[Nope]", "has no value for 'Nope'"),
+                      ("sens dtpa c dtpa-fairer-10", "expected `sens REP ASSUMPTION=VALUE")):
+        with pytest.raises(docgen.DocgenError, match=re.escape(msg)):
+            docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
+
+
 def test_a_block_inside_a_list_item_keeps_its_indentation():
     a = docgen._Artefacts(REPO)
     page = "- an item:\n\n  <!-- generated: c2tcp 1000 -->\n  <!-- end generated -->\n"

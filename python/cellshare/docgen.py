@@ -39,6 +39,9 @@ Renderers (``ARGS`` are words after the name):
 ``range REP ID ID... [pct|x|s|ms]``
     The lowest and the highest of those claims' or observations' values, ``88–180×``, or of
     one's values per key (inline).
+``sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]``
+    A claim's value (one key of it) in the scoreboard's sensitivity run at that value of an
+    assumed parameter (inline).
 ``verdict REP ID``
     ``holds`` or ``misses`` (inline).
 ``claims REP``
@@ -251,6 +254,27 @@ def r_range(a: _Artefacts, args: list[str]) -> str:
     unit = {"x": "×", "pct": " %", "s": " s", "ms": " ms"}.get(how, "")
     return f"{lo.removesuffix(unit)}–{hi}" if unit and lo.endswith(unit) else f"{lo}–{hi}"
 
+
+def r_sens(a: _Artefacts, args: list[str]) -> str:
+    """``sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]``: a claim's value in the scoreboard's
+    sensitivity run at that value of an assumed parameter (inline)."""
+    rep, setting, claim, *how = _args(args, 3, "sens", "sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]")
+    name, eq, value = setting.partition("=")
+    m = re.fullmatch(r"([^\[\]]+)(?:\[([^\]]+)\])?", claim)
+    if not eq or not m:
+        raise DocgenError(f"renderer 'sens': expected `sens REP ASSUMPTION=VALUE CLAIM[KEY]`, got {' '.join(args)}")
+    cid, key = m.group(1), m.group(2)
+    for r in a.reproduction(rep).get("sensitivity", []):
+        if r["assumption"] == name and str(r["value"]) == value and r["claim"] == cid:
+            v = r["ours"]
+            if key is not None:
+                if not isinstance(v, dict) or key not in v:
+                    raise DocgenError(f"renderer 'sens': {rep} {setting} {cid} has no value for {key!r}")
+                v = v[key]
+            elif isinstance(v, dict):
+                raise DocgenError(f"renderer 'sens': {rep} {setting} {cid} is a value per key: name one, {cid}[KEY]")
+            return _format(v, how[0] if how else "")
+    raise DocgenError(f"renderer 'sens': {rep} has no sensitivity row {name} = {value} for claim {cid!r} in {SCOREBOARD}")
 
 def r_verdict(a: _Artefacts, args: list[str]) -> str:
     rep, ident = _args(args, 2, "verdict", "verdict REP ID")[:2]
@@ -1460,6 +1484,7 @@ def r_figure(a: _Artefacts, args: list[str]) -> str:
 #: name → (renderer, block?). A block renderer's output stands on lines of its own.
 RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "value": (r_value, False), "range": (r_range, False), "verdict": (r_verdict, False), "claims": (r_claims, True),
+    "sens": (r_sens, False),
     "reproductions": (r_reproductions, True), "links": (r_links, True), "dict-table": (r_dict_table, True), "reproduction-count": (r_reproduction_count, False),
     "claims-held": (r_claims_held, False), "reproduction-cost": (r_reproduction_cost, True),
     "bench-machine": (r_bench_machine, False), "bench-speed": (r_bench_speed, False),
