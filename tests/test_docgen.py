@@ -48,6 +48,7 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/crosscheck-ns3.md": ["<!-- generated: ns3-background tools/data/ns3-crosscheck-background.json -->",
                                    "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->"],
         "docs/transports.md": ["<!-- generated: c2tcp 1000 -->"],
+        "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
         text = (REPO / rel).read_text()
@@ -267,6 +268,29 @@ def test_a_sensitivity_value_is_read_from_the_scoreboard_row():
                       ("sens dtpa c dtpa-fairer-10", "expected `sens REP ASSUMPTION=VALUE")):
         with pytest.raises(docgen.DocgenError, match=re.escape(msg)):
             docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
+
+
+def test_the_figure_7_comparison_follows_its_artefact():
+    a = docgen._Artefacts(REPO)
+    d = json.loads((REPO / docgen.FIG7_NS3).read_text())
+    m = d["metrics"]
+    table = docgen.render_page("<!-- generated: fig7-ns3 -->\n<!-- end generated -->", a)
+    c, n = m["cellshare"]["bg_off_mbps"], m["ns-3"]["bg_off_mbps"]
+    assert f"| Legilimens while CUBIC off (Mbit/s) | {c:.1f} | {n:.1f} | {round((n / c - 1) * 100):+d} % |" in table
+
+    def inline(spec):
+        return docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a).split("-->", 1)[1] \
+            .removesuffix("<!-- end generated -->")
+
+    keys = ["cubic_alone_mbps", "bg_off_mbps"]
+    diffs = sorted(abs(round((m["ns-3"][k] / m["cellshare"][k] - 1) * 100)) for k in keys)
+    assert inline("fig7-ns3-value diff " + " ".join(keys)) == f"{diffs[0]}–{diffs[-1]} %"
+    rec = sorted(d["recapture_many"]["recapture_s"])
+    text = inline("fig7-recapture")
+    assert f"over {len(rec)} stops" in text and f"max {rec[-1]:.1f} s" in text
+    assert f"{sum(x >= 2 - 1e-9 for x in rec) / len(rec) * 100:.0f} % of stops" in text
+    with pytest.raises(docgen.DocgenError, match="no metric 'nope'"):
+        inline("fig7-ns3-value ns-3 nope")
 
 
 def test_a_block_inside_a_list_item_keeps_its_indentation():

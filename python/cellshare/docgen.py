@@ -97,6 +97,11 @@ Renderers (``ARGS`` are words after the name):
     (``python tools/transports_validation.py c2tcp``): the table at one base-station queue
     (block); the range of one controller's mean RTT, throughput over CUBIC's or goodput over
     traces (inline).
+``fig7-ns3``, ``fig7-ns3-value cellshare|ns-3 KEY [pct|x]``, ``fig7-ns3-value diff KEY...``, ``fig7-recapture``
+    Figure 7 in cellshare and in ns-3 with Legilimens, from
+    ``tools/data/legilimens-ns3-fig7-metrics.json`` (``python tools/legilimens_study.py fig7
+    --cellshare-only``): the table (block); one metric, or the range of ns-3's differences
+    (inline); cellshare's recapture over 90 stops (inline).
 ``ns3-walls FILE``
     Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
     the command (inline).
@@ -724,6 +729,81 @@ def r_c2tcp_range(a: _Artefacts, args: list[str]) -> str:
     f = {"rtt": "{:.0f}" if cc == "cubic" else "{:.1f}", "ratio": "{:.2f}", "goodput": "{:.2f}"}[key]
     lo, hi = f.format(vals[0]), f.format(vals[-1])
     return lo if lo == hi else f"{lo}–{hi}"
+
+
+#: Figure 7 in cellshare and in ns-3 with TcpLegilimens (``tools/legilimens_study.py fig7``).
+FIG7_NS3 = "tools/data/legilimens-ns3-fig7-metrics.json"
+#: (label, metric, decimals) of the Figure 7 table, as tools/legilimens_study.py prints it.
+_FIG7_ROWS = [("CUBIC alone, while on (Mbit/s)", "cubic_alone_mbps", 1), ("Legilimens while CUBIC on (Mbit/s)", "bg_on_mbps", 2),
+              ("CUBIC beside Legilimens, on (Mbit/s)", "fg_on_mbps", 1), ("Legilimens while CUBIC off (Mbit/s)", "bg_off_mbps", 1),
+              ("Legilimens' share while CUBIC on", "bg_share_on", 3), ("CUBIC on / CUBIC alone", "fg_ratio_on", 3),
+              ("Legilimens off / CUBIC alone", "bg_off_ratio", 3), ("recapture to 70 %, mean (s)", "recapture_mean_s", 2),
+              ("recapture to 70 %, max (s)", "recapture_max_s", 2)]
+
+
+def _fig7_diff(a: float, b: float) -> float:
+    return (b / a - 1) * 100
+
+
+def r_fig7_ns3(a: _Artefacts, args: list[str]) -> str:
+    """The Figure 7 comparison: each metric in cellshare and ns-3 and ns-3's difference, then
+    ns-3 Legilimens' time per mode and capacity estimate (block)."""
+    d = a.load(FIG7_NS3)
+    m = d["metrics"]
+    lines = ["| | cellshare | ns-3 | ns-3 vs cellshare |", "|---|---|---|---|"]
+    for label, key, nd in _FIG7_ROWS:
+        x, y = m["cellshare"][key], m["ns-3"][key]
+        lines.append(f"| {label} | {x:.{nd}f} | {y:.{nd}f} | {round(_fig7_diff(x, y)):+d} % |".replace("+0 %", "0 %"))
+    lines.append("| recapture after each stop (s) | " + " | ".join(
+        ", ".join(f"{v:.1f}" for v in m[side]["recapture_s"]) for side in ("cellshare", "ns-3")) + " | |")
+    n, w = d["ns3_legilimens"], d["wall_s"]
+    lines += ["", "ns-3 Legilimens: seconds in NORMAL / GAP I / II / III / back-off "
+              + " / ".join(f"{s:.1f}" for s in n["seconds_in_mode"]) + f" of {d['duration_s']:g}; capacity estimate "
+              f"{n['capacity_mbps']:.1f} Mbit/s; idle retransmission timeouts {n['idle_timeouts']}. Wall time: ns-3 "
+              f"{w['ns3_alone']:.0f} s (alone) and {w['ns3_legilimens']:.0f} s (with Legilimens), cellshare "
+              f"{w['cellshare']:.1f} s (cellshare re-run on {d['machine']['cores']} cores, {d['machine']['cpu']}, "
+              f"`{d['generated_by'].split(' --out')[0]}`)."]
+    return "\n".join(lines)
+
+
+def r_fig7_recapture(a: _Artefacts, args: list[str]) -> str:
+    """``fig7-recapture``: cellshare's recapture over many stops (30 periods × seeds 1–3 of the
+    Figure 7 set-up, ns-3's receiver): percentiles, mean, maximum and the share of stops that
+    take 2 s or more (inline)."""
+    d = a.load(FIG7_NS3)
+    if "recapture_many" not in d:
+        raise DocgenError(f"renderer 'fig7-recapture': {FIG7_NS3} has no recapture_many")
+    r = sorted(d["recapture_many"]["recapture_s"])
+    n = len(r)
+    slow = sum(x >= 2 - 1e-9 for x in r) / n
+    return (f"the recapture over {n} stops ({d['recapture_many']['what']}) is {r[n // 10]:.1f} / {r[n // 2]:.1f} / "
+            f"{r[9 * n // 10]:.1f} s at p10 / p50 / p90, mean {sum(r) / n:.2f} s, max {r[-1]:.1f} s, and "
+            f"{slow * 100:.0f} % of stops take ≥ 2 s")
+
+
+def r_fig7_ns3_value(a: _Artefacts, args: list[str]) -> str:
+    """``fig7-ns3-value cellshare|ns-3 KEY [pct|x]``: one Figure 7 metric; ``fig7-ns3-value diff
+    KEY...``: the lowest and highest size of ns-3's difference over the metrics named,
+    ``7–14 %`` (inline)."""
+    side, *keys = _args(args, 2, "fig7-ns3-value", "fig7-ns3-value cellshare|ns-3|diff KEY...")
+    if side == "ns3-legilimens":   # ns-3 Legilimens' own state: capacity_mbps, idle_timeouts
+        n = a.load(FIG7_NS3)["ns3_legilimens"]
+        if keys[0] not in n or not isinstance(n[keys[0]], (int, float)):
+            raise DocgenError(f"renderer 'fig7-ns3-value': no number {keys[0]!r} of ns-3 Legilimens in {FIG7_NS3}")
+        return _format(n[keys[0]], keys[1] if len(keys) > 1 else "")
+    m = a.load(FIG7_NS3)["metrics"]
+    for k in keys[: None if side == "diff" else 1]:
+        if k not in m["cellshare"]:
+            raise DocgenError(f"renderer 'fig7-ns3-value': no metric {k!r} in {FIG7_NS3} "
+                              f"(metrics: {', '.join(m['cellshare'])})")
+    if side == "diff":
+        ds = sorted(abs(round(_fig7_diff(m["cellshare"][k], m["ns-3"][k]))) for k in keys)
+        return f"{ds[0]} %" if ds[0] == ds[-1] else f"{ds[0]}–{ds[-1]} %"
+    if side not in m:
+        raise DocgenError(f"renderer 'fig7-ns3-value': side {side!r} is not cellshare, ns-3 or diff")
+    how = keys[1] if len(keys) > 1 else ""
+    v = m[side][keys[0]]
+    return f"{v * 100:.1f} %" if how == "pct" and v < 0.1 else _format(v, how)
 
 #: The Rust source of the run's limits, whose constants the limits table quotes.
 LIMITS_RS = "crates/sim/src/limits.rs"
@@ -1494,6 +1574,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
     "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
     "c2tcp": (r_c2tcp, True), "c2tcp-range": (r_c2tcp_range, False),
+    "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
