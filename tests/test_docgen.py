@@ -47,7 +47,7 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
                                f"<!-- generated: ns3-shares {NS3_SHARES} -->", f"<!-- generated: ns3-walls {NS3_SHARES} -->"],
         "docs/crosscheck-ns3.md": ["<!-- generated: ns3-background tools/data/ns3-crosscheck-background.json -->",
                                    "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->"],
-        "docs/transports.md": ["<!-- generated: c2tcp 1000 -->"],
+        "docs/transports.md": ["<!-- generated: c2tcp 1000 -->", "<!-- generated: westwood -->"],
         "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
@@ -291,6 +291,19 @@ def test_the_figure_7_comparison_follows_its_artefact():
     assert f"{sum(x >= 2 - 1e-9 for x in rec) / len(rec) * 100:.0f} % of stops" in text
     with pytest.raises(docgen.DocgenError, match="no metric 'nope'"):
         inline("fig7-ns3-value ns-3 nope")
+
+
+def test_the_westwood_section_averages_the_seeds_of_the_stored_runs():
+    a = docgen._Artefacts(REPO)
+    rows = [r for r in json.loads((REPO / docgen.WESTWOOD).read_text())["rows"] if r["loss"] == 0.01]
+    reno = sum(r["cellshare"]["reno"]["goodput_mbps"] for r in rows) / len(rows)
+    ww = sum(r["cellshare"]["westwood"]["goodput_mbps"] for r in rows) / len(rows)
+    table = docgen.render_page("<!-- generated: westwood -->\n<!-- end generated -->", a)
+    assert f"| 1 % | {reno:.3f} | {ww:.3f} | {ww / reno:.2f} |" in table
+    out = docgen.render_page("x <!-- generated: westwood-value 0.01 ratio --><!-- end generated -->", a)
+    assert f"-->{ww / reno:.2f}×<!--" in out
+    with pytest.raises(docgen.DocgenError, match="no loss rate '0.3'"):
+        docgen.render_page("x <!-- generated: westwood-value 0.3 reno --><!-- end generated -->", a)
 
 
 def test_a_block_inside_a_list_item_keeps_its_indentation():

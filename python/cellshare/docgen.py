@@ -102,6 +102,10 @@ Renderers (``ARGS`` are words after the name):
     ``tools/data/legilimens-ns3-fig7-metrics.json`` (``python tools/legilimens_study.py fig7
     --cellshare-only``): the table (block); one metric, or the range of ns-3's differences
     (inline); cellshare's recapture over 90 stops (inline).
+``westwood``, ``westwood-value LOSS reno|westwood|ratio``
+    Westwood+ against NewReno under random loss, cellshare's side, from
+    ``tools/data/westwood-validation.json`` (``python tools/transports_validation.py westwood``):
+    the table (block); one mean goodput or the ratio at a loss rate (inline).
 ``ns3-walls FILE``
     Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
     the command (inline).
@@ -804,6 +808,56 @@ def r_fig7_ns3_value(a: _Artefacts, args: list[str]) -> str:
     how = keys[1] if len(keys) > 1 else ""
     v = m[side][keys[0]]
     return f"{v * 100:.1f} %" if how == "pct" and v < 0.1 else _format(v, how)
+
+
+#: Westwood+ against NewReno under random loss (``tools/transports_validation.py westwood``).
+WESTWOOD = "tools/data/westwood-validation.json"
+
+
+def _westwood(a: _Artefacts) -> dict:
+    """loss → {reno, westwood: {goodput_mbps, timeouts: [per seed]}}, means over the seeds."""
+    out: dict = {}
+    for r in a.load(WESTWOOD)["rows"]:
+        for cc, v in r["cellshare"].items():
+            e = out.setdefault(r["loss"], {}).setdefault(cc, {"goodput": [], "timeouts": []})
+            e["goodput"].append(v["goodput_mbps"])
+            e["timeouts"].append(v["timeouts"])
+    return out
+
+
+def _loss(x: float) -> str:
+    return "0" if x == 0 else f"{x * 100:g} %"
+
+
+def r_westwood(a: _Artefacts, args: list[str]) -> str:
+    """Goodput of NewReno and Westwood+ per loss rate (means over the seeds), their ratio and
+    the timeouts per run (block)."""
+    by = _westwood(a)
+    lines = ["| loss | NewReno (Mbit/s) | Westwood+ (Mbit/s) | Westwood+ / NewReno | timeouts per 100 s run, NewReno / Westwood+ |",
+             "|---|---|---|---|---|"]
+    for loss, v in by.items():
+        r, w = (sum(v[k]["goodput"]) / len(v[k]["goodput"]) for k in ("reno", "westwood"))
+        to = " / ".join("–".join(dict.fromkeys(str(x) for x in sorted(v[k]["timeouts"]))) for k in ("reno", "westwood"))
+        lines.append(f"| {_loss(loss)} | {r:.3f} | {w:.3f} | {w / r:.2f} | {to} |")
+    return "\n".join(lines)
+
+
+def r_westwood_value(a: _Artefacts, args: list[str]) -> str:
+    """``westwood-value LOSS reno|westwood|ratio``: the mean goodput (Mbit/s) of a controller at
+    a loss rate (``0.01``), or Westwood+ over NewReno (inline)."""
+    loss, what = _args(args, 2, "westwood-value", "westwood-value LOSS reno|westwood|ratio")[:2]
+    by = _westwood(a)
+    try:
+        v = by[float(loss)]
+    except (ValueError, KeyError):
+        raise DocgenError(f"renderer 'westwood-value': no loss rate {loss!r} in {WESTWOOD} "
+                          f"(rates: {', '.join(f'{x:g}' for x in by)})") from None
+    mean = {k: sum(v[k]["goodput"]) / len(v[k]["goodput"]) for k in ("reno", "westwood")}
+    if what == "ratio":
+        return f"{mean['westwood'] / mean['reno']:.2f}×"
+    if what not in mean:
+        raise DocgenError(f"renderer 'westwood-value': {what!r} is not reno, westwood or ratio")
+    return f"{mean[what]:.2f}"
 
 #: The Rust source of the run's limits, whose constants the limits table quotes.
 LIMITS_RS = "crates/sim/src/limits.rs"
@@ -1574,6 +1628,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
     "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
     "c2tcp": (r_c2tcp, True), "c2tcp-range": (r_c2tcp_range, False),
+    "westwood": (r_westwood, True), "westwood-value": (r_westwood_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
