@@ -74,6 +74,8 @@ Renderers (``ARGS`` are words after the name):
     and radio model of each run the file holds (``tools/data/ns3-crosscheck-cubic-power.json``:
     ``tools/ns3_crosscheck.py --case cubic`` with the ideal link against ns-3's ``PiroEW2010``
     AMC and with the realistic link against ns-3's defaults; block).
+``ns3-power-run FILE#RUN``
+    One run of that file: per eNB power its SNR, both sides' rates and their ratio (block).
 ``ns3-power-ratio FILE RUN:SIDE RUN:SIDE``
     The lowest and highest ratio over the powers of one side of one run to another's (inline).
 ``ns3-shares FILE[#RUN]``
@@ -519,6 +521,19 @@ def r_ns3_power(a: _Artefacts, args: list[str]) -> str:
         for side in ("cellshare", "ns3"):
             lines.append(f"| {_ns3_side_label(run['args'], side)} | "
                          + " | ".join(_mbit(r[side]["fg0"]) for r in run["rows"]) + " |")
+    return "\n".join(lines)
+
+
+def r_ns3_power_run(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-power-run FILE#RUN``: one run of the lone CUBIC flow, a row per eNB power: its SNR,
+    both sides' rates and their ratio (block)."""
+    spec, d = _ns3_run(a, _args(args, 1, "ns3-power-run", f"ns3-power-run {NS3_POWER}#RUN")[0], "ns3-power-run")
+    if d["args"].get("case") != "cubic":
+        raise DocgenError(f"renderer 'ns3-power-run': {spec} is case {d['args'].get('case')!r}, not cubic")
+    lines = ["| eNB power | SNR | cellshare | ns-3 | ratio |", "|---|---|---|---|---|"]
+    for r in d["rows"]:
+        c, n = r["cellshare"]["fg0"], r["ns3"]["fg0"]
+        lines.append(f"| {r['label'][0]} dBm | {r['snr_db']:.1f} dB | {c:.2f} | {n:.2f} | {c / n:.2f} |")
     return "\n".join(lines)
 
 
@@ -1623,7 +1638,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "claims-held": (r_claims_held, False), "reproduction-cost": (r_reproduction_cost, True),
     "bench-machine": (r_bench_machine, False), "bench-speed": (r_bench_speed, False),
     "bench-ratio": (r_bench_ratio, False), "bench": (r_bench, True), "ns3-speed": (r_ns3_speed, False),
-    "ns3-power": (r_ns3_power, True), "ns3-power-ratio": (r_ns3_power_ratio, False),
+    "ns3-power": (r_ns3_power, True), "ns3-power-run": (r_ns3_power_run, True), "ns3-power-ratio": (r_ns3_power_ratio, False),
     "ns3-shares": (r_ns3_shares, True), "ns3-rate": (r_ns3_rate, False), "ns3-walls": (r_ns3_walls, False),
     "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
     "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
