@@ -48,7 +48,7 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/crosscheck-ns3.md": ["<!-- generated: ns3-background tools/data/ns3-crosscheck-background.json -->",
                                    "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->"],
         "docs/transports.md": ["<!-- generated: c2tcp 1000 -->", "<!-- generated: westwood -->"],
-        "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->"],
+        "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->", "<!-- generated: fig12-ns3 -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
     }.items():
         text = (REPO / rel).read_text()
@@ -460,3 +460,13 @@ def test_a_changed_artefact_makes_its_figure_stale_and_drawing_repairs_it(tmp_pa
     # Drawing stores the new data's digest: the figure is fresh again (one figure drawn).
     assert docgen.draw_figures(root, only_stale=True) == ["docs/img/legilimens-shares.png"]
     assert docgen.stale_figures(root) == []
+
+
+def test_the_figure_12_tables_are_the_study_tools_stored_output():
+    a = docgen._Artefacts(REPO)
+    block = docgen.render_page("<!-- generated: fig12-ns3 -->\n<!-- end generated -->", a)
+    stored = (REPO / docgen.FIG12_NS3).read_text()
+    assert stored.startswith("<!-- written by: python tools/legilimens_study.py fig12")
+    assert "<!-- written by" not in block.split("-->", 1)[1] and "\n\n\n" not in block
+    rows = [ln for ln in stored.splitlines() if ln.startswith("| Legilimens |")]
+    assert rows and all(r in block for r in rows)

@@ -785,6 +785,23 @@ def r_fig7_ns3(a: _Artefacts, args: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: Figure 12 in cellshare and in ns-3, as ``tools/legilimens_study.py fig12 --cellshare-only
+#: --ns3-results tools/data/legilimens-ns3-fig12.jsonl --loads 0.3,0.6,0.8 --duration 10
+#: --ns3-phy-stats --out DIR`` writes it (``DIR/fig12.md``, its first line the command).
+FIG12_NS3 = "tools/data/legilimens-ns3-fig12.md"
+
+
+def r_fig12_ns3(a: _Artefacts, args: list[str]) -> str:
+    """``fig12-ns3``: the Figure 12 tables of cellshare beside ns-3, as the study tool wrote them
+    (block)."""
+    _args(args, 0, "fig12-ns3", "fig12-ns3")
+    p = a.root / FIG12_NS3
+    if not p.is_file():
+        raise DocgenError(f"{FIG12_NS3} not found (written by tools/legilimens_study.py fig12 --cellshare-only)")
+    lines = [ln for ln in p.read_text().splitlines() if not ln.startswith("<!--")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 def r_fig7_recapture(a: _Artefacts, args: list[str]) -> str:
     """``fig7-recapture``: cellshare's recapture over many stops (30 periods × seeds 1–3 of the
     Figure 7 set-up, ns-3's receiver): percentiles, mean, maximum and the share of stops that
@@ -1645,6 +1662,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "c2tcp": (r_c2tcp, True), "c2tcp-range": (r_c2tcp_range, False),
     "westwood": (r_westwood, True), "westwood-value": (r_westwood_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
+    "fig12-ns3": (r_fig12_ns3, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
