@@ -50,6 +50,7 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/transports.md": ["<!-- generated: c2tcp 1000 -->", "<!-- generated: westwood -->"],
         "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->", "<!-- generated: fig12-ns3 -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
+        "docs/nr.md": ["<!-- generated: nr-lena -->", "<!-- generated: nr-lena-range throughput_ratio -->"],
     }.items():
         text = (REPO / rel).read_text()
         for m in markers:
@@ -63,7 +64,7 @@ def _tree(tmp_path: Path) -> Path:
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
                 docgen.NS3_POWER, NS3_SHARES,
                 docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.EMU_MULTIFLOW, docgen.APPS_SPEED, docgen.MEMORY,
-                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP):
+                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP, docgen.NR_LENA):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "tools" / "data", root / "tools" / "data", dirs_exist_ok=True)  # every artefact a page quotes

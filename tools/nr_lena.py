@@ -42,12 +42,20 @@ Commands:
   5G-LENA sizes for 273 PRBs x 12 symbols, and the SINR where each curve crosses 0.1. Writes
   `tools/data/nr-lena-bler.json` (or `--out`).
 
-Needs `g++` with C++20 and the `ns3` wheel (`pip install ns3==3.44.post0`, CPython 3.11 on
+- `compare` (needs only cellshare and the stored JSON, not 5G-LENA): runs cellshare's NR cell
+  with the stored run's parameters (carrier, power, path loss, noise figure, one layer, MCS table
+  1, no fading, a saturating CBR source, the realistic link: HARQ and the 10 % BLER target) at
+  each stored distance, once with 5G-LENA's 132 data REs per PRB and once with cellshare's
+  default PDSCH, and writes `tools/data/nr-lena-compare.json` (or `--out`): ours and theirs
+  side by side (throughput over the air, SINR, MCS, HARQ retransmissions and losses per block).
+
+Building and running 5G-LENA needs `g++` with C++20 and the `ns3` wheel (`pip install ns3==3.44.post0`, CPython 3.11 on
 x86-64 Linux) and about 2,400 CPU seconds for the first build (179 files; 20 min on 2 cores).
 Run it under `nice`:
 
     nice -n 19 python tools/nr_lena.py --nr-src ~/src/5G-LENA distance
     nice -n 19 python tools/nr_lena.py --nr-src ~/src/5G-LENA bler
+    nice -n 19 python tools/nr_lena.py compare
 """
 
 from __future__ import annotations
@@ -404,6 +412,147 @@ def cmd_bler(b: Build, a: argparse.Namespace) -> dict:
             "curves": rows[0]["curves"]}
 
 
+# -- cellshare against the stored reference ------------------------------------------------------
+
+#: The PDSCH of cellshare's runs: `matched` has 5G-LENA's data resource elements per PRB (its
+#: TBS rule counts 11 of 12 subcarriers over 12 data symbols: 132; cellshare's 12 symbols less
+#: 12 DM-RS REs give the same 132), `standard` is cellshare's default PDSCH (13 symbols less
+#: 12 DM-RS REs: 144 REs per PRB), which shows the TB-sizing difference measured.
+PDSCH = {"matched": {"symbols": 12, "dmrs_re_per_prb": 12, "overhead_re_per_prb": 0}, "standard": {}}
+#: 5G-LENA's error models by MCS table (NrEesmIrT1/CcT1: table 1, 64QAM).
+MCS_TABLES = {"ns3::NrEesmIrT1": "qam64", "ns3::NrEesmCcT1": "qam64", "ns3::NrEesmIrT2": "qam256",
+              "ns3::NrEesmCcT2": "qam256"}
+
+
+def _free_space_db(distance_m: float, carrier_hz: float) -> float:
+    return 20 * math.log10(4 * math.pi * distance_m * carrier_hz / 299_792_458.0)
+
+
+def reference_scenario(params: dict, distance_m: float, pdsch: str, duration_s: float) -> dict:
+    """cellshare's scenario for the stored run's `parameters` at `distance_m`: the same carrier,
+    power, log-distance path loss, noise figure, layers, MCS table and no fading; a CBR source
+    at the reference's offered rate saturates the UE. Fails naming the parameter cellshare's
+    cell cannot take."""
+    def need(key: str, ok: bool, expected: str) -> None:
+        if not ok:
+            fail(f"reference parameter {key} = {params.get(key)!r}: expected {expected}")
+
+    need("pathloss", params.get("pathloss") == "LogDistancePropagationLossModel", "LogDistancePropagationLossModel")
+    d0 = params["reference_distance_m"]
+    need("reference_loss_db", abs(params["reference_loss_db"] - _free_space_db(d0, params["carrier_hz"])) < 0.01,
+         "the free-space loss at the reference distance (cellshare's log-distance model)")
+    need("fast_fading", params.get("fast_fading") is False, "false")
+    need("error_model", params.get("error_model") in MCS_TABLES, f"one of {', '.join(MCS_TABLES)}")
+    need("slot_pattern", set(params.get("slot_pattern", "").split("|")) <= {"F", ""}, "every slot flexible (FDD-like)")
+    need("antennas", str(params.get("antennas", "")).startswith("1x1 isotropic (0 dBi)"), "1x1 isotropic (0 dBi)")
+    return {
+        "name": f"nr-lena-compare-{distance_m:g}m-{pdsch}",
+        "simulation": {"duration_s": duration_s, "seed": 1, "trace_interval_ms": 0},
+        "cell": {"rat": "nr", "bandwidth_mhz": params["bandwidth_hz"] / 1e6, "link": {"kind": "realistic"},
+                 "nr": {"numerology": params["numerology"], "mcs_table": MCS_TABLES[params["error_model"]],
+                        **PDSCH[pdsch]}},
+        "wired": {"remote_delay_ms": 1, "remote_rate_mbps": 100_000, "backhaul_rate_mbps": 100_000},
+        "ues": [{"channel": {"kind": "radio", "distance_m": distance_m, "fading": "none",
+                             "carrier_mhz": params["carrier_hz"] / 1e6, "tx_power_dbm": params["tx_power_dbm"],
+                             "path_loss_exponent": params["path_loss_exponent"], "reference_distance_m": d0,
+                             "noise_figure_db": params["ue_noise_figure_db"], "layers": params["layers"]}}],
+        "flows": [{"ue": 0, "transport": {"kind": "cbr", "rate_mbps": params["offered_mbps"]}}],
+    }
+
+
+def nearest_mcs(bytes_per_block: float, tb_bytes: list[int]) -> int:
+    """The MCS whose 5G-LENA block (bytes, for the same REs per PRB) is nearest `bytes_per_block`."""
+    return min(range(len(tb_bytes)), key=lambda m: (abs(tb_bytes[m] - bytes_per_block), m))
+
+
+def run_ours(params: dict, distance_m: float, pdsch: str, duration_s: float, tb_bytes: list[int]) -> dict:
+    """One cellshare run: the UE's throughput over the air (Mbit/s, over whole seconds from 1 s
+    on, as 5G-LENA measures after its warm-up), its SINR, HARQ per new block and the MCS of
+    its blocks (by their size)."""
+    import cellshare
+
+    r = cellshare.run(reference_scenario(params, distance_m, pdsch, duration_s))
+    s = r.summary
+    ue = s["ues"][0]
+    link = ue["link"]
+    rows = [x for x in r.ue_series().to_pylist() if x["ue"] == 0 and 1 <= x["second"] < duration_s]
+    new = link["transport_blocks"]
+    decoded = new - link["residual_losses"]
+    per_block = ue["bytes"] / decoded if decoded else 0.0
+    return {
+        "sinr_db": round(ue["mean_snr_db"], 4),
+        "throughput_mbps": round(sum(x["mbps"] for x in rows) / len(rows), 3) if rows else 0.0,
+        "mcs": nearest_mcs(per_block, tb_bytes) if decoded else None,
+        "bytes_per_block": round(per_block, 1),
+        "new_tbs": new,
+        "retx_per_tb": round(link["retransmissions"] / new, 5) if new else None,
+        "lost_per_tb": round(link["residual_losses"] / new, 5) if new else None,
+        "control_errors": link["control_errors"],
+    }
+
+
+def compare(distances: list[float] | None = None, duration_s: float = 3.0) -> dict:
+    """cellshare's NR cell at the stored 5G-LENA run's distances (all, or `distances`)."""
+    ref = json.loads((DATA / "nr-lena-distance.json").read_text())
+    bler = json.loads((DATA / "nr-lena-bler.json").read_text())
+    tb_bytes = [c["tb_bytes"] for c in bler["curves"]]
+    params = ref["parameters"]
+    points = []
+    for p in ref["points"]:
+        d = p["distance_m"]
+        if distances is not None and d not in distances:
+            continue
+        ours = run_ours(params, d, "matched", duration_s, tb_bytes)
+        std = run_ours(params, d, "standard", duration_s, tb_bytes)
+        lena = {"sinr_db": p["sinr_db"], "mcs": p["mean_mcs"], "throughput_mbps": p["phy_throughput_mbps"],
+                "retx_per_tb": p["retx_per_tb"], "lost_per_tb": round(p["lost_tbs_rv3"] / p["new_tbs"], 5)}
+        carried = lena["throughput_mbps"] > 0
+        points.append({
+            "distance_m": d, "lena": lena, "ours": ours,
+            "ours_standard_pdsch": {k: std[k] for k in ("throughput_mbps", "bytes_per_block", "retx_per_tb")},
+            "throughput_ratio": round(ours["throughput_mbps"] / lena["throughput_mbps"], 4) if carried else None,
+            "standard_over_matched": (round(std["throughput_mbps"] / ours["throughput_mbps"], 4)
+                                      if ours["throughput_mbps"] > 0 else None),
+        })
+    if distances is not None and len(points) != len(distances):
+        stored = [p["distance_m"] for p in ref["points"]]
+        fail(f"--distances {distances}: expected distances of the stored run ({', '.join(f'{x:g}' for x in stored)})")
+    return {
+        "what": "cellshare's NR cell against 5G-LENA NR-v4.0: a saturated UE's throughput, SINR, MCS and "
+                "HARQ retransmissions per transport block versus distance",
+        "reference": "tools/data/nr-lena-distance.json",
+        "command": "python tools/nr_lena.py compare" + ("" if duration_s == 3.0 else f" --duration {duration_s:g}"),
+        "duration_s": duration_s,
+        "pdsch": PDSCH,
+        "notes": [
+            "throughput_mbps is the UE's throughput over the air (decoded transport blocks) on both sides: "
+            "5G-LENA's phy_throughput_mbps, cellshare's mean over whole seconds from 1 s on.",
+            "ours.mcs is the MCS whose 5G-LENA block (tools/data/nr-lena-bler.json tb_bytes, the same "
+            "132 REs per PRB) is nearest cellshare's mean bytes per decoded block; lena.mcs is 5G-LENA's mean.",
+            "ours_standard_pdsch is cellshare's default PDSCH (144 REs per PRB); standard_over_matched "
+            "is its throughput over the matched run's.",
+        ],
+        "points": points,
+    }
+
+
+def cmd_compare(a: argparse.Namespace) -> None:
+    for d in a.distances or []:
+        _positive("distances", d)
+    _positive("duration", a.duration)
+    if a.duration < 2:
+        fail(f"--duration {a.duration}: expected at least 2 s (throughput is measured over whole seconds from 1 s)")
+    result = compare(a.distances, a.duration)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(result, indent=1) + "\n")
+    for p in result["points"]:
+        o, t = p["ours"], p["lena"]
+        print(f"{p['distance_m']:>5g} m  SINR {o['sinr_db']:6.2f} / {t['sinr_db']:6.2f} dB  MCS {o['mcs']} / {t['mcs']}  "
+              f"{o['throughput_mbps']:7.2f} / {t['throughput_mbps']:7.2f} Mbit/s  retx {o['retx_per_tb']} / {t['retx_per_tb']}",
+              file=sys.stderr)
+    print(f"wrote {a.out}", file=sys.stderr)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -434,7 +583,14 @@ def main() -> None:
     bl.add_argument("--sinr-max", type=float, default=30.0)
     bl.add_argument("--sinr-step", type=float, default=0.25)
     bl.add_argument("--out", type=Path, default=DATA / "nr-lena-bler.json")
+    c = sub.add_parser("compare", help="cellshare's NR cell against the stored run (no 5G-LENA needed)")
+    c.add_argument("--distances", type=float, nargs="+", help="a subset of the stored run's distances (default all)")
+    c.add_argument("--duration", type=float, default=3.0, help="simulated seconds per run (default 3, as 5G-LENA's)")
+    c.add_argument("--out", type=Path, default=DATA / "nr-lena-compare.json")
     a = p.parse_args()
+    if a.cmd == "compare":
+        cmd_compare(a)
+        return
     if a.jobs < 1:
         fail(f"--jobs {a.jobs}: expected at least 1")
     if a.cmd == "distance":

@@ -23,6 +23,8 @@ artefacts; nothing in it is typed by hand:
   memory estimated against measured, a sweep's memory, each with its command and machine;
 - ``tools/data/legilimens-in-step.json`` (``python -m cellshare.docmeasure legilimens-in-step
   --out FILE``): the simulator's Legilimens backgrounds started in step or apart;
+- ``tools/data/nr-lena-compare.json`` (``python tools/nr_lena.py compare``): cellshare's NR
+  cell against the stored 5G-LENA run;
 - the code itself for the limits and constants pages quote (``limits``, ``limits-const``,
   ``code-const``) and the sweep files whose runs the tour counts (``sweep-tour``).
 
@@ -149,6 +151,10 @@ Renderers (``ARGS`` are words after the name):
     Legilimens backgrounds started in step or apart, one row per case, from
     ``tools/data/legilimens-in-step.json`` (block); one case's number, e.g. ``fixed-together
     fg_mbps`` (inline).
+``nr-lena [FILE]``, ``nr-lena-range KEY [FILE]``
+    cellshare's NR cell against 5G-LENA, one row per distance, from
+    ``tools/data/nr-lena-compare.json`` (block); the lowest and highest of a per-distance ratio,
+    ``throughput_ratio`` or ``standard_over_matched`` (inline).
 ``figure NAME``
     The figure ``docs/img/NAME.png`` with its title as the alternative text and its caption
     (block).
@@ -1647,6 +1653,47 @@ def r_figure(a: _Artefacts, args: list[str]) -> str:
     return f"![{title}](img/{name}.png)\n\n*{f.caption} Drawn from `{f.source}` by `{FIGURES_COMMAND}`.*"
 
 
+NR_LENA = "tools/data/nr-lena-compare.json"
+
+
+def _nr_lena(a: _Artefacts, args: list[str], name: str) -> list[dict]:
+    rel = args[0] if args else NR_LENA
+    pts = a.load(rel).get("points") or []
+    if not pts:
+        raise DocgenError(f"renderer {name!r}: {rel} has no points (python tools/nr_lena.py compare)")
+    return pts
+
+
+def _retx(v) -> str:
+    return "—" if v is None else f"{v:.3f}".rstrip("0").rstrip(".") if v else "0"
+
+
+def r_nr_lena(a: _Artefacts, args: list[str]) -> str:
+    """cellshare's NR cell against 5G-LENA, one row per distance: ``nr-lena [FILE]``."""
+    lines = ["| distance | SINR, cellshare / 5G-LENA | MCS | throughput, Mbit/s | ratio | HARQ retx per block | "
+             "cellshare's default PDSCH |", "|---|---|---|---|---|---|---|"]
+    for p in _nr_lena(a, args, "nr-lena"):
+        o, t, std = p["ours"], p["lena"], p["ours_standard_pdsch"]
+        mcs = f"{'—' if o['mcs'] is None else o['mcs']} / {fmt(t['mcs'])}"
+        ratio = "—" if p["throughput_ratio"] is None else f"{p['throughput_ratio']:.3f}"
+        lines.append(f"| {p['distance_m']:g} m | {o['sinr_db']:.2f} / {t['sinr_db']:.2f} dB | {mcs} | "
+                     f"{_mbit(o['throughput_mbps'])} / {_mbit(t['throughput_mbps'])} | {ratio} | "
+                     f"{_retx(o['retx_per_tb'])} / {_retx(t['retx_per_tb'])} | {_mbit(std['throughput_mbps'])} |")
+    return "\n".join(lines)
+
+
+def r_nr_lena_range(a: _Artefacts, args: list[str]) -> str:
+    """The lowest and highest of a per-point ratio of the comparison (inline):
+    ``nr-lena-range KEY [FILE]``, KEY `throughput_ratio` or `standard_over_matched`, over the
+    points where it is defined, as a ×-range."""
+    key, *rest = _args(args, 1, "nr-lena-range", "nr-lena-range KEY [FILE]")
+    vals = [p[key] for p in _nr_lena(a, rest, "nr-lena-range") if p.get(key) is not None]
+    if not vals:
+        raise DocgenError(f"renderer 'nr-lena-range': no point has {key!r}")
+    lo, hi = min(vals), max(vals)
+    return f"{lo:.3f}×" if f"{lo:.3f}" == f"{hi:.3f}" else f"{lo:.3f}–{hi:.3f}×"
+
+
 #: name → (renderer, block?). A block renderer's output stands on lines of its own.
 RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "value": (r_value, False), "range": (r_range, False), "verdict": (r_verdict, False), "claims": (r_claims, True),
@@ -1671,6 +1718,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "apps-speed": (r_apps_speed, True), "memory": (r_memory, True), "memory-ratio": (r_memory_ratio, False),
     "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
     "legilimens-in-step": (r_legilimens_in_step, True), "legilimens-in-step-value": (r_legilimens_in_step_value, False),
+    "nr-lena": (r_nr_lena, True), "nr-lena-range": (r_nr_lena_range, False),
 }
 
 

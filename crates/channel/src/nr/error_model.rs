@@ -43,29 +43,54 @@
 //! constellation, not fitted numbers. QPSK at 0 dB carries 0.972 bit per symbol, twice the
 //! binary-input AWGN capacity at SNR 1.
 //!
-//! The curve is the error rate of the best code of that length and rate for a BICM receiver:
-//! a practical LDPC decoder needs more SINR for the same error rate. The model has no
-//! decoder-gap term; calibrating one against link-level LDPC curves (e.g. those of S. Lagen,
-//! K. Wanuga, H. Elkotby, S. Goyal, N. Patriciello and L. Giupponi, "New radio physical layer
-//! abstraction for system-level simulations of 5G networks", IEEE ICC 2020,
-//! DOI 10.1109/ICC40277.2020.9149444, which 5G-LENA implements) would move every threshold by
-//! that gap. For scale: against the link-level NR LDPC tables shipped with NVIDIA Sionna 1.2.1
-//! (`sys/bler_tables/PDSCH_table{1,2}.json`, code blocks of 2000 bits, 10 % points read off its
-//! 1.6–1.8 dB SNR grid) the 10 % points here are 0.2–2.1 dB lower, 0.9 dB on average over
-//! sixteen MCSs of both tables. The 10 %-error SINR of a block on 52 PRBs, one layer, default [`super::PdschConfig`]:
+//! The curve is the error rate of the best code of that length and rate for a BICM receiver
+//! (the *bound*): a practical LDPC decoder needs more SINR for the same error rate.
 //!
-//! | table | MCS | Q_m | R×1024 | TBS (bits) | code blocks | 10 % BLER at | Shannon limit of Q_m·R |
-//! |---|---|---|---|---|---|---|---|
-//! | 1 | 0 | 2 | 120 | 1800 | 1 | −7.06 dB | −7.54 dB |
-//! | 1 | 9 | 2 | 679 | 9992 | 2 | 2.43 dB | 1.78 dB |
-//! | 1 | 16 | 4 | 658 | 19464 | 3 | 7.76 dB | 6.94 dB |
-//! | 1 | 17 | 6 | 438 | 18960 | 3 | 8.15 dB | 6.92 dB |
-//! | 1 | 28 | 6 | 948 | 42016 | 5 | 18.71 dB | 16.63 dB |
-//! | 2 | 27 | 8 | 948 | 55304 | 7 | 24.30 dB | 22.27 dB |
+//! **Decoder gap (the calibration).** The decoder sees the SINR less a gap Δ(Q_m, R) in dB
+//! ([`decoder_gap_db`]): every curve is the bound's, moved right by Δ. Δ is fitted per MCS of
+//! table 1 to the BLER curves of 5G-LENA's `NrEesmIrT1` error model (release NR-v4.0), whose
+//! link-level LDPC tables are those of S. Lagen, K. Wanuga, H. Elkotby, S. Goyal,
+//! N. Patriciello and L. Giupponi, "New radio physical layer abstraction for system-level
+//! simulations of 5G networks", IEEE ICC 2020, DOI 10.1109/ICC40277.2020.9149444 (5G-LENA: N.
+//! Patriciello, S. Lagen, B. Bojovic and L. Giupponi, "An E2E simulator for 5G NR networks",
+//! Simulation Modelling Practice and Theory 96:101933, 2019, DOI 10.1016/j.simpat.2019.101933).
+//! The curves are stored in `tools/data/nr-lena-bler.json` (first transmissions, a flat SINR,
+//! 5G-LENA's block for 273 PRBs × 12 symbols). Δ of an MCS is the SINR where 5G-LENA's curve
+//! falls to 10 % less the bound's 10 % point for a block of the same size. 5G-LENA's BLER is a
+//! step function of the SINR (`NrEesmErrorModel::MappingSinrBler` takes the BLER of the
+//! largest SINR of its table at or below the SINR, without interpolation), sampled every
+//! 0.25 dB: the fit takes the midpoint of the interval in which the curve falls to 0.1 (to
+//! ±0.125 dB), and the calibrated 10 % point lies inside that interval at every MCS (a test).
+//! The fitted gaps are 6.2 dB at MCS 0, 4.9–5.6 dB at MCS 1–4, 3.0–4.4 dB at MCS 5–27 and
+//! 5.1 dB at MCS 28.
+//! Between the MCSs of a modulation Δ is interpolated linearly in the code rate; below the
+//! first and above the last it is held (CQI 1's QPSK rate 78/1024 takes MCS 0's). Table 1 has
+//! no 256QAM, so Q_m = 8 (MCS table 2, CQI table 2) takes the 64QAM gap at its code rate:
+//! the gaps of the fit change more with the code rate than with the modulation (QPSK, 16QAM
+//! and 64QAM between rates 0.45 and 0.66 all lie 3.3–3.9 dB above the bound); this is an
+//! extrapolation, not a fit. Away from the 10 % point the calibrated curves differ from
+//! 5G-LENA's by at most 0.66 dB at 50 % BLER and 2.2 dB at 1 % (5G-LENA's link-level curves
+//! are shallower at some MCSs than the normal approximation's).
 //!
-//! (a unit test pins these; every MCS of both tables lies 0.15–2.1 dB above the Shannon limit
-//! 2^(Q_m·R) − 1 of its efficiency, the constellation and the finite length taking the
-//! difference).
+//! The calibration is to 5G-LENA, not to a decoder in general: against the link-level NR
+//! LDPC tables shipped with NVIDIA Sionna 1.2.1 (`sys/bler_tables/PDSCH_table{1,2}.json`,
+//! code blocks of 2000 bits, 10 % points read off its 1.6–1.8 dB SNR grid) the bound's 10 %
+//! points are 0.2–2.1 dB lower, 0.9 dB on average over sixteen MCSs of both tables, so the
+//! calibrated model is about 2–5 dB more pessimistic than Sionna's LDPC decoder. The 10 %-error
+//! SINR of a block on 52 PRBs, one layer, default [`super::PdschConfig`]:
+//!
+//! | table | MCS | Q_m | R×1024 | TBS (bits) | code blocks | bound: 10 % BLER at | Δ | calibrated | Shannon limit of Q_m·R |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | 1 | 0 | 2 | 120 | 1800 | 1 | −7.06 dB | 6.15 dB | −0.91 dB | −7.54 dB |
+//! | 1 | 9 | 2 | 679 | 9992 | 2 | 2.43 dB | 3.43 dB | 5.87 dB | 1.78 dB |
+//! | 1 | 16 | 4 | 658 | 19464 | 3 | 7.76 dB | 3.34 dB | 11.10 dB | 6.94 dB |
+//! | 1 | 17 | 6 | 438 | 18960 | 3 | 8.15 dB | 3.68 dB | 11.83 dB | 6.92 dB |
+//! | 1 | 28 | 6 | 948 | 42016 | 5 | 18.71 dB | 5.09 dB | 23.80 dB | 16.63 dB |
+//! | 2 | 27 | 8 | 948 | 55304 | 7 | 24.30 dB | 5.09 dB | 29.40 dB | 22.27 dB |
+//!
+//! (a unit test pins the bound's; every MCS of both tables has its bound 0.15–2.1 dB above the
+//! Shannon limit 2^(Q_m·R) − 1 of its efficiency, the constellation and the finite length
+//! taking the difference).
 //!
 //! **Transport block.** A block of C code blocks fails if any does:
 //! BLER = 1 − (1 − ε)^C.
@@ -86,7 +111,10 @@
 //! each, and the curve is evaluated for k bits over m·n uses (the code rate falls to R/m),
 //! until the mother code rate caps the distinct bits and the rest combines as energy (above).
 //! Every transmission is at the same SINR; [`tb_bler_harq`] takes one SINR per transmission
-//! and accumulates their mutual information. The limited circular buffer (LBRM) is not
+//! and accumulates their mutual information. The decoder gap applies to each transmission's
+//! SINR. (5G-LENA's IR model differs at MCS 0: it averages the transmissions' effective SINR
+//! and keeps MCS 0's curve, so below MCS 0's threshold no retransmission helps there; here
+//! MCS 0's repeated rate-1/5 code gains the repeats' energy.) The limited circular buffer (LBRM) is not
 //! modelled.
 
 use super::bicm_table;
@@ -267,6 +295,74 @@ fn mother_rate(base_graph: u8) -> f64 {
     }
 }
 
+/// The decoder gap fitted to 5G-LENA's NR error model (`NrEesmIrT1`, NR-v4.0), per MCS of
+/// MCS table 1: (Q_m, R×1024, gap in dB). Each gap is 5G-LENA's 10 %-BLER SINR for a
+/// first transmission of the transport block 5G-LENA sizes for 273 PRBs × 12 symbols
+/// (`tools/data/nr-lena-bler.json`: the midpoint of the 0.25 dB interval in which the
+/// stored curve falls to 0.1, see the module documentation, and `tb_bytes`) less the
+/// finite-blocklength bound's 10 %-BLER SINR for a block of the same size
+/// (`decoder_gap_is_the_fit_to_the_stored_5g_lena_curves` recomputes every entry from the
+/// JSON; `regenerate_decoder_gap` prints the table).
+const LENA_GAP: [(u8, u16, f64); 29] = [
+    (2, 120, 6.152),
+    (2, 157, 5.508),
+    (2, 193, 5.591),
+    (2, 251, 5.292),
+    (2, 308, 4.925),
+    (2, 379, 4.366),
+    (2, 449, 4.368),
+    (2, 526, 3.834),
+    (2, 602, 3.871),
+    (2, 679, 3.432),
+    (4, 340, 4.090),
+    (4, 378, 3.888),
+    (4, 434, 3.911),
+    (4, 490, 3.736),
+    (4, 553, 3.480),
+    (4, 616, 3.489),
+    (4, 658, 3.339),
+    (6, 438, 3.681),
+    (6, 466, 3.863),
+    (6, 517, 3.844),
+    (6, 567, 3.361),
+    (6, 616, 3.672),
+    (6, 666, 3.462),
+    (6, 719, 3.434),
+    (6, 772, 3.126),
+    (6, 822, 3.105),
+    (6, 873, 3.007),
+    (6, 910, 3.134),
+    (6, 948, 5.095),
+];
+
+/// The decoder gap (dB) of modulation order `qm` and code rate `rate`: [`LENA_GAP`]
+/// interpolated linearly in the code rate between the entries of the same modulation,
+/// held constant beyond the first and last. 5G-LENA's table-1 curves have no 256QAM:
+/// Q_m = 8 takes the 64QAM gap at the same code rate (the choice rests on the gaps of the
+/// fit depending more on the code rate than on the modulation: QPSK, 16QAM and 64QAM at
+/// rates 0.45–0.66 all lie 3.3–3.9 dB above the bound).
+pub fn decoder_gap_db(qm: u8, rate: f64) -> f64 {
+    let want = if qm == 8 { 6 } else { qm };
+    let r = rate * 1024.0;
+    let mut prev: Option<(f64, f64)> = None;
+    for &(_, rx, gap) in LENA_GAP.iter().filter(|e| e.0 == want) {
+        let x = rx as f64;
+        match prev {
+            None if r <= x => return gap,
+            Some((px, pg)) if r <= x => return pg + (gap - pg) * (r - px) / (x - px),
+            _ => {}
+        }
+        prev = Some((x, gap));
+    }
+    prev.map_or(0.0, |(_, g)| g)
+}
+
+/// 10^(−[`decoder_gap_db`]/10): the factor the decoder's SINR is the received SINR times.
+#[inline]
+fn decoder_gap(qm: u8, rate: f64) -> f64 {
+    libm::pow(10.0, -decoder_gap_db(qm, rate) / 10.0)
+}
+
 /// The block error rate of a transport block of `tbs_bits` bits at MCS `mcs` of table `t`
 /// after `transmissions` transmissions (1 = the first) with incremental-redundancy HARQ, all
 /// at effective linear SINR `sinr`. 0 for an empty block; 1 for a reserved MCS, no
@@ -283,8 +379,14 @@ pub fn tb_bler(t: McsTable, mcs: u8, tbs_bits: u32, sinr: f64, transmissions: u3
 }
 
 /// [`tb_bler`] for modulation order `qm` and code rate `rate` (R), of an MCS or a CQI; the
-/// block is not empty, `sinr` positive, `transmissions` at least 1.
+/// block is not empty, `sinr` positive, `transmissions` at least 1. The decoder sees `sinr`
+/// less the [`decoder_gap_db`] of (`qm`, `rate`).
 fn bler_at(qm: u8, rate: f64, tbs_bits: u32, sinr: f64, transmissions: u32) -> f64 {
+    bler_bound(qm, rate, tbs_bits, sinr * decoder_gap(qm, rate), transmissions)
+}
+
+/// [`bler_at`] without the decoder gap: the finite-blocklength BICM bound itself.
+fn bler_bound(qm: u8, rate: f64, tbs_bits: u32, sinr: f64, transmissions: u32) -> f64 {
     let seg = ldpc_segmentation(tbs_bits, rate);
     let k = seg.cb_bits as f64;
     // Resource elements per code block per transmission, then those carrying distinct coded
@@ -318,6 +420,7 @@ pub fn tb_bler_harq(t: McsTable, mcs: u8, tbs_bits: u32, sinrs: &[f64]) -> f64 {
         return 1.0;
     }
     let rate = row.rate_x2048 as f64 / 2048.0;
+    let gap = decoder_gap(row.qm, rate);
     let seg = ldpc_segmentation(tbs_bits, rate);
     let k = seg.cb_bits as f64;
     let per_tx = k / (rate * row.qm as f64);
@@ -326,7 +429,7 @@ pub fn tb_bler_harq(t: McsTable, mcs: u8, tbs_bits: u32, sinrs: &[f64]) -> f64 {
     let eps = if sent <= cap_uses {
         let (mut c, mut v) = (0.0, 0.0);
         for &s in sinrs {
-            let (ci, vi) = if s > 0.0 { bicm_capacity(row.qm, s) } else { (0.0, 0.0) };
+            let (ci, vi) = if s > 0.0 { bicm_capacity(row.qm, s * gap) } else { (0.0, 0.0) };
             c += per_tx * ci;
             v += per_tx * vi;
         }
@@ -345,7 +448,7 @@ pub fn tb_bler_harq(t: McsTable, mcs: u8, tbs_bits: u32, sinrs: &[f64]) -> f64 {
         if !positive(mean) {
             return 1.0;
         }
-        cb_error(row.qm, k, cap_uses, mean * sent / cap_uses)
+        cb_error(row.qm, k, cap_uses, mean * gap * sent / cap_uses)
     };
     block_error(eps, seg.code_blocks)
 }
@@ -395,8 +498,6 @@ pub fn mcs_for_sinr(t: McsTable, sinr: f64, tbs_bits_hint: u32, target: f64) -> 
     if !positive(sinr) {
         return None;
     }
-    // Capacity per modulation at `sinr`, looked up once.
-    let caps = [2u8, 4, 6, 8].map(|qm| bicm_capacity(qm, sinr).0);
     (0..=super::tables::max_mcs(t)).rev().find(|&m| {
         if target < 0.5 {
             let row = mcs_row(t, m).expect("MCS up to max_mcs has a row");
@@ -404,8 +505,10 @@ pub fn mcs_for_sinr(t: McsTable, sinr: f64, tbs_bits_hint: u32, target: f64) -> 
             let seg = ldpc_segmentation(hint, rate);
             let k = seg.cb_bits as f64;
             let uses = k / (rate * row.qm as f64);
-            // Only first transmissions above the mother code rate see `sinr` itself.
-            let margin = uses * caps[(row.qm / 2 - 1) as usize] - k + 0.5 * libm::log2(uses);
+            // Only first transmissions above the mother code rate see `sinr` itself (less the
+            // decoder gap).
+            let cap = bicm_capacity(row.qm, sinr * decoder_gap(row.qm, rate)).0;
+            let margin = uses * cap - k + 0.5 * libm::log2(uses);
             if rate >= mother_rate(seg.base_graph) && margin <= 0.0 {
                 return false;
             }
@@ -511,6 +614,10 @@ mod tests {
     use crate::nr::tbs::{tbs_bits, PdschConfig};
     use McsTable::{Qam256, Qam64};
 
+    /// Tolerances of the calibrated curves against 5G-LENA's away from the fitted 10 % point.
+    const TOL_50: f64 = 0.75;
+    const TOL_1: f64 = 2.5;
+
     fn db(x: f64) -> f64 {
         10.0 * x.log10()
     }
@@ -595,19 +702,29 @@ mod tests {
             (Qam64, 28, 18.71),
             (Qam256, 27, 24.30),
         ];
+        // The bound's 10 % point (no decoder gap).
+        let bound = |t: McsTable, m: u8| {
+            let row = mcs_row(t, m).unwrap();
+            let rate = row.rate_x2048 as f64 / 2048.0;
+            (crossing(|x| bler_bound(row.qm, rate, tbs52(t, m), lin(x), 1), 0.1), decoder_gap_db(row.qm, rate))
+        };
         for (t, m, want) in documented {
-            let th = db(sinr_for_bler(t, m, tbs52(t, m), 0.1, 1));
+            let (th, gap) = bound(t, m);
             assert!((th - want).abs() < 0.01, "{t:?} MCS {m}: {th:.3} dB");
+            println!("{t:?} MCS {m}: bound {th:.2} dB, gap {gap:.2} dB, calibrated {:.2} dB", th + gap);
         }
         for t in [Qam64, Qam256] {
             for m in 0..=max_mcs(t) {
                 let tb = tbs52(t, m);
                 let th = sinr_for_bler(t, m, tb, 0.1, 1);
                 assert!((tb_bler(t, m, tb, th, 1) - 0.1).abs() < 1e-6);
-                // Above the Shannon limit of the MCS's efficiency, by 0.15–2.1 dB (the
-                // constellation and finite length cost the difference).
+                // The calibrated curve is the bound's moved by the decoder gap.
+                let (b, g) = bound(t, m);
+                assert!((db(th) - (b + g)).abs() < 1e-6, "{t:?} MCS {m}");
+                // The bound lies above the Shannon limit of the MCS's efficiency, by
+                // 0.15–2.1 dB (the constellation and finite length cost the difference).
                 let e = mcs_entry(t, m).unwrap().efficiency;
-                let gap = db(th) - db(2f64.powf(e) - 1.0);
+                let gap = b - db(2f64.powf(e) - 1.0);
                 assert!(gap > 0.15 && gap < 2.1, "{t:?} MCS {m}: {gap:.2} dB above Shannon");
             }
         }
@@ -633,6 +750,124 @@ mod tests {
             out += "];\n";
         }
         println!("{out}");
+    }
+
+    /// A stored 5G-LENA curve: block bytes, 10 % point (dB), samples (SINR dB, BLER).
+    type LenaCurve = (u32, f64, Vec<(f64, f64)>);
+
+    /// 5G-LENA's stored BLER curves (tools/data/nr-lena-bler.json): per MCS of table 1, the
+    /// transport block's bytes, the 10 %-BLER SINR (dB, [`lena_step`]) and the curve (SINR
+    /// dB, BLER).
+    fn lena_curves() -> Vec<LenaCurve> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tools/data/nr-lena-bler.json");
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(v["parameters"]["error_model"], "ns3::NrEesmIrT1");
+        v["curves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(m, c)| {
+                assert_eq!(c["mcs"].as_u64(), Some(m as u64));
+                let pts = c["sinr_db"].as_array().unwrap().iter().zip(c["bler"].as_array().unwrap());
+                let curve: Vec<(f64, f64)> = pts.map(|(s, b)| (s.as_f64().unwrap(), b.as_f64().unwrap())).collect();
+                let (below, above) = lena_step(&curve, 0.1);
+                (c["tb_bytes"].as_u64().unwrap() as u32, 0.5 * (below + above), curve)
+            })
+            .collect()
+    }
+
+    /// The SINR (dB) at which `bler(sinr_db)` (falling) crosses `target`, by bisection.
+    fn crossing(bler: impl Fn(f64) -> f64, target: f64) -> f64 {
+        let (mut lo, mut hi) = (-30.0f64, 60.0f64);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if bler(mid) > target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        hi
+    }
+
+    /// The fit: 5G-LENA's 10 % point less the bound's, for 5G-LENA's block of each MCS.
+    fn fitted_gaps() -> Vec<(u8, u16, f64)> {
+        lena_curves()
+            .iter()
+            .enumerate()
+            .map(|(m, &(bytes, at, _))| {
+                let row = mcs_row(Qam64, m as u8).unwrap();
+                let rate = row.rate_x2048 as f64 / 2048.0;
+                let bound = crossing(|x| bler_bound(row.qm, rate, bytes * 8, lin(x), 1), 0.1);
+                (row.qm, row.rate_x2048 / 2, at - bound)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn decoder_gap_is_the_fit_to_the_stored_5g_lena_curves() {
+        for (m, (fit, table)) in fitted_gaps().iter().zip(LENA_GAP.iter()).enumerate() {
+            assert_eq!((fit.0, fit.1), (table.0, table.1), "MCS {m}");
+            assert!((fit.2 - table.2).abs() < 0.0006, "MCS {m}: fit {:.4} dB, table {} dB", fit.2, table.2);
+        }
+        // Interpolation: exact at the entries, between neighbours of a modulation, 256QAM as
+        // 64QAM at the same rate, constant beyond the ends.
+        for &(q, r, g) in &LENA_GAP {
+            assert_eq!(decoder_gap_db(q, r as f64 / 1024.0), g);
+        }
+        let mid = decoder_gap_db(6, 0.5 * (873.0 + 910.0) / 1024.0);
+        assert!((mid - 0.5 * (LENA_GAP[26].2 + LENA_GAP[27].2)).abs() < 1e-12);
+        assert_eq!(decoder_gap_db(8, 916.5 / 1024.0), decoder_gap_db(6, 916.5 / 1024.0));
+        assert_eq!(decoder_gap_db(2, 78.0 / 1024.0), LENA_GAP[0].2);
+        assert_eq!(decoder_gap_db(6, 0.99), LENA_GAP[28].2);
+    }
+
+    #[test]
+    fn the_calibrated_model_meets_5g_lena_curves() {
+        // At every MCS of table 1, for 5G-LENA's block: the 10 % point within 0.01 dB of
+        // the midpoint of 5G-LENA's step (the fit's rounding), so inside the 0.25 dB interval
+        // that holds the step; the curve's 50 % and 1 % points within the tolerances
+        // measured and stated in docs/nr.md, against the midpoints of their steps.
+        let mut worst: (f64, f64) = (0.0, 0.0);
+        for (m, (bytes, at, curve)) in lena_curves().into_iter().enumerate() {
+            let ours = |x: f64| tb_bler(Qam64, m as u8, bytes * 8, lin(x), 1);
+            let th = crossing(ours, 0.1);
+            assert!((th - at).abs() < 0.01, "MCS {m}: ours {th:.3} dB, 5G-LENA {at} dB");
+            let (below, above) = lena_step(&curve, 0.1);
+            assert!(ours(below) > 0.1 && ours(above) <= 0.1, "MCS {m}");
+            for (target, slot) in [(0.5, 0usize), (0.01, 1)] {
+                let (lo, hi) = lena_step(&curve, target);
+                let d = crossing(ours, target) - 0.5 * (lo + hi);
+                if slot == 0 {
+                    worst.0 = worst.0.max(d.abs());
+                } else {
+                    worst.1 = worst.1.max(d.abs());
+                }
+            }
+        }
+        println!("largest |ours − 5G-LENA| at 50 % BLER {:.2} dB, at 1 % {:.2} dB", worst.0, worst.1);
+        assert!(worst.0 < TOL_50 && worst.1 < TOL_1, "{worst:?}");
+    }
+
+    /// Where 5G-LENA's curve falls to `target`: the last sampled SINR (dB) above it and the
+    /// first at or below it. 5G-LENA's BLER is a step function, not interpolated
+    /// (`NrEesmErrorModel::MappingSinrBler` returns the BLER of the largest SINR of its
+    /// link-level table at or below the SINR), so the stored 0.25 dB samples place each step
+    /// only within one interval; its midpoint is the step's SINR to ±0.125 dB.
+    fn lena_step(curve: &[(f64, f64)], target: f64) -> (f64, f64) {
+        let i = curve.iter().position(|&(_, b)| b <= target).unwrap();
+        assert!(i > 0 && curve[..i].iter().all(|&(_, b)| b > target));
+        (curve[i - 1].0, curve[i].0)
+    }
+
+    /// Prints [`LENA_GAP`] from the stored 5G-LENA curves (`--ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn regenerate_decoder_gap() {
+        for (q, r, g) in fitted_gaps() {
+            println!("    ({q}, {r}, {g:.3}),");
+        }
     }
 
     #[test]
