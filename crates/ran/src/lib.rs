@@ -26,6 +26,7 @@ pub mod mobility;
 
 use std::sync::Arc;
 
+use cellshare_cell::nr::TddPattern;
 use cellshare_cell::{Cell, Delivery, DropCause, LinkStats, RlcQueue, TtiReport};
 use cellshare_channel::{Channel, LinkBudget, LoadBoard};
 use cellshare_core::{Nanos, PacketArena, PacketId, Slot};
@@ -98,6 +99,9 @@ struct Network {
     meas_from: u64,
     log: HandoverLog,
     forwarded: Vec<PacketId>,
+    /// An NR TDD pattern shared by every cell (`None`: FDD, or LTE): the cells transmit
+    /// downlink only in its `D` and `S` slots.
+    tdd: Option<TddPattern>,
 }
 
 /// One or many cells and the UEs moving between them.
@@ -169,6 +173,7 @@ impl Ran {
             meas_from: 0,
             log: HandoverLog::default(),
             forwarded: Vec::new(),
+            tdd: None,
             ho,
         };
         let mut ran = Self {
@@ -203,6 +208,30 @@ impl Ran {
             ran.update_budget(u);
         }
         ran
+    }
+
+    /// Declares the TDD pattern every cell of the network follows (an NR network with
+    /// `cell.nr.tdd_pattern`; the caller runs [`run_tti`](Self::run_tti) in its downlink
+    /// slots only). Two things follow from it:
+    ///
+    /// - **Interference across uplink slots.** A UE's SINR in slot t reads the loads on air
+    ///   in slot t − 1 (`cellshare_channel::interference`, "one TTI behind"). After an uplink
+    ///   slot, slot t − 1 carried no downlink, and an unwritten row reads as every cell idle:
+    ///   the first downlink slot after every `U` would see no interference at all. The
+    ///   network's cells are synchronised (one pattern from slot 0), so the neighbours
+    ///   transmit downlink in slot t whenever the serving cell does; the proxy for their load
+    ///   is their load in the last downlink slot, so the board holds each downlink slot's row
+    ///   over the non-downlink slots that follow it.
+    /// - **RSRQ's load.** A UE measures the carrier RSSI of RSRQ on downlink symbols, and in
+    ///   an uplink slot no cell transmits downlink: the load a measurement averages is over
+    ///   the downlink slots of the measurement period, not over all its slots (a choice; over
+    ///   all slots would dilute every cell's load by the pattern's downlink share alike).
+    ///
+    /// A single cell ([`Ran::single`]) ignores it (it has no board).
+    pub fn set_tdd(&mut self, tdd: Option<TddPattern>) {
+        if let Some(n) = self.net.as_deref_mut() {
+            n.tdd = tdd;
+        }
     }
 
     /// The cells.
@@ -366,6 +395,21 @@ impl Ran {
         // Every cell has written the row of the blocks decided in this TTI.
         let net = self.net.as_deref().expect("a network");
         net.board.seal(tti + net.pipeline);
+        if let Some(p) = net.tdd {
+            // Hold this row over the slots without downlink that follow (`set_tdd`).
+            let mut next = tti + 1;
+            while !p.is_downlink(next) {
+                net.board.open(next + net.pipeline);
+                for c in 0..self.cells.len() {
+                    let prbs = net.board.prbs(c, tti + net.pipeline);
+                    if prbs > 0 {
+                        net.board.set(c, next + net.pipeline, prbs);
+                    }
+                }
+                net.board.seal(next + net.pipeline);
+                next += 1;
+            }
+        }
         report
     }
 
@@ -404,8 +448,14 @@ impl Ran {
         }
         let net = self.net.as_deref_mut().expect("a network");
         if tti >= net.next_measurement {
-            net.next_measurement = tti + net.period_tti;
-            let span = (tti - net.meas_from).max(1);
+            // On the grid of measurement periods from slot 0 (where the measurement ran late,
+            // in the first downlink slot after an uplink one, the next one is not shifted).
+            net.next_measurement = (tti / net.period_tti + 1) * net.period_tti;
+            let span = match net.tdd {
+                None => tti - net.meas_from,
+                Some(p) => (net.meas_from..tti).filter(|&s| p.is_downlink(s)).count() as u64,
+            }
+            .max(1);
             let loads: Vec<f64> = net
                 .meas_prbs
                 .iter()

@@ -149,17 +149,26 @@ pub fn build_ran(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -
             configs.push(r.clone());
         }
     }
-    // Every cell, with a slot per UE.
+    // Every cell, with a slot per UE: all of one RAT and numerology, those of `[cell]` (an NR
+    // network's cells share its carrier, PHY and TDD pattern).
+    let nr = nr_radio(sc, n_prb);
     let mut cells = Vec::with_capacity(n_cells);
     for (c, site) in sites.iter().enumerate() {
         let mut cell = Cell::new(n_prb, sc.cell.scheduler);
         cell.set_slot(sc.cell.slot());
+        if let Some((phy, _)) = &nr {
+            cell.set_nr(*phy);
+        }
         for (i, (ue, r)) in ues.iter_mut().zip(&configs).enumerate() {
             let d = ((ue.pos[0] - site.pos[0]).powi(2) + (ue.pos[1] - site.pos[1]).powi(2)).sqrt().max(1e-3);
             let placed = cellshare_channel::RadioConfig { distance_m: Some(d), distance_range_m: None, ..r.clone() };
             let mut rng = stream_rng(seed, "ue-channel", i as u64 + ((c as u64) << 32));
             let mut ch = RadioChannel::new(&placed, n_prb, &mut rng);
             ch.set_slot(sc.cell.slot());
+            if let Some((_, radio)) = &nr {
+                ch.set_nr(radio);
+            }
+            // After `set_nr`: an NR PRB's noise is that of its wider bandwidth.
             ue.noise_mw = ch.noise_mw();
             cell.add_ue_with_queue(Channel::Radio(Box::new(ch)), queue_for(&sc.cell.aqm, sc.cell.rlc_queue_bytes, seed, i as u64, c as u64));
         }
@@ -169,6 +178,7 @@ pub fn build_ran(sc: &Scenario, traces: &TraceSet, positions: &PositionTraces) -
     let pipeline = if sc.cell.link.kind == LinkKind::Realistic { u64::from(sc.cell.link.pipeline_delay_tti) } else { 0 };
     let board = LoadBoard::new(n_cells, n_prb);
     let mut ran = Ran::network(net, sites, cells, ues, board, pipeline);
+    ran.set_tdd(sc.cell.tdd());
     let snrs = (0..ran.n_ues() as u32)
         .map(|u| match ran.channel_mut(u) {
             Channel::Radio(r) => Some(r.mean_snr_db()),

@@ -311,3 +311,116 @@ transport = { kind = "tcp", cc = { kind = "cubic" } }
     assert!(h.len() > 10, "{}", h.len());
     assert!(r.flows.iter().all(|f| f.bytes_delivered > 0));
 }
+
+// ---------------------------------------------------------------------------------------
+// NR networks: the same layer on NR cells (slots of 1/2^μ ms, TS 38.214's CQI and TBS), its
+// timers in ms.
+
+/// `[cell]` of an NR network: 20 MHz at numerology 1 (51 PRBs, 0.5 ms slots), `cell` in
+/// `[cell]`, `extra` in `[cell.nr]`.
+fn nr_cell(cell: &str, extra: &str) -> String {
+    format!("[cell]\nrat = \"nr\"\nbandwidth_mhz = 20\n{cell}\n[cell.nr]\nnumerology = 1\n{extra}\n")
+}
+
+/// [`drive`] with a 640 ms time to trigger, on NR cells of [`nr_cell`] (`Some(extra)`) or LTE.
+fn nr_drive(nr: Option<&str>) -> String {
+    let lte = drive("time_to_trigger_ms = 640.0", CUBIC);
+    match nr {
+        None => lte,
+        Some(extra) => lte.replace("[network]", &format!("{}[network]", nr_cell("", extra))),
+    }
+}
+
+#[test]
+fn an_nr_ue_driving_past_three_nr_cells_is_handed_over_when_the_lte_one_is() {
+    // The position steps, measurement period, time to trigger and interruption are in ms,
+    // so the same drive is handed over at the same instants on LTE's 1 ms TTIs and on NR's
+    // 0.5 ms slots (had the 640 ms time to trigger been counted in slots, 320 ms early). In
+    // a TDD pattern a measurement or expiry falling in an uplink slot waits for the next
+    // downlink slot (0.5 ms with DDDSU).
+    let lte = run(&nr_drive(None));
+    let lte_h = lte.handovers.as_ref().unwrap();
+    assert_eq!(lte_h.target, [1, 2]);
+    for extra in ["", "tdd_pattern = \"DDDSU\""] {
+        let r = run(&nr_drive(Some(extra)));
+        let h = r.handovers.as_ref().expect("a network reports its handovers");
+        assert_eq!((h.source.as_slice(), h.target.as_slice()), (&[0, 1][..], &[1, 2][..]), "{extra}: {h:?}");
+        for i in 0..h.len() {
+            assert!(h.rsrp_target_dbm[i] - h.rsrp_source_dbm[i] > 3.0, "{h:?}");
+            assert!((h.t_s[i] - lte_h.t_s[i]).abs() <= 1e-3, "{extra}: handover {i} at {} s, LTE's at {} s", h.t_s[i], lte_h.t_s[i]);
+        }
+        let f = &r.flows[0];
+        // The NR carrier (51 PRBs of 360 kHz) carries more than LTE's 10 MHz.
+        assert!(f.throughput_mbps > lte.flows[0].throughput_mbps, "{extra}: {} vs LTE {}", f.throughput_mbps, lte.flows[0].throughput_mbps);
+        assert!(f.per_second_mbps[60..70].iter().all(|&m| m > 1.0), "{extra}: {:?}", f.per_second_mbps);
+        let tr = &r.ues[0].trace;
+        let at = |t: f64| tr.t_s.iter().position(|&s| (s - t).abs() < 1e-9).unwrap();
+        assert_eq!((tr.cell[at(5.0)], tr.cell[at(40.0)], tr.cell[at(70.0)]), (0, 1, 2));
+        // Deterministic: the same scenario, the same bytes.
+        if extra.is_empty() {
+            let again = run(&nr_drive(Some(extra)));
+            assert_eq!(serde_json::to_string(&again).unwrap(), serde_json::to_string(&r).unwrap());
+        }
+    }
+}
+
+/// [`pair`] on NR cells of [`nr_cell`] on the ideal link.
+fn nr_pair(neighbour_flows: bool, interference: bool, extra: &str) -> String {
+    pair(neighbour_flows, interference).replace("[network]", &format!("{}[network]", nr_cell("link = { kind = \"ideal\" }", extra)))
+}
+
+#[test]
+fn a_loaded_nr_neighbour_lowers_the_sinr_and_an_idle_one_adds_none() {
+    let sc = scenario(&nr_pair(false, true, ""));
+    let (mut ran, _) = build_ran(&sc, &TraceSet::new(), &PositionTraces::new()).unwrap();
+    assert_eq!(ran.slot().per_ms(), 2);
+    let cqi = |ran: &mut cellshare_ran::Ran, tti: u64| match ran.channel_mut(0) {
+        Channel::Radio(r) => r.cqi(tti),
+        _ => unreachable!(),
+    };
+    let idle = cqi(&mut ran, 2000);
+    let (mut alone, _) = build_ran(&scenario(&nr_pair(false, false, "")), &TraceSet::new(), &PositionTraces::new()).unwrap();
+    assert_eq!(idle, cqi(&mut alone, 2000), "an idle neighbour adds no interference");
+    ran.board().expect("a network").set(1, 3999, 51);
+    let loaded = cqi(&mut ran, 4000);
+    assert!(loaded + 3 <= idle, "NR CQI {idle} with the neighbour idle, {loaded} with it loaded");
+    for extra in ["", "tdd_pattern = \"DDDSU\""] {
+        let quiet = run(&nr_pair(false, true, extra));
+        let busy = run(&nr_pair(true, true, extra));
+        let deaf = run(&nr_pair(true, false, extra));
+        let (q, b, n) = (quiet.flows[0].throughput_mbps, busy.flows[0].throughput_mbps, deaf.flows[0].throughput_mbps);
+        assert!(b < 0.8 * q, "{extra}: loaded neighbour {b} vs idle {q}");
+        assert!((n - q).abs() < 0.02 * q, "{extra}: without interference {n} vs {q}");
+    }
+}
+
+#[test]
+fn in_a_tdd_network_the_uplink_slots_hold_the_last_downlink_load() {
+    // Without the hold the first downlink slot after each U would read its neighbours idle.
+    let sc = scenario(&nr_pair(true, true, "tdd_pattern = \"DDDSU\""));
+    let mut sim = Simulation::new(&sc, &TraceSet::new()).unwrap();
+    sim.advance(2_000_000_000);
+    let ran = sim.ran().unwrap();
+    let board = ran.board().unwrap();
+    let tdd = sc.cell.tdd().unwrap();
+    let now = sim.now() / 500_000;
+    let mut held = 0;
+    for s in now - 1000..now - 10 {
+        if !tdd.is_downlink(s) {
+            assert_eq!(board.prbs(1, s), board.prbs(1, s - 1), "slot {s}");
+            held += u32::from(board.prbs(1, s) > 0);
+        }
+    }
+    assert!(held > 100, "the loaded neighbour's uplink slots: {held} held");
+}
+
+#[test]
+fn an_nr_network_takes_its_rat_and_numerology_from_cell_alone() {
+    // One `[cell]` builds every cell: a network cannot mix RATs or numerologies, and a key
+    // that would try is refused by name.
+    for (key, line) in [("rat", "rat = \"lte\""), ("numerology", "numerology = 2")] {
+        let toml = nr_pair(false, true, "").replace("interference = true", &format!("interference = true\n{line}"));
+        let e = Scenario::from_toml_str(&toml).unwrap_err();
+        assert!(e.path.starts_with("network") && e.to_string().contains(key), "{key}: {e}");
+    }
+}

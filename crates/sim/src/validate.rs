@@ -248,13 +248,6 @@ impl Scenario {
                     "\"bler_target\": an NR UE reports TS 38.214's CQI, the highest meeting cell.link.bler_target",
                 ));
             }
-            if self.network.is_some() {
-                return Err(ScenarioError::new(
-                    "cell.rat",
-                    "\"nr\" with [network]",
-                    "\"lte\" with [network]: the several-cell layer runs LTE cells only",
-                ));
-            }
         }
         c.n_prb()?;
         if !(c.scheduler.time_constant_tti >= 1.0 && c.scheduler.time_constant_tti.is_finite()) {
@@ -303,7 +296,7 @@ impl Scenario {
         if let Some(net) = &self.network {
             net.validate().map_err(|(k, v, e)| ScenarioError::new(format!("network.{k}"), v, e))?;
             if self.shared_fifo.is_some() {
-                return Err(ScenarioError::new("network", "a network with [shared_fifo]", "either [network] (LTE cells) or [shared_fifo], not both"));
+                return Err(ScenarioError::new("network", "a network with [shared_fifo]", "either [network] or [shared_fifo], not both"));
             }
         }
         for (i, g) in self.ues.iter().enumerate() {
