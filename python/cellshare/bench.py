@@ -141,6 +141,92 @@ def run_nr_bench(duration: float = 10.0, repeat: int = 3) -> dict:
     return out
 
 
+#: Simulated durations of the NR artefact's memory runs: the peak RSS of a run 4x as long.
+RSS_DURATIONS = (10.0, 40.0)
+#: The memory runs keep no 100 ms traces (`cellshare run` spools them to disk as the run goes;
+#: kept in the process they would grow with the simulated time by design): what is left is the
+#: simulator's state and its per-second results.
+RSS_EDITS = (("[simulation]\n", "[simulation]\ntrace_interval_ms = 0\n"),)
+#: Where the NR artefact's instruction counts come from: the `run_scenario` example, built with
+#: `cargo build --release -p cellshare-sim --example run_scenario`.
+RUN_SCENARIO = "target/release/examples/run_scenario"
+#: What the stored NR / LTE ratios must stay within (the issue's bound; a test reads the artefact).
+NR_COST_BOUND = 1.25
+
+
+def _scenario_text(duration: float, scenario: str = BENCH, edits: tuple = ()) -> str:
+    """The benchmark's scenario text as the child process edits it (realistic link)."""
+    from importlib import resources
+
+    text = resources.files("cellshare").joinpath(scenario).read_text()
+    text = text.replace("duration_s = 60.0", f"duration_s = {duration!r}")
+    for old, new in edits:
+        if old not in text:
+            raise ValueError(f"benchmark variant: {old!r} is not in {scenario}")
+        text = text.replace(old, new)
+    return text
+
+
+def _callgrind(binary: str, text: str) -> int:
+    """Instructions (callgrind's Ir) of one whole `run_scenario` process on the scenario `text`:
+    parsing, table building, the run and the summary."""
+    import os
+    import re
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        toml, out = os.path.join(tmp, "bench.toml"), os.path.join(tmp, "callgrind.out")
+        with open(toml, "w") as f:
+            f.write(text)
+        proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, toml],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"callgrind failed:\n{proc.stderr[-2000:]}")
+        with open(out) as f:
+            m = re.search(r"^(?:summary|totals): (\d+)", f.read(), re.M)
+        if not m:
+            raise RuntimeError(f"no instruction total in {out}")
+        return int(m.group(1))
+
+
+def run_nr_artefact(duration: float = 10.0, repeat: int = 5, binary: str = RUN_SCENARIO) -> dict:
+    """The NR benchmark artefact (`python -m cellshare.bench --nr --out FILE`): the NR and the LTE
+    benchmark interleaved `repeat` times in one session (cost per delivered packet, wall and CPU,
+    medians, and NR / LTE), callgrind's instructions per delivered packet of one run of each
+    (deterministic: the same scenario executes the same instructions), and the peak RSS of
+    each at the simulated durations :data:`RSS_DURATIONS` without traces (:data:`RSS_EDITS`;
+    memory flat in simulated time). The
+    machine is shared: absolute times move with its load, the ratios measured side by side in
+    one session are what count."""
+    from . import __version__
+
+    machine = _machine()
+    nr, lte = [], []
+    for _ in range(repeat):
+        nr.append(_once(duration, "realistic", BENCH, NR_EDITS))
+        lte.append(_once(duration, "realistic", BENCH))
+    out: dict = {"generated_by": f"python -m cellshare.bench --nr --out FILE --duration {duration:g} --repeat {repeat}",
+                 "cellshare": __version__, "machine": machine, "duration_s": duration, "repeat": repeat,
+                 "bound": NR_COST_BOUND}
+    for name, runs, edits in (("nr", nr, NR_EDITS), ("lte", lte, ())):
+        costs = [_per_packet(r) for r in runs]
+        instructions = _callgrind(binary, _scenario_text(duration, BENCH, edits))
+        rss = {f"{d:g}": _once(d, "realistic", BENCH, tuple(edits) + RSS_EDITS)["peak_rss_mb"] for d in RSS_DURATIONS}
+        out[name] = {"delivered_mbps": runs[0]["delivered_mbps"], "events": runs[0]["events"],
+                     "packets": costs[0]["packets"],
+                     "wall_us_per_packet": _median([c["wall_us_per_packet"] for c in costs]),
+                     "cpu_us_per_packet": _median([c["cpu_us_per_packet"] for c in costs]),
+                     "wall_samples": [c["wall_us_per_packet"] for c in costs],
+                     "cpu_samples": [c["cpu_us_per_packet"] for c in costs],
+                     "instructions": instructions, "instructions_per_packet": instructions / costs[0]["packets"],
+                     "peak_rss_mb": rss}
+    out["ratio_wall"] = out["nr"]["wall_us_per_packet"] / out["lte"]["wall_us_per_packet"]
+    out["ratio_cpu"] = out["nr"]["cpu_us_per_packet"] / out["lte"]["cpu_us_per_packet"]
+    out["ratio_instructions"] = out["nr"]["instructions_per_packet"] / out["lte"]["instructions_per_packet"]
+    machine["load_1min_after"] = round(__import__("os").getloadavg()[0], 2)
+    return out
+
+
 #: The transport line of bench.toml, and what replaces it for each transport of the
 #: transports benchmark (CUBIC is the reference the others are divided by).
 _CUBIC = 'transport = { kind = "tcp", cc = { kind = "cubic" } }'
@@ -223,14 +309,31 @@ def main(argv: list | None = None) -> int:
                                  description="Run every benchmark variant in one session and write the JSON artefact "
                                              "the performance page is generated from (tools/data/bench.json).")
     ap.add_argument("--out", type=Path, required=True, help="the JSON file to write")
-    ap.add_argument("--duration", type=float, default=20.0, help="simulated seconds per run (default 20)")
+    ap.add_argument("--nr", action="store_true",
+                    help="the NR benchmark artefact instead (tools/data/bench-nr.json): NR and LTE cost per delivered "
+                         "packet side by side, callgrind instructions per packet, peak RSS at 10 and 40 simulated s")
+    ap.add_argument("--binary", default=RUN_SCENARIO,
+                    help=f"with --nr: the run_scenario example callgrind counts (default {RUN_SCENARIO})")
+    ap.add_argument("--duration", type=float, default=None, help="simulated seconds per run (default 20; 10 with --nr)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each variant, round-robin (default 3)")
     a = ap.parse_args(argv)
+    if a.duration is None:
+        a.duration = 10.0 if a.nr else 20.0
     if not 0.1 <= a.duration <= 3600:
         ap.error(f"--duration {a.duration:g}: expected 0.1 to 3600 simulated seconds")
     if not 1 <= a.repeat <= 50:
         ap.error(f"--repeat {a.repeat}: expected 1 to 50")
-    r = run_artefact(a.duration, a.repeat)
+    if a.nr:
+        import shutil
+
+        if shutil.which("valgrind") is None:
+            ap.error("--nr: valgrind not found (expected on PATH; it counts the instructions per packet)")
+        if not Path(a.binary).is_file():
+            ap.error(f"--binary {a.binary}: not a file (expected the run_scenario example: "
+                     "cargo build --release -p cellshare-sim --example run_scenario)")
+        r = run_nr_artefact(a.duration, a.repeat, a.binary)
+    else:
+        r = run_artefact(a.duration, a.repeat)
     a.out.write_text(json.dumps(r, indent=1) + "\n")
     print(f"written to {a.out}")
     return 0

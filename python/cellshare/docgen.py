@@ -1722,6 +1722,38 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
 }
 
 
+BENCH_NR = "tools/data/bench-nr.json"
+
+
+def r_bench_nr(a: _Artefacts, args: list[str]) -> str:
+    """The NR benchmark artefact (``python -m cellshare.bench --nr``): NR and LTE cost per delivered
+    packet side by side, their ratios against the bound, the peak RSS at two simulated durations
+    and the machine (block)."""
+    b = a.load(BENCH_NR)
+    m = b["machine"]
+    durations = list(b["nr"]["peak_rss_mb"])
+    lines = ["| cell | delivered | packets | wall µs / packet | CPU µs / packet | instructions / packet | "
+             + " | ".join(f"peak RSS, {d} s" for d in durations) + " |",
+             "|---" * (6 + len(durations)) + "|"]
+    for key, name in (("nr", "NR, 100 MHz, μ = 1 (273 PRBs)"), ("lte", "LTE, 10 MHz (50 PRBs)")):
+        r = b[key]
+        lines.append(f"| {name} | {r['delivered_mbps']:.0f} Mbit/s | {r['packets']:,.0f} | "
+                     f"{r['wall_us_per_packet']:.2f} | {r['cpu_us_per_packet']:.2f} | "
+                     f"{r['instructions_per_packet']:,.0f} | "
+                     + " | ".join(f"{r['peak_rss_mb'][d]:.0f} MB" for d in durations) + " |")
+    lines += ["", f"NR / LTE cost per packet: **{b['ratio_cpu']:.2f}** in CPU time, **{b['ratio_wall']:.2f}** by "
+              f"the wall clock (medians of {b['repeat']} interleaved runs of {b['duration_s']:g} simulated s each), "
+              f"**{b['ratio_instructions']:.2f}** in instructions (callgrind, one whole `run_scenario` process each); "
+              f"the bound is {b['bound']:g}. Measured on {m['cpu']}, {m['cores']} cores, {m['system']}, Python "
+              f"{m['python']}, one-minute load {m['load_1min_before']:g} before and {m['load_1min_after']:g} after "
+              f"(`{b['generated_by']}`): the machine is shared, so the absolute times move with its load, and the "
+              "ratios, measured side by side in one session, are what count."]
+    return "\n".join(lines)
+
+
+RENDERERS["bench-nr"] = (r_bench_nr, True)
+
+
 def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
     """`text` with every generated section re-rendered."""
     def sub(m: re.Match) -> str:
