@@ -424,3 +424,24 @@ fn an_nr_network_takes_its_rat_and_numerology_from_cell_alone() {
         assert!(e.path.starts_with("network") && e.to_string().contains(key), "{key}: {e}");
     }
 }
+
+#[test]
+fn a_one_site_nr_network_is_the_lone_nr_cell() {
+    // The network builds its NR cells as the lone cell is built (PHY, TBS, CQI tables, the
+    // wider PRB's noise, the realistic link's thresholds): the same UE gets the same bytes.
+    let body = |cell_extra: &str, channel: &str, mobility: &str| {
+        format!(
+            "[simulation]\nduration_s = 3.0\n{}{cell_extra}\n[[ues]]\ncount = 4\nchannel = {{ kind = \"radio\", carrier_mhz = 3500{channel} }}\n{mobility}\n[[flows]]\nues = \"all\"\n{CUBIC}\n",
+            nr_cell("link = { kind = \"realistic\" }", "tdd_pattern = \"DDDSU\"")
+        )
+    };
+    let lone = run(&body("", ", distance_m = 300.0", ""));
+    let net = run(&body(
+        "[network]\nlayout = { kind = \"positions\", sites_m = [[0.0, 0.0]] }",
+        "",
+        "mobility = { kind = \"static\", position_m = [300.0, 0.0] }",
+    ));
+    assert!(lone.delivered_mbps > 1.0);
+    assert_eq!(lone.delivered_mbps, net.delivered_mbps);
+    assert!((lone.ues[0].mean_snr_db.unwrap() - net.ues[0].mean_snr_db.unwrap()).abs() < 1e-9);
+}
