@@ -445,3 +445,34 @@ fn a_one_site_nr_network_is_the_lone_nr_cell() {
     assert_eq!(lone.delivered_mbps, net.delivered_mbps);
     assert!((lone.ues[0].mean_snr_db.unwrap() - net.ues[0].mean_snr_db.unwrap()).abs() < 1e-9);
 }
+
+#[test]
+fn an_nr_handover_forwards_the_queue_over_xn_or_drops_it() {
+    // Xn forwarding is the X2 forwarding of the LTE network (`forwarding = "x2"`): a UDP flow
+    // above the NR carrier's rate keeps the queue full through both handovers.
+    let cbr = r#"transport = { kind = "cbr", rate_mbps = 80.0 }"#;
+    let for_mode = |mode: &str| {
+        let toml = drive(&format!("forwarding = \"{mode}\""), cbr).replace("[network]", &format!("{}[network]", nr_cell("", "tdd_pattern = \"DDDSU\"")));
+        let mut sim = Simulation::new(&scenario(&toml), &TraceSet::new()).unwrap();
+        sim.advance(sim.end());
+        let fl = &sim.flows[0];
+        let (sent, delivered, dropped) = (fl.sent_datagrams(), fl.packets_delivered, fl.drops);
+        assert_eq!(sent, delivered + dropped + sim.packets_in_flight() as u64, "{mode}");
+        let r = sim.results();
+        (r.handovers.clone().unwrap(), r.drops.handover, delivered)
+    };
+    let (hx, lost_x2, delivered_x2) = for_mode("x2");
+    assert_eq!(hx.target, [1, 2]);
+    let forwarded: u64 = hx.forwarded.iter().sum();
+    assert!(forwarded > 100, "a full queue is forwarded: {hx:?}");
+    assert_eq!(hx.dropped.iter().sum::<u64>(), 0);
+    assert_eq!(lost_x2, hx.lost.iter().sum::<u64>());
+    let (hd, lost_drop, delivered_drop) = for_mode("drop");
+    assert_eq!(hd.target, [1, 2]);
+    let dropped: u64 = hd.dropped.iter().sum();
+    assert!(dropped > 100, "{hd:?}");
+    assert_eq!(lost_drop, dropped + hd.lost.iter().sum::<u64>());
+    // Above the carrier's rate the air carries the same either way (the surplus is dropped at
+    // the queue instead), and every packet is accounted for (above).
+    assert!(delivered_x2 > 0 && delivered_drop > 0);
+}
