@@ -234,6 +234,29 @@ pub struct LegilimensConfig {
     /// Default: all on (all off with `as_printed`).
     #[serde(skip_serializing_if = "LegilimensAdditions::is_unset")]
     pub additions: LegilimensAdditions,
+    /// Slot clock (µs; 0 = off, the default): Algorithm 1's "TTI" is a slot of this many
+    /// microseconds read from a receiver whose TSval ticks in microseconds, instead of the
+    /// 1 ms TSval tick [L] reads (1 ms = 1 LTE TTI). On an NR cell at numerology μ a 1 ms tick
+    /// holds 2^μ slots, and a competitor served in runs shorter than a tick leaves every tick
+    /// with some of our data: no gap, no busy verdict (measured in the `nr-mechanisms` study:
+    /// beside an on/off CUBIC flow the background takes 0.39 of the cell at μ = 1, 0.47 at
+    /// μ = 2, against 0.06 and 0.03 with this option). Set it to the
+    /// slot (1000 / 2^μ: 1000, 500, 250, 125). **What it needs from the receiver**: TCP
+    /// timestamps at microsecond resolution — Linux ≥ 6.7 sends them on routes with the
+    /// `tcp_usec_ts` feature (`ip route ... features tcp_usec_ts`), [linux-usec-ts]; RFC 7323
+    /// leaves the TSval clock's rate to the host. Modelling choice: the simulator's TCP
+    /// receiver stamps 1 ms TSvals, so the controller reads the receiver's microsecond clock
+    /// as the ACK's arrival time (its sending time plus a return delay that is constant in
+    /// scenarios without an uplink radio channel; Algorithm 1 uses only differences of
+    /// timestamps), binned into slots from the first ACK (rounded to the nearest slot).
+    /// Every per-TTI quantity (capacity in bytes per slot, the window cap's `min_rtt/TTI`,
+    /// the TSecr sender-gap and queued-through-gap tests) counts slots then.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub slot_clock_us: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for LegilimensConfig {
@@ -247,6 +270,7 @@ impl Default for LegilimensConfig {
             max_backoff_exp: 3,
             as_printed: false,
             additions: LegilimensAdditions::default(),
+            slot_clock_us: 0,
         }
     }
 }
@@ -277,6 +301,13 @@ impl CcParams for LegilimensConfig {
             return Err(format!(
                 "legilimens.capacity_cap = {}: expected a fraction in (0, 1]",
                 self.capacity_cap
+            ));
+        }
+        if self.slot_clock_us != 0 && 1000 % self.slot_clock_us != 0 {
+            return Err(format!(
+                "legilimens.slot_clock_us = {}: expected 0 (off) or a slot that divides 1000 µs \
+                 (1000, 500, 250 or 125 for NR numerology 0-3)",
+                self.slot_clock_us
             ));
         }
         if self.max_backoff_exp == 0 || self.max_backoff_exp > 30 {
@@ -915,6 +946,10 @@ pub struct Legilimens {
     /// The additions in force.
     add: AdditionSet,
     rng: StreamRng,
+    /// Length of Algorithm 1's TTI in ns: 1 ms, or the slot of `slot_clock_us`.
+    tti: Nanos,
+    /// With `slot_clock_us`: the first ACK's arrival, the slot clock's origin.
+    slot_origin: Option<Nanos>,
 }
 
 impl Legilimens {
@@ -958,6 +993,12 @@ impl Legilimens {
             qdelay_ms: 0,
             add: cfg.addition_set(),
             rng: stream_rng(seed, "cc.legilimens", index),
+            tti: if cfg.slot_clock_us > 0 {
+                cfg.slot_clock_us as Nanos * 1000
+            } else {
+                MS
+            },
+            slot_origin: None,
         }
     }
 
@@ -1004,7 +1045,7 @@ impl Legilimens {
     fn cwnd_cap(&self) -> u64 {
         match self.capacity() {
             Some(c) if self.min_rtt > 0 => {
-                let bytes = self.cfg.capacity_cap * c * (self.min_rtt as f64 / MS as f64);
+                let bytes = self.cfg.capacity_cap * c * (self.min_rtt as f64 / self.tti as f64);
                 (bytes as u64).max(2 * self.mss)
             }
             _ => u64::MAX,
@@ -1093,7 +1134,7 @@ impl Legilimens {
         let ramped = self.cwnd >= self.ssthresh
             || match self.capacity() {
                 Some(c) if self.min_rtt > 0 => {
-                    prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / MS as f64)
+                    prior_in_flight as f64 >= 0.5 * c * (self.min_rtt as f64 / self.tti as f64)
                 }
                 _ => true,
             };
@@ -1141,9 +1182,23 @@ impl CongestionControl for Legilimens {
             }
             e
         });
-        est.set_queue_delay_ms(add.queued_through_gap.then_some(self.qdelay_ms));
-        let ecr = add.tsecr_sender_gap.then_some(ev.ts_ecr);
-        let sample = est.observe_full(ev.ack_seq, ev.ts_val, ecr, count);
+        // Slots per millisecond: 1 with the 1 ms TSval tick; with `slot_clock_us` the
+        // millisecond quantities (TSecr, queueing delay) are compared with gaps in slots.
+        let per_ms = (MS / self.tti).max(1);
+        let (ts_val, ecr_raw, qdelay) = if self.cfg.slot_clock_us > 0 {
+            let origin = *self.slot_origin.get_or_insert(ev.now);
+            let slot = (ev.now - origin + self.tti / 2) / self.tti;
+            (
+                slot as u32,
+                ev.ts_ecr.wrapping_mul(per_ms as u32),
+                self.qdelay_ms.saturating_mul(per_ms as i32),
+            )
+        } else {
+            (ev.ts_val, ev.ts_ecr, self.qdelay_ms)
+        };
+        est.set_queue_delay_ms(add.queued_through_gap.then_some(qdelay));
+        let ecr = add.tsecr_sender_gap.then_some(ecr_raw);
+        let sample = est.observe_full(ev.ack_seq, ts_val, ecr, count);
         if add.delayed_ack_tail {
             est.note_flight(ev.bytes_in_flight, ev.mss.max(1) as u64);
         }
@@ -1256,11 +1311,13 @@ impl CongestionControl for Legilimens {
     }
 
     /// `mode`: 0 NORMAL, 1 GAP I, 2 GAP II, 3 GAP III, 4 back-off; `estimate`: capacity in
-    /// Mbit/s (bytes per TTI · 8 / 1000), NaN before the first estimate; `flag`: busy.
+    /// Mbit/s (bytes per TTI · 8 / TTI in µs), NaN before the first estimate; `flag`: busy.
     fn trace(&self) -> CcTrace {
         CcTrace {
             mode: self.mode as u8,
-            estimate: self.capacity().map_or(f64::NAN, |c| c * 8.0 / 1000.0),
+            estimate: self
+                .capacity()
+                .map_or(f64::NAN, |c| c * 8.0 / (self.tti as f64 / 1000.0)),
             flag: self.busy(),
         }
     }
@@ -2519,6 +2576,63 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("queue_gatin") && e.contains("queue_gating"), "{e}");
+    }
+
+    #[test]
+    fn slot_clock_sees_a_competitor_inside_a_millisecond() {
+        // NR μ = 2: 250 µs slots, four to a 1 ms TSval tick. The flow is served alone for 40
+        // slots, then a competitor takes three slots of every four. On the 1 ms tick every
+        // tick still holds one of our slots (back to back, no gap): never busy. On the slot
+        // clock the three-slot gaps are seen and GAP I backs off.
+        for (slot_us, busy) in [(0u32, false), (250, true)] {
+            let cfg = LegilimensConfig {
+                slot_clock_us: slot_us,
+                ..Default::default()
+            };
+            assert!(cfg.validate().is_ok());
+            let mut leg = Legilimens::new(&cfg, MSS as u32, 10 * MSS, 1, 0);
+            let mut seq = 0;
+            for s in 0..400u64 {
+                if s >= 40 && s % 4 != 3 {
+                    continue;
+                }
+                seq += C;
+                let now = 50 * MS + s * 250_000;
+                leg.on_ack(&AckEvent {
+                    now,
+                    acked_bytes: C,
+                    ack_seq: seq,
+                    ts_val: (now / MS) as u32,
+                    ts_ecr: 0,
+                    bytes_in_flight: 1000 * MSS,
+                    prior_in_flight: 1000 * MSS + C,
+                    srtt: 20 * MS,
+                    min_rtt: 20 * MS,
+                    mss: MSS as u32,
+                    ..Default::default()
+                });
+            }
+            assert_eq!(
+                leg.mode() == LegilimensMode::Backoff,
+                busy,
+                "slot_clock_us = {slot_us}"
+            );
+            // The estimate is in Mbit/s whatever the clock: C bytes per 250 µs slot alone.
+            if slot_us > 0 {
+                let mbps = leg.trace().estimate;
+                assert!(
+                    (mbps - C as f64 * 8.0 / 250.0).abs() < 1e-6 * mbps,
+                    "{mbps}"
+                );
+            }
+        }
+        let e = LegilimensConfig {
+            slot_clock_us: 300,
+            ..Default::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.contains("slot_clock_us = 300"), "{e}");
     }
 
     #[test]
