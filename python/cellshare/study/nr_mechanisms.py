@@ -445,8 +445,10 @@ def docs_page(doc: dict) -> str:
           "## The variant: a slot clock", "",
           "The smallest change that makes the background yield on NR: Algorithm 1's TTI becomes the slot, read "
           "from the receiver's timestamps at microsecond resolution (`cc = { kind = \"legilimens\", "
-          "slot_clock_us = 500 }` at μ = 1; 1000 / 2^μ in general; off by default, so LTE runs are unchanged). "
-          "Dividing the gaps of a 1 ms tick by the slots it holds does not work: there are no gaps to divide. "
+          "slot_clock_us = 500 }` at μ = 1; 1000 / 2^μ in general; off by default, so LTE runs are unchanged; "
+          "the Figure 7 set-up with it is `scenarios/nr-legilimens-slot-clock.toml`). "
+          "Dividing the gaps of a 1 ms tick by the slots it holds does not help: a competitor whose runs are "
+          "shorter than a tick leaves no gap to divide (the replay above). "
           "**What it needs from the receiver**: TCP timestamps that tick in microseconds. Linux 6.7 and later "
           "send them on routes with the `tcp_usec_ts` feature, set on the host that sends the TSvals (here the "
           "phone), not negotiated with the peer ([Linux usec TS](references.md#linux-usec-ts)); "
