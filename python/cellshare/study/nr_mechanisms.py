@@ -80,12 +80,19 @@ def _cell(sc: dict, mu: Optional[int]) -> dict:
 def legilimens_backgrounds(mu: Optional[int]) -> list[tuple[str, Optional[dict]]]:
     """The Fig. 7 runs of one cell: no background, CUBIC, Legilimens (1 ms tick) and, on NR,
     Legilimens with the slot clock and Legilimens (1 ms tick) without its `queue_gating`
-    addition (the rule that keeps a window-capped NORMAL sender from judging its own slots)."""
+    addition (the rule that keeps a window-capped NORMAL sender from judging its own slots);
+    and Legilimens (1 ms tick) on the ideal link (:data:`IDEAL_LINK`)."""
     out = [("none", None), ("cubic", {"kind": "cubic"}), ("legilimens", {"kind": "legilimens"})]
     if mu is not None:
         out.append(("legilimens-slot", {"kind": "legilimens", "slot_clock_us": slot_us(mu)}))
         out.append(("legilimens-noqg", {"kind": "legilimens", "additions": {"queue_gating": False}}))
+    out.append(("legilimens-ideal", {"kind": "legilimens"}))
     return out
+
+
+#: Background keys run on the ideal link (no block errors, no HARQ) instead of the realistic
+#: one, beside a CUBIC-alone run on the same link.
+IDEAL_LINK = ("legilimens-ideal",)
 
 
 def _legilimens_runs(design: Design, cells) -> list[dict]:
@@ -96,13 +103,21 @@ def _legilimens_runs(design: Design, cells) -> list[dict]:
     rows = []
     for key, label, mu in cells:
         for seed in design.seeds:
-            alone = run(_cell(_onoff_scenario("alone", None, duration, seed=seed, channel=FIG7_CHANNEL,
-                                              on=design.on_s), mu))
+            def scenario(name: str, cc: Optional[dict], ideal: bool) -> dict:
+                sc = _cell(_onoff_scenario(name, cc, duration, seed=seed, channel=FIG7_CHANNEL, on=design.on_s), mu)
+                if ideal:
+                    sc["cell"]["link"] = {"kind": "ideal"}
+                return sc
+
+            alone = {False: run(scenario("alone", None, False))}
             for bg, cc in legilimens_backgrounds(mu):
                 if cc is None:
                     continue
-                r = run(_cell(_onoff_scenario(bg, cc, duration, seed=seed, channel=FIG7_CHANNEL, on=design.on_s), mu))
-                m = _onoff_metrics(r, alone, duration, design.on_s)
+                ideal = bg in IDEAL_LINK
+                if ideal not in alone:
+                    alone[ideal] = run(scenario("alone-ideal", None, True))
+                r = run(scenario(bg, cc, ideal))
+                m = _onoff_metrics(r, alone[ideal], duration, design.on_s)
                 cap_on = cap_off = None
                 backoffs = None
                 if cc["kind"] == "legilimens":
@@ -268,7 +283,7 @@ def run_study(out: os.PathLike | str, *, quick: bool = False, design: Optional[D
     n = 0
     if "legilimens" in parts:
         rows = _legilimens_runs(design, cells)
-        n += len(rows) + len(cells) * len(design.seeds)
+        n += len(rows) + 2 * len(cells) * len(design.seeds)
         doc["legilimens"] = _agg(rows, ("cell", "bg"), ("bg_share_on", "fg_ratio_on", "bg_off_ratio", "fg_alone_mbps",
                                                         "recapture_mean_s", "capacity_on", "capacity_off", "backoffs"))
     if "reconstruction" in parts:
@@ -379,9 +394,10 @@ def docs_page(doc: dict) -> str:
           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     names = {"cubic": "CUBIC", "legilimens": "Legilimens (1 ms TSval tick)",
              "legilimens-slot": "Legilimens, `slot_clock_us`",
-             "legilimens-noqg": "Legilimens (1 ms tick), `queue_gating` off"}
+             "legilimens-noqg": "Legilimens (1 ms tick), `queue_gating` off",
+             "legilimens-ideal": "Legilimens (1 ms tick), ideal link"}
     for k in keys:
-        for bg in ("cubic", "legilimens", "legilimens-slot", "legilimens-noqg"):
+        for bg in ("cubic", "legilimens", "legilimens-slot", "legilimens-noqg", "legilimens-ideal"):
             try:
                 c = cell(doc, "legilimens", cell=k, bg=bg)
             except KeyError:
@@ -403,7 +419,8 @@ def docs_page(doc: dict) -> str:
           + ", ".join(f"{_v(c, 'bg_share_on')} at {LABEL[k]}" for k, c in zip(nr, slot)) + ". "
           + ("At μ = 0 the slot is the tick and both clocks give the same runs, so what separates NR μ=0 from "
              "LTE is the cell (NR's MCS tables and HARQ timing), not the clock; this study does not trace it further."
-             if same0 else ""), ""]
+             if same0 else "")
+          + _link_sentence(doc, keys), ""]
     # Where the capacity estimate stays low, NORMAL's cap (80 % of it) binds.
     for k, c in zip(nr, tick):
         cap, share, idle = c["capacity_off"][0], c["bg_share_on"][0], c["bg_off_ratio"][0]
@@ -508,6 +525,17 @@ def docs_page(doc: dict) -> str:
              "differs from the LTE cell's (the tables above)."), "",
           f"Runs: {doc['runs']['total']} simulations, {doc['runs']['cpu_s']:g} s of CPU.", ""]
     return "\n".join(L)
+
+
+def _link_sentence(doc: dict, keys: list[str]) -> str:
+    """What the ideal link (no block errors, no HARQ) changes, per cell."""
+    parts = []
+    for k in keys:
+        real = cell(doc, "legilimens", cell=k, bg="legilimens")
+        ideal = cell(doc, "legilimens", cell=k, bg="legilimens-ideal")
+        parts.append(f"{_v(ideal, 'bg_share_on')} at {LABEL[k]} (realistic link: {_v(real, 'bg_share_on')})")
+    return (" On the ideal link (no block errors, no HARQ) the 1 ms-tick controller takes " + "; ".join(parts)
+            + ": the link accounts for part of the difference at μ = 0, the tick at μ ≥ 1.")
 
 
 def _queue_like_lte(doc: dict, nr: list[str]) -> bool:
