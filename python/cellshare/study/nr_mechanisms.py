@@ -428,8 +428,9 @@ def docs_page(doc: dict) -> str:
         if cap is not None and cap < 0.75 and abs(idle - 0.8 * cap) < 0.05:
             L += [f"At {LABEL[k]} the 1 ms-tick controller's capacity estimate stays at {_v(c, 'capacity_off')} of "
                   f"the cell even while the foreground is off, and it takes {_v(c, 'bg_off_ratio')} of the idle cell: "
-                  f"NORMAL's cap, 80 % of the estimate, binds, with or without the foreground. Its slots in NORMAL "
-                  f"are never counted: with the `queue_gating` addition off the estimate reaches "
+                  f"NORMAL's cap, 80 % of the estimate, binds, with or without the foreground. With the "
+                  f"`queue_gating` addition off (the rule that lets NORMAL's slots count only when its data "
+                  f"queued at the base station) the estimate reaches "
                   f"{_v(q, 'capacity_off')} of the cell (foreground off) and the share while the foreground is on "
                   f"falls to {_v(q, 'bg_share_on')}, but the idle cell's use to {_v(q, 'bg_off_ratio')}: the "
                   "window-capped sender then judges its own slots, the case the addition exists for. Why the "
