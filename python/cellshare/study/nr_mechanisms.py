@@ -118,15 +118,17 @@ def _legilimens_runs(design: Design, cells) -> list[dict]:
                     alone[ideal] = run(scenario("alone-ideal", None, True))
                 r = run(scenario(bg, cc, ideal))
                 m = _onoff_metrics(r, alone[ideal], duration, design.on_s)
-                cap_on = cap_off = None
+                cap_on = cap_off = cap_before = None
                 backoffs = None
                 if cc["kind"] == "legilimens":
                     cap_on, cap_off = _capacity(r, duration, design.on_s, m["fg_alone_mbps"])
+                    cap_before = _capacity_before(r, m["fg_alone_mbps"])
                     backoffs = sum(1 for x in r.flow("background")["mode_changes"]["mode"] if x == 4)
                 rows.append({"cell": key, "bg": bg, "seed": seed, "bg_share_on": m["bg_share_on"],
                              "fg_ratio_on": m["fg_ratio_on"], "bg_off_ratio": m["bg_off_ratio"],
                              "fg_alone_mbps": m["fg_alone_mbps"], "recapture_mean_s": m["recapture_mean_s"],
-                             "capacity_on": cap_on, "capacity_off": cap_off, "backoffs": backoffs})
+                             "capacity_before": cap_before, "capacity_on": cap_on, "capacity_off": cap_off,
+                             "backoffs": backoffs})
     return rows
 
 
@@ -145,6 +147,18 @@ def _capacity(r, duration: float, on_s: float, cell_mbps: float) -> tuple[Option
         xs = [e for ts, e in zip(t["t_s"], t["estimate"]) if int(ts) in secs and e is not None and math.isfinite(e)]
         out.append(statistics.median(xs) / cell_mbps if xs and cell_mbps > 0 else None)
     return out[0], out[1]
+
+
+def _capacity_before(r, cell_mbps: float) -> Optional[float]:
+    """Legilimens' capacity estimate before the foreground first starts: the median of its
+    trace from 5 s to the start, over the cell's rate."""
+    import statistics
+
+    from ..reproduce.legilimens import FG_START
+
+    t = r.flow("background")["trace"]
+    xs = [e for ts, e in zip(t["t_s"], t["estimate"]) if 5.0 <= ts < FG_START and e is not None and math.isfinite(e)]
+    return statistics.median(xs) / cell_mbps if xs and cell_mbps > 0 else None
 
 
 def reconstruct(pattern: tuple[int, int], slots_per_tick: int, warmup_slots: int = 64,
@@ -285,7 +299,8 @@ def run_study(out: os.PathLike | str, *, quick: bool = False, design: Optional[D
         rows = _legilimens_runs(design, cells)
         n += len(rows) + 2 * len(cells) * len(design.seeds)
         doc["legilimens"] = _agg(rows, ("cell", "bg"), ("bg_share_on", "fg_ratio_on", "bg_off_ratio", "fg_alone_mbps",
-                                                        "recapture_mean_s", "capacity_on", "capacity_off", "backoffs"))
+                                                        "recapture_mean_s", "capacity_before", "capacity_on", "capacity_off",
+                                                        "backoffs"))
     if "reconstruction" in parts:
         doc["reconstruction"] = reconstruction_rows()
     if "bode" in parts:
@@ -433,8 +448,13 @@ def docs_page(doc: dict) -> str:
                   f"queued at the base station) the estimate reaches "
                   f"{_v(q, 'capacity_off')} of the cell (foreground off) and the share while the foreground is on "
                   f"falls to {_v(q, 'bg_share_on')}, but the idle cell's use to {_v(q, 'bg_off_ratio')}: the "
-                  "window-capped sender then judges its own slots, the case the addition exists for. Why the "
-                  "estimate settles at about half the cell at this numerology is not traced here.", ""]
+                  "window-capped sender then judges its own slots, the case the addition exists for. Before the "
+                  f"foreground first starts the estimate is {_v(c, 'capacity_before')} of the cell: it falls when "
+                  "the foreground arrives, as in the replay's 1:1 at this numerology (the background's ticks each "
+                  "carry one slot, back to back: no verdict, and the EWMA follows the share down), and it is not "
+                  "raised when the foreground leaves: the cap keeps the sender from queueing, so its slots are not "
+                  "counted (`queue_gating`), and an uncounted slot raises the estimate only when it carries at most "
+                  "`LATE_DELIVERY_TTIS` (1.5) times it (`uncounted_raise`), while a tick now carries twice.", ""]
     # Reconstruction
     L += ["## Algorithm 1's slot reconstruction", "",
           "Algorithm 1 as printed fed the ACKs of a known schedule: the background alone, then a competitor "
