@@ -221,11 +221,12 @@ def _percentile_columns(row: dict, prefix: str, stats: Optional[dict], *, null_c
 def _flows_table(res: "Result") -> pa.Table:
     rows = []
     for f in res.summary["flows"]:
-        row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "rtt_ms", "one_way_delay_ms", "app")}
+        row = {k: v for k, v in f.items() if k not in ("queue_delay_ms", "queue_wait_ms", "rtt_ms", "one_way_delay_ms", "app")}
         if "app" in f:
             for k, v in f["app"].items():
                 row[f"app_{k}"] = v
         _percentile_columns(row, "queue_delay", f["queue_delay_ms"])
+        _percentile_columns(row, "queue_wait", f["queue_wait_ms"])
         _percentile_columns(row, "rtt", f.get("rtt_ms"), null_count=True)
         _percentile_columns(row, "one_way_delay", f.get("one_way_delay_ms", {}))
         rows.append(row)

@@ -67,6 +67,11 @@ pub struct Packet {
     pub sent_at: u64,
     /// When the packet entered its current queue (base-station RLC queue).
     pub enqueued_at: u64,
+    /// When its service at that queue began: the queue discipline let it through and its
+    /// first byte went into a transport block (a shared FIFO: its serialization began; a UE's
+    /// device queue: its first byte was sent). `served_at − enqueued_at` is the sojourn a
+    /// dequeue-time discipline such as BoDe bounds. 0 until then.
+    pub served_at: u64,
     /// Application-level identifier (e.g. request number of an interactive app).
     pub app_tag: u64,
     /// TCP SACK blocks `[start, end)` carried by an ACK (RFC 2018); the first `sack_len`

@@ -261,6 +261,19 @@ const FLOWS_COLUMNS: &[Column] = &[
     QD_P50,
     QD_P99,
     QD_MAX,
+    col(
+        "queue_wait_samples",
+        Ty::I64,
+        "",
+        "delivered data packets behind the queue-wait figures: the wait in the base-station queue before service began, \
+         arrival to the moment the queue discipline let the packet through and its first byte went into a transport block \
+         (a shared FIFO: its serialization began; uplink data: in the UE's device queue); the sojourn a dequeue-time \
+         discipline bounds (BoDe's BoundedDelay), without the transmission the queue-delay figures include",
+    ),
+    col("queue_wait_mean_ms", Ty::F64, "ms", "mean wait before service"),
+    col("queue_wait_p50_ms", Ty::F64, "ms", "median wait before service"),
+    col("queue_wait_p99_ms", Ty::F64, "ms", "99th-percentile wait before service"),
+    col("queue_wait_max_ms", Ty::F64, "ms", "longest wait before service"),
     col("rtt_samples", Ty::I64, "", "RTT samples (the sender's smoothed RTT after every ACK); 0 for a flow that is not TCP"),
     col("rtt_mean_ms", Ty::F64, "ms", "mean smoothed RTT; null without samples"),
     col("rtt_p50_ms", Ty::F64, "ms", "median smoothed RTT; null without samples"),
@@ -292,7 +305,7 @@ pub static TABLES: &[Table] = &[
     Table {
         name: "flows",
         rows: "one per flow",
-        meaning: "The flow's summary entry, its queue-delay, RTT and one-way-delay figures as columns.",
+        meaning: "The flow's summary entry, its queue-delay, queue-wait, RTT and one-way-delay figures as columns.",
         written: Written::Always,
         source: Source::Summary("flows"),
         columns: FLOWS_COLUMNS,

@@ -29,6 +29,15 @@ fn bode_bounds_the_sojourn_of_an_overloading_udp_flow() {
     let bode = single("{ kind = \"bode\", bounded_delay_ms = 20 }", 10.0, cbr, 10.0);
     assert!(tail.queue_delay_ms.p50 > 300.0, "{:?}", tail.queue_delay_ms);
     assert!(bode.queue_delay_ms.max <= 22.0 + 0.2, "{:?}", bode.queue_delay_ms);
+    // What BoDe bounds, the wait before service: the queue never runs down to 3 packets,
+    // so every served packet waited less than D, and the transmission comes on top. The
+    // maximum is exact; tail drop's wait is its standing queue.
+    let (wait, delay) = (bode.flows[0].queue_wait_ms, bode.flows[0].queue_delay_ms);
+    assert_eq!(wait.count, delay.count);
+    assert!(wait.max < 20.0 && wait.p99 <= 20.0 * 1.008, "{wait:?}");
+    assert!(wait.p50 > 10.0, "the overload keeps the queue near the bound: {wait:?}");
+    assert!(delay.mean - wait.mean >= 1.0, "at least the TTI that carries the last byte: {wait:?} {delay:?}");
+    assert!(tail.flows[0].queue_wait_ms.p50 > 300.0, "{:?}", tail.flows[0].queue_wait_ms);
     assert!(bode.drops.bs_dequeue > 0 && bode.drops.bs_enqueue == 0);
     // The link stays busy: BoDe drops only what could not be served in time.
     assert!((bode.ues[0].throughput_mbps - 10.0).abs() < 0.2, "{}", bode.ues[0].throughput_mbps);

@@ -218,6 +218,13 @@ pub struct FlowResult {
     pub timeouts: u64,
     /// Sojourn of this flow's packets at the base station.
     pub queue_delay_ms: DelayPercentiles,
+    /// Wait of this flow's delivered data packets in the base-station queue before their
+    /// service began: arrival at the queue to the moment the queue discipline let the packet
+    /// through and its first byte went into a transport block (a shared FIFO: its
+    /// serialization began; uplink data: the wait in the UE's device queue). The sojourn a
+    /// dequeue-time discipline bounds (BoDe's BoundedDelay); `queue_delay_ms` adds the
+    /// transmission, to the end of the TTI that carried the last byte.
+    pub queue_wait_ms: DelayPercentiles,
     /// The sender's smoothed RTT sampled after every ACK (TCP flows; empty otherwise).
     pub rtt_ms: DelayPercentiles,
     /// One-way delay of each data packet the receiver did not already hold, from the first

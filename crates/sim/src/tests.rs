@@ -159,6 +159,14 @@ transport = { kind = "cbr", rate_mbps = 8 }
     assert_eq!(r.access, "shared_fifo");
     assert!((r.delivered_mbps - 10.0).abs() < 0.3, "{}", r.delivered_mbps);
     assert!(r.drops.shared_fifo > 0);
+    // A packet's wait ends when its serialization starts: 1500 B at 10 Mbit/s is 1.2 ms
+    // before the end of its sojourn (each sample truncated to the microsecond).
+    for f in &r.flows {
+        let (wait, delay) = (f.queue_wait_ms, f.queue_delay_ms);
+        assert!(wait.count > 1000 && wait.count == delay.count, "{wait:?} {delay:?}");
+        assert!((delay.mean - wait.mean - 1.2).abs() < 0.002, "{wait:?} {delay:?}");
+        assert!(wait.p50 > 100.0, "the 8 + 8 Mbit/s overload fills the FIFO: {wait:?}");
+    }
 }
 
 #[test]

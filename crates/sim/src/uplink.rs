@@ -199,8 +199,9 @@ impl UeUplink {
         !self.bands[0].is_empty() || !self.bands[1].is_empty()
     }
 
-    /// Serves TTI `tti`: appends to `done` every packet whose last byte it carries.
-    pub fn serve_tti(&mut self, tti: u64, arena: &PacketArena, done: &mut Vec<PacketId>) {
+    /// Serves TTI `tti`, which starts at `now`: appends to `done` every packet whose last byte
+    /// it carries, and stamps `served_at` on each packet whose first byte it sends.
+    pub fn serve_tti(&mut self, tti: u64, now: Nanos, arena: &mut PacketArena, done: &mut Vec<PacketId>) {
         let mut budget = self.channel.quality(tti).full_bytes(self.n_prb) as u64;
         while budget > 0 {
             let band = match self.head_band {
@@ -210,6 +211,9 @@ impl UeUplink {
                 None => break,
             };
             let id = *self.bands[band].front().expect("head band is backlogged");
+            if self.head_sent == 0 {
+                arena.get_mut(id).served_at = now;
+            }
             let size = arena.get(id).size;
             let left = (size - self.head_sent) as u64;
             if left > budget {
@@ -230,6 +234,7 @@ impl UeUplink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cellshare_core::MS;
 
     #[test]
     fn sorpc_classification_at_the_threshold_edges() {
@@ -262,10 +267,10 @@ mod tests {
         assert!(u.enqueue(&mut arena, bulk, 1, 0));
         assert!(u.enqueue(&mut arena, ping, 0, 0));
         let mut done = Vec::new();
-        u.serve_tti(0, &arena, &mut done);
+        u.serve_tti(0, 0, &mut arena, &mut done);
         // FIFO0's ping first (100 bytes), then 50 bytes of the bulk packet.
         assert_eq!(done, vec![ping]);
-        u.serve_tti(1, &arena, &mut done);
+        u.serve_tti(1, MS, &mut arena, &mut done);
         assert_eq!(done, vec![ping, bulk]);
         assert!(!u.backlogged());
     }
@@ -281,9 +286,12 @@ mod tests {
         assert!(!u.enqueue(&mut arena, ids[3], 0, 0), "4500-byte limit");
         assert_eq!(u.drops, 1);
         let mut done = Vec::new();
-        for t in 0..10 {
-            u.serve_tti(t, &arena, &mut done);
+        for t in 0..11 {
+            u.serve_tti(t, t * MS, &mut arena, &mut done);
         }
         assert_eq!(done, vec![ids[0]], "FIFO order, 150 bytes per TTI");
+        // The next packet's first byte went in TTI 10: its service started then.
+        assert_eq!(arena.get(ids[1]).served_at, 10 * MS);
+        assert_eq!(arena.get(ids[2]).served_at, 0, "not served yet");
     }
 }

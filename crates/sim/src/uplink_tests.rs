@@ -46,6 +46,11 @@ fn upload_fills_the_uplink_and_bloats_the_device_queue() {
     assert!(up.throughput_mbps > 4.0 && up.throughput_mbps < 5.0, "{}", up.throughput_mbps);
     // The send buffer lets the upload pile up far more than a BDP in the device queue.
     assert!(up.queue_delay_ms.p50 > 300.0, "device-queue sojourn {:?}", up.queue_delay_ms);
+    // The wait before service leaves out the TTIs that carry the packet: a 1500-byte packet
+    // at 625 bytes per TTI spans 3 TTIs, or 4 when it starts late in one.
+    assert_eq!(up.queue_wait_ms.count, up.queue_delay_ms.count);
+    let carried = up.queue_delay_ms.mean - up.queue_wait_ms.mean;
+    assert!((3.0..=4.0).contains(&carried), "{:?} vs {:?}", up.queue_wait_ms, up.queue_delay_ms);
 }
 
 #[test]

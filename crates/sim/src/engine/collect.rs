@@ -40,8 +40,9 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
             };
             let life = to_secs_f64(life_end.saturating_sub(f.start));
             let (retransmits, timeouts) = f.loss_stats();
-            let (queue_delay_ms, rtt_ms, one_way_delay_ms) =
-                f.final_delays.unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles(), f.owd.percentiles()));
+            let (queue_delay_ms, rtt_ms, one_way_delay_ms, queue_wait_ms) = f
+                .final_delays
+                .unwrap_or_else(|| (f.delay.percentiles(), f.rtt.percentiles(), f.owd.percentiles(), f.wait.percentiles()));
             FlowResult {
                 id: i as u32,
                 name: f.name.clone(),
@@ -59,6 +60,7 @@ pub(super) fn collect(sim: &Simulation) -> RunResult {
                 retransmits,
                 timeouts,
                 queue_delay_ms,
+                queue_wait_ms,
                 rtt_ms,
                 one_way_delay_ms,
                 per_second_mbps: f.series.mbps(end),

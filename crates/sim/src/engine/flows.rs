@@ -54,8 +54,9 @@ pub(crate) struct FlowRt {
     pub category: &'static str,
     /// Whether the flow finished and its endpoint state and histograms were freed.
     pub closed: bool,
-    /// Queue-delay, RTT and one-way-delay percentiles, kept when the histograms are freed.
-    pub final_delays: Option<(DelayPercentiles, DelayPercentiles, DelayPercentiles)>,
+    /// Queue-delay, RTT, one-way-delay and queue-wait percentiles, kept when the histograms
+    /// are freed.
+    pub final_delays: Option<(DelayPercentiles, DelayPercentiles, DelayPercentiles, DelayPercentiles)>,
     pub dscp: u8,
     pub label: String,
     pub start: Nanos,
@@ -71,6 +72,10 @@ pub(crate) struct FlowRt {
     pub(super) delivered_prev: u64,
     pub series: PerSecond,
     pub delay: DelayHistogram,
+    /// Wait of each delivered data packet in its queue before its service began
+    /// (`Packet::served_at − Packet::enqueued_at`): the sojourn a dequeue-time discipline
+    /// (BoDe) bounds, without the transmission that `delay` includes.
+    pub wait: DelayHistogram,
     /// The sender's smoothed RTT after every ACK (TCP flows).
     pub rtt: DelayHistogram,
     /// One-way delay of each data packet the receiver did not already hold: from the first
@@ -165,6 +170,7 @@ impl Simulation {
             delivered_prev: 0,
             series,
             delay: DelayHistogram::default(),
+            wait: DelayHistogram::default(),
             rtt: DelayHistogram::default(),
             owd: DelayHistogram::default(),
             remote_loss: (w.remote_loss_rate > 0.0).then(|| stream_rng(seed, "remote-loss", id as u64)),
@@ -195,8 +201,9 @@ impl Simulation {
         fl.closed = true;
         fl.sender_timer = None;
         fl.receiver_timer = None;
-        fl.final_delays = Some((fl.delay.percentiles(), fl.rtt.percentiles(), fl.owd.percentiles()));
+        fl.final_delays = Some((fl.delay.percentiles(), fl.rtt.percentiles(), fl.owd.percentiles(), fl.wait.percentiles()));
         let delay = std::mem::take(&mut fl.delay);
+        fl.wait = DelayHistogram::default();
         fl.rtt = DelayHistogram::default();
         fl.owd = DelayHistogram::default();
         let class = if fl.class == TrafficClass::Background { "background" } else { "foreground" };

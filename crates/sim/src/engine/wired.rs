@@ -91,6 +91,7 @@ impl Simulation {
                 q.queue.push_back(id);
                 if !q.busy {
                     q.busy = true;
+                    self.arena.get_mut(id).served_at = now;
                     let t = now + serialization_time(size, q.rate_bps);
                     self.push(t, Ev::FifoDepart);
                 }
@@ -105,14 +106,17 @@ impl Simulation {
             return;
         };
         q.bytes -= self.arena.get(id).size as u64;
-        let next = q.queue.front().map(|&n| self.arena.get(n).size as u64);
+        let next = q.queue.front().copied();
         let rate = q.rate_bps;
         if next.is_none() {
             q.busy = false;
         }
         self.deliver(id);
-        if let Some(size) = next {
-            let t = self.now + serialization_time(size, rate);
+        if let Some(head) = next {
+            // The next packet's serialization (its service) starts now.
+            let p = self.arena.get_mut(head);
+            p.served_at = self.now;
+            let t = self.now + serialization_time(p.size as u64, rate);
             self.push(t, Ev::FifoDepart);
         }
     }
@@ -176,6 +180,8 @@ impl Simulation {
             return;
         }
         fl.delay.record(sojourn);
+        debug_assert!(p.served_at >= p.enqueued_at, "packet {id} delivered without a start of service");
+        fl.wait.record(p.served_at - p.enqueued_at);
         fl.air_bytes += p.size as u64;
         self.data_arrives(&p);
     }
@@ -222,7 +228,7 @@ impl Simulation {
         let up = self.uplinks[ue as usize].as_mut().expect("uplink event for a UE with an uplink");
         self.uplink_done.clear();
         let slot = self.slot;
-        up.serve_tti(slot.index_floor(now), &self.arena, &mut self.uplink_done);
+        up.serve_tti(slot.index_floor(now), now, &mut self.arena, &mut self.uplink_done);
         let more = up.backlogged();
         up.active = more;
         let at = now + slot.ns() + self.ack_delay;
@@ -233,7 +239,9 @@ impl Simulation {
             if p.kind == PacketKind::Data && !self.flows[p.flow as usize].is_handshake(p) {
                 // An upload's queueing: sojourn in the device queue, transmission included.
                 let sojourn = now + slot.ns() - p.enqueued_at;
-                self.flows[p.flow as usize].delay.record(sojourn);
+                let fl = &mut self.flows[p.flow as usize];
+                fl.delay.record(sojourn);
+                fl.wait.record(p.served_at - p.enqueued_at);
             }
             self.push(at, ev);
         }
