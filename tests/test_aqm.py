@@ -26,6 +26,30 @@ def test_per_class_results_table(run_cli, tmp_path):
     assert "queue_delay_p99_ms" in table and "power" in table and "drops" in table
 
 
+def test_queue_wait_is_a_flow_column_and_bode_bounds_it(run_cli, tmp_path):
+    """The wait before service (what BoDe bounds) reaches the summary and `flows.parquet`;
+    on an overloaded fixed link BoDe keeps every delivered packet's wait under D, and the
+    queue delay adds at least the TTI that carries the packet."""
+    scenario = tmp_path / "bode.toml"
+    scenario.write_text(
+        "[simulation]\nduration_s = 5\n[cell]\naqm = { kind = \"bode\", bounded_delay_ms = 20 }\n"
+        "[[ues]]\nchannel = { kind = \"fixed\", rate_mbps = 10 }\n"
+        "[[flows]]\nname = \"cbr\"\nue = 0\ntransport = { kind = \"cbr\", rate_mbps = 15 }\n")
+    out = tmp_path / "out"
+    p = run_cli("run", scenario, "--out", out)
+    assert p.returncode == 0, p.stderr
+    flow = json.loads((out / "summary.json").read_text())["flows"][0]
+    wait, delay = flow["queue_wait_ms"], flow["queue_delay_ms"]
+    assert wait["count"] == delay["count"] > 1000
+    assert wait["max"] < 20.0 < delay["max"], (wait, delay)
+    assert delay["mean"] - wait["mean"] >= 1.0
+    table = pq.read_table(out / "flows.parquet").to_pydict()
+    cols = [c for c in table if c.startswith("queue_wait")]
+    assert cols == ["queue_wait_samples", "queue_wait_mean_ms", "queue_wait_p50_ms", "queue_wait_p99_ms",
+                    "queue_wait_max_ms"]
+    assert table["queue_wait_max_ms"] == [wait["max"]] and table["queue_wait_samples"] == [wait["count"]]
+
+
 def test_sneaker_cell_scenario_yields():
     r = cellshare.run("scenarios/sneaker-cell.toml")
     bg, fg = r.flow("background")["per_second_mbps"], r.flow("foreground")["per_second_mbps"]
@@ -96,9 +120,14 @@ def test_bode_reproductions(run_cli, tmp_path, traces_dir):
     assert p.returncode in (0, 1), p.stderr
     c = _claims(out)
     assert c["delay-cut-bbr"]["verdict"] == "holds"
-    # On the AT&T trace the bound holds under every TCP controller and PCC-Vivace; Sprout's
-    # p99 is 21.7 ms, 0.5 ms over D + 1 TTI + 1 % (reproduce/causes.py).
-    assert c["bound-ATT-LTE-driving"]["ours"] < 22.0
+    # The bound claims judge the wait before service against D = 20 ms. On the AT&T trace
+    # the p99 wait is within D + 1 % under most controllers; under Westwood+ and Sprout the
+    # packets BoDe serves by its third rule pass 1 % and the p99 lands within a TTI above D
+    # (reproduce/causes.py). The wait leaves out the TTI that carries the packet.
+    bound = c["bound-ATT-LTE-driving"]
+    assert bound["target"]["value"] == 20.0 and bound["ours"] < 21.0, bound
+    waits = dict(kv.split(" ") for kv in bound["detail"].split("controller: ")[1].split("; ")[0].split(", "))
+    assert sum(float(v) <= 20.2 for v in waits.values()) >= 5, waits
     assert c["delay-cut-sprout"]["verdict"] == "holds" and c["delay-cut-vivace"]["verdict"] == "holds"
     assert c["throughput-cost-cubic"]["verdict"] == "holds"
     assert isinstance(c["bound-NYC-LTE-subway"]["ours"], float)

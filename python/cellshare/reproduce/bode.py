@@ -27,7 +27,9 @@ plus two classic ones marked as ours (Reno, Vegas: observations only), the same 
 and parameters; 60 s per run (`--full`: the paper's 300 s). The 10 ms minimum RTT: 4 ms each
 way on the wired path, 1 ms uplink, plus the TTI. Queueing delay is
 cellshare's sojourn (arrival at the base station to the end of the TTI that carried the
-packet's last byte), every packet of the flow.
+packet's last byte), every packet of the flow. BoDe's bound is judged on what it bounds: each
+delivered packet's wait before its service began (`queue_wait_ms`: arrival to the moment BoDe
+let it through and its first byte went into a transport block).
 
 Figure 9 (Sec. VI-C-1, line 203): C2TCP on the AT&T LTE downlink trace under each AQM; the
 CDF of each packet's end-to-end delay including its retransmissions (cellshare's one-way
@@ -98,8 +100,6 @@ SCHEMES = {
     "PIE": {"kind": "pie", "target_ms": D_MS, "alpha": 0.125, "beta": 1.25},
     "BoDe": {"kind": "bode", "bounded_delay_ms": D_MS},
 }
-#: One TTI of service on top of BoDe's bound, and the histogram's quantile resolution (0.8 %).
-BOUND_SLACK = 1.0
 
 
 def one_ue(name: str, trace: str, cc: str, aqm: dict, duration: float, queue_bytes: int = QUEUE_BYTES,
@@ -146,13 +146,18 @@ CLAIMS = tuple(
                  "bode", "Sec. VI-C, Fig. 7", 187, "This throughput compensation ranges from 3% to 40%.",
                  Range(0.60, 0.97, derivation="3% to 40% lower: 1 − 0.40 to 1 − 0.03")))]
     + [c for t in TRACES for c in (
-        ClaimDef(f"bound-{t}", f"{t}: BoDe's p99 sojourn, worst of the controllers", "bode", "Sec. V-C", 119, _BOUND,
-                 AtMost(D_MS + 1.0, unit=" ms",
-                        derivation=f"BoundedDelay D = {D_MS:g} ms (Sec. VI, line 145) bounds the wait before service "
-                                   "(\"BoDe only controls sojourn time of packets\", line 175); the outputs carry the "
-                                   "sojourn to the end of the TTI that carries the packet, not its start of service, "
-                                   "so the bound is judged on that with one TTI added: D + 1 ms; it includes the last "
-                                   "3 queued packets BoDe always serves, which the paper names as the exception")),
+        ClaimDef(f"bound-{t}", f"{t}: BoDe's p99 wait before service (arrival to the start of service), worst of the "
+                 "controllers", "bode", "Sec. V-C", 119, _BOUND,
+                 AtMost(D_MS, unit=" ms",
+                        derivation=f"BoundedDelay D = {D_MS:g} ms (Sec. VI, line 145) bounds the sojourn before service, "
+                                   "not the transmission after it (\"BoDe only controls sojourn time of packets. "
+                                   "Therefore, the overall queuing delay can be larger than BoundedDelay\", line 175): "
+                                   "judged on each delivered packet's wait from arrival to the start of its service "
+                                   "(queue_wait_ms), against D itself. The last 3 queued packets BoDe always serves "
+                                   "(rule 3, the exception of line 119) are included: \"since BoDe always transmits "
+                                   "the last 3 queued packets, occasionally, sojourn time of these packets could be "
+                                   "larger than BoundedDelay\" (line 175) says they exceed D only occasionally, within "
+                                   "the 1 % a p99 leaves out; without them the bound would hold by construction")),
         ClaimDef(f"throughput-worst-{t}", f"{t}: BoDe's delivery rate / TailDrop's, the lowest over the paper's controllers", "bode",
                  "Sec. I", 34, _WORST, AtLeast(0.60, derivation="compromises at most 40%: 1 − 0.40")))]
     + [
@@ -218,10 +223,12 @@ def run(ctx: Context) -> None:
                 f = r.flow("bulk")
                 rate = r.raw["ues"][0]["throughput_mbps"]
                 p99 = f["queue_delay_ms"]["p99"]
+                wait_p99 = f["queue_wait_ms"]["p99"]
                 # One flow on one UE: the run's CDF is the flow's. Fraction within D + 1 TTI.
                 within = max((fr for ms, fr in r.raw["series"]["queue_delay_cdf"] if ms <= D_MS + 1.0), default=0.0)
                 owd = f["one_way_delay_ms"]
-                res[(tname, cc, scheme)] = {"rate": rate, "p99": p99, "power": rate / p99 if p99 > 0 else 0.0, "within": within,
+                res[(tname, cc, scheme)] = {"rate": rate, "p99": p99, "wait_p99": wait_p99,
+                                            "power": rate / p99 if p99 > 0 else 0.0, "within": within,
                                             "owd_p50": owd["p50"], "owd_p99": owd["p99"], "owd_mean": owd["mean"],
                                             "retx_ratio": f["retransmits"] / owd["count"] if owd["count"] else 0.0}
                 if (tname, cc) == (FIG9_TRACE, FIG9_CC):
@@ -287,9 +294,12 @@ def run(ctx: Context) -> None:
             ctx.check(f"bound-{t}", None, detail="trace not found")
             ctx.check(f"throughput-worst-{t}", None, detail="trace not found")
             continue
-        worst = max(CCS, key=lambda cc: res[(t, cc, "BoDe")]["p99"])
-        ctx.check(f"bound-{t}", res[(t, worst, "BoDe")]["p99"],
-                  detail="p99 ms per controller: " + ", ".join(f"{cc} {res[(t, cc, 'BoDe')]['p99']:.1f}" for cc in CCS))
+        worst = max(CCS, key=lambda cc: res[(t, cc, "BoDe")]["wait_p99"])
+        ctx.check(f"bound-{t}", res[(t, worst, "BoDe")]["wait_p99"],
+                  detail="p99 wait ms per controller: "
+                         + ", ".join(f"{cc} {res[(t, cc, 'BoDe')]['wait_p99']:.1f}" for cc in CCS)
+                         + "; p99 to the end of the carrying TTI: "
+                         + ", ".join(f"{cc} {res[(t, cc, 'BoDe')]['p99']:.1f}" for cc in CCS))
         ratio = {cc: res[(t, cc, "BoDe")]["rate"] / res[(t, cc, "TailDrop")]["rate"] for cc in PAPER_CCS
                  if res[(t, cc, "TailDrop")]["rate"] > 0}
         ctx.check(f"throughput-worst-{t}", min(ratio.values()) if ratio else None,
