@@ -14,9 +14,11 @@
 //!    retransmission timeout.
 //!
 //! The paper's Table I sets `BoundedDelay = D` (20 ms for bulk TCP, 100 ms for interactive
-//! apps). BoDe bounds the sojourn of *served* packets at the start of their transmission; in
-//! cellshare's metric (arrival to the end of the TTI carrying the last byte) the transmission
-//! itself adds at least one TTI on top. Arrivals that exceed the hard limit are dropped.
+//! apps). BoDe bounds the sojourn of *served* packets at the start of their transmission:
+//! the queue stamps that moment (`Packet::served_at`) and each flow reports the wait
+//! (`queue_wait_ms`); cellshare's queue delay (arrival to the end of the TTI carrying the last
+//! byte) adds the transmission, at least one TTI. Arrivals that exceed the hard limit are
+//! dropped.
 
 use cellshare_core::{time::from_millis_f64, Nanos, Packet};
 use serde::{Deserialize, Serialize};
