@@ -471,3 +471,100 @@ def test_the_figure_12_tables_are_the_study_tools_stored_output():
     assert "<!-- written by" not in block.split("-->", 1)[1] and "\n\n\n" not in block
     rows = [ln for ln in stored.splitlines() if ln.startswith("| Legilimens |")]
     assert rows and all(r in block for r in rows)
+def test_tcp_page_renders_its_start_sensitivity_and_kernel_log_from_artefacts():
+    text = (REPO / "docs" / "tcp.md").read_text()
+    for m in ["<!-- generated: start-sensitivity -->", "<!-- generated: start-sensitivity-starts -->",
+              "<!-- generated: rcvbuf-grow -->", "<!-- generated: emu-rtt-range Verizon-EVDO-driving.down bbr -->"]:
+        assert m in text, m
+
+
+def test_the_kernels_logged_receive_buffer_growth_is_what_the_rule_gives():
+    d = json.loads((REPO / docgen.KERNEL_RCVBUF).read_text())
+    assert d["kernel"] and d["scenario"] and d["source"].startswith("tracepoint tcp:tcp_rcvbuf_grow")
+    events = docgen.rcvbuf_events(d)
+    grew = [e for e in events if e["grew"]]
+    assert len(grew) >= 2 and not events[0]["space"] is None
+    for e in events:
+        if e["grew"]:
+            # The rule from the kernel's inputs, through the kernel's buffer rounding, is the
+            # window clamp the kernel logged, to the byte.
+            assert e["rule_clamp"] == e["window_clamp"], e
+            assert abs(e["rule"] - e["window_clamp"]) * d["scaling_ratio"] < 256 * 2, e
+        else:
+            # A call that grew nothing asked for no more than the window in force.
+            assert e["clamp_before"] is not None and e["rule_clamp"] <= e["clamp_before"], e
+    # The check tells rules apart: Linux's rule before 6.16 (2·copied + 16·MSS plus the same
+    # slow-start term) misses the logged windows.
+    mss = 1448
+    for e in grew:
+        old = 2 * e["copied"] + 16 * mss
+        old += 2 * (2 * e["copied"] * (e["copied"] - e["space"]) // e["space"])
+        assert docgen.linux_window_clamp(old, d["scaling_ratio"]) != e["window_clamp"]
+    # The simulator's own unit test's case (`growth_is_twice_the_new_space_plus_the_slow_start_term`).
+    assert docgen.rcvbuf_grow_rcvwin(20 * mss, 10 * mss) == 2 * 20 * mss + 2 * 2 * 20 * mss
+    table = docgen.render_page("<!-- generated: rcvbuf-grow -->\n<!-- end generated -->", docgen._Artefacts(REPO))
+    for e in events:
+        row = f"| {e['copied']} | {e['space']} | {e['rule']} | {e['rule_clamp']} | "
+        assert row in table and (str(e["window_clamp"]) if e["grew"] else "no growth") in table.split(row)[1].split("\n")[0]
+
+
+def _sensitivity_tool():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sens", REPO / "tools" / "crosscheck_start_sensitivity.py")
+    sens = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sens)
+    return sens
+
+
+def test_the_start_sensitivity_table_is_the_stored_runs_and_the_simulator_still_gives_them():
+    import statistics
+    d = json.loads((REPO / docgen.START_SENSITIVITY).read_text())
+    a = docgen._Artefacts(REPO)
+    table = docgen.render_page("<!-- generated: start-sensitivity -->\n<!-- end generated -->", a)
+    assert d["generated_by"] in table and "--offsets 0:2000:100" in d["generated_by"]
+    for c in d["cases"]:
+        assert [r["offset_ms"] for r in c["runs"]] == d["offsets_ms"]
+        rtts = [r["rtt_p50_ms"] for r in c["runs"]]
+        q = c["rtt_p50_ms"]
+        assert (q["min"], q["median"], q["max"]) == (min(rtts), statistics.median(rtts), max(rtts))
+        row = next(line for line in table.splitlines() if line.startswith(f"| {c['trace']} |"))
+        assert f"{q['min']:.0f} / {q['median']:.0f} / {q['max']:.0f}" in row
+    n = len(d["offsets_ms"])
+    assert docgen.render_page("x <!-- generated: start-sensitivity-starts --><!-- end generated -->", a) == (
+        f"x <!-- generated: start-sensitivity-starts -->{n} starts from 0 to 2000 ms, 100 ms apart<!-- end generated -->")
+    # The simulator is deterministic: two of the stored runs re-run give the stored numbers, so
+    # a change to the TCP model that moves them makes the stored file (and the page) stale.
+    sens = _sensitivity_tool()
+    traces = REPO / "python" / "cellshare" / "data" / "traces"
+    for trace, cc, off in [("Verizon-EVDO-driving.down", "cubic", 0), ("TMobile-LTE-driving.down", "bbr", 700)]:
+        stored = next(r for c in d["cases"] if c["trace"] == trace and c["cc"] == cc for r in c["runs"]
+                      if r["offset_ms"] == off)
+        now = sens.sweep(REPO / d["scenario"], traces / trace, cc, [off], d["duration_s"])["runs"][0]
+        assert now == stored, (trace, cc, off, now, stored)
+
+
+def test_the_emulators_rtt_range_is_read_from_the_trace_crosscheck():
+    d = json.loads((REPO / docgen.EMU_CROSSCHECK).read_text())
+    c = next(c for c in d["cases"] if c["trace"] == "Verizon-EVDO-driving.down" and c["cc"] == "bbr")
+    lo, hi = c["rtt_p50_ms"]["emu_range"]
+    out = docgen.render_page("x <!-- generated: emu-rtt-range Verizon-EVDO-driving.down bbr --><!-- end generated -->",
+                             docgen._Artefacts(REPO))
+    assert f"-->{lo:.0f}–{hi:.0f} ms<!--" in out
+    with pytest.raises(docgen.DocgenError, match="no case ATT-LTE-driving.down vegas"):
+        docgen.render_page("x <!-- generated: emu-rtt-range ATT-LTE-driving.down vegas --><!-- end generated -->",
+                           docgen._Artefacts(REPO))
+
+
+def test_the_start_sensitivity_tool_stores_the_command_that_made_its_runs(tmp_path):
+    sens = _sensitivity_tool()
+    trace = REPO / "python" / "cellshare" / "data" / "traces" / "ATT-LTE-driving.down"
+    out = tmp_path / "s.json"
+    assert sens.main(["--trace", str(trace), "--cc", "cubic", "--offsets", "0,300", "--duration", "2",
+                      "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["generated_by"] == ("python tools/crosscheck_start_sensitivity.py --scenario scenarios/emu-trace.toml "
+                                 "--trace python/cellshare/data/traces/ATT-LTE-driving.down --cc cubic "
+                                 "--offsets 0,300 --duration 2 --json OUT.json")
+    assert d["offsets_ms"] == [0, 300] and d["duration_s"] == 2.0
+    (c,) = d["cases"]
+    assert (c["trace"], c["cc"]) == ("ATT-LTE-driving.down", "cubic") and len(c["runs"]) == 2

@@ -8,6 +8,11 @@ milliseconds of start exceeds a tolerance cannot be judged by one run per side (
 
     python tools/crosscheck_start_sensitivity.py --trace python/cellshare/data/traces/TMobile-UMTS-driving.down \\
         --cc bbr --offsets 0:2000:100 [--json OUT.json]
+
+`--json` writes the runs with the command that made them, the scenario and the offsets
+(docs/tcp.md renders `tools/data/crosscheck-start-sensitivity.json` from it:
+`python -m cellshare.docgen --write`). The simulator is deterministic: the same command gives
+the same file, apart from the machine.
 """
 
 from __future__ import annotations
@@ -57,6 +62,34 @@ def sweep(scenario: Path, trace: Path | None, cc: str | None, offsets: list[int]
     return {"trace": trace.name if trace else None, "cc": cc, "runs": rows, "rtt_p50_ms": spread}
 
 
+def _rel(p: Path) -> str:
+    """`p` relative to the repository (as the command would be typed there), else as given."""
+    try:
+        return str(p.resolve().relative_to(REPO))
+    except ValueError:
+        return str(p)
+
+
+def artefact(a: argparse.Namespace, cases: list[dict]) -> dict:
+    """The runs of `main` with how they were made: the command (paths relative to the repository),
+    the scenario, the offsets and the duration."""
+    from cellshare import __version__
+
+    cmd = ["python", "tools/crosscheck_start_sensitivity.py", "--scenario", _rel(a.scenario)]
+    cmd += [x for t in a.trace for x in ("--trace", _rel(t))] + [x for c in a.cc for x in ("--cc", c)]
+    o = a.offsets
+    step = o[1] - o[0] if len(o) > 2 else 0
+    even = step > 0 and o == list(range(o[0], o[-1] + 1, step))
+    cmd += ["--offsets", f"{o[0]}:{o[-1]}:{step}" if even else ",".join(map(str, o))]
+    if a.duration is not None:
+        cmd += ["--duration", f"{a.duration:g}"]
+    return {"what": "The simulator alone: the crosscheck's scenario with every trace read from each offset (ms), per "
+                    "trace and controller; rtt_p50_ms is the median of the smoothed RTT sampled every 10 ms while data "
+                    "is in flight (the crosscheck's statistic), with its min / median / max over the offsets.",
+            "generated_by": " ".join(cmd + ["--json", "OUT.json"]), "scenario": _rel(a.scenario),
+            "offsets_ms": a.offsets, "duration_s": a.duration, "cellshare": __version__, "cases": cases}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--scenario", type=Path, default=REPO / "scenarios" / "emu-trace.toml")
@@ -82,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                   + (f"{q['min']:.0f} / {q['median']:.0f} / {q['max']:.0f} ms (min/median/max)" if q else "-")
                   + f"; Mbit/s {min(tp):.2f}-{max(tp):.2f}; timeouts {min(to)}-{max(to)}", flush=True)
     if a.json is not None:
-        a.json.write_text(json.dumps(out, indent=1) + "\n")
+        a.json.write_text(json.dumps(artefact(a, out), indent=1) + "\n")
     return 0
 
 

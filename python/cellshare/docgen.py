@@ -1692,6 +1692,118 @@ def r_nr_lena_range(a: _Artefacts, args: list[str]) -> str:
         raise DocgenError(f"renderer 'nr-lena-range': no point has {key!r}")
     lo, hi = min(vals), max(vals)
     return f"{lo:.3f}×" if f"{lo:.3f}" == f"{hi:.3f}" else f"{lo:.3f}–{hi:.3f}×"
+START_SENSITIVITY = "tools/data/crosscheck-start-sensitivity.json"
+
+
+def _sens_case(d: dict, trace: str, cc: str) -> dict:
+    for c in d["cases"]:
+        if c["trace"] == trace and c["cc"] == cc:
+            return c
+    raise DocgenError(f"{START_SENSITIVITY} has no case {trace} {cc} (cases: "
+                      + ", ".join(f"{c['trace']} {c['cc']}" for c in d["cases"]) + ")")
+
+
+def r_start_sensitivity(a: _Artefacts, args: list[str]) -> str:
+    """``start-sensitivity``: the command of `tools/crosscheck_start_sensitivity.py` that made the
+    stored runs, then per trace, for each controller, the min / median / max over the starts of
+    the crosscheck's RTT statistic (ms)."""
+    d = a.load(START_SENSITIVITY)
+    ccs = list(dict.fromkeys(c["cc"] for c in d["cases"]))
+    traces = list(dict.fromkeys(c["trace"] for c in d["cases"]))
+    names = {"cubic": "CUBIC", "bbr": "BBR"}
+    lines = ["```", d["generated_by"], "```", "",
+             "| trace | " + " | ".join(f"{names.get(c, c)} min / median / max, ms" for c in ccs) + " |",
+             "|---|" + "---|" * len(ccs)]
+    for t in traces:
+        cells = []
+        for cc in ccs:
+            q = _sens_case(d, t, cc)["rtt_p50_ms"]
+            cells.append("-" if q is None else f"{q['min']:.0f} / {q['median']:.0f} / {q['max']:.0f}")
+        lines.append(f"| {_cell(t)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def r_start_sensitivity_starts(a: _Artefacts, args: list[str]) -> str:
+    """``start-sensitivity-starts``: how many starts the stored runs have and how they are spaced
+    (inline), e.g. ``21 starts from 0 to 2000 ms, 100 ms apart``."""
+    o = a.load(START_SENSITIVITY)["offsets_ms"]
+    steps = {b - x for x, b in zip(o, o[1:])}
+    if len(o) > 1 and len(steps) == 1:
+        return f"{len(o)} starts from {o[0]} to {o[-1]} ms, {steps.pop()} ms apart"
+    return f"{len(o)} starts (" + ", ".join(map(str, o)) + " ms)"
+
+
+def r_emu_rtt_range(a: _Artefacts, args: list[str]) -> str:
+    """``emu-rtt-range TRACE CC``: the range of Linux's RTT statistic over the emulator runs of
+    one case of the trace cross-check (inline), ``847–1456 ms``."""
+    trace, cc = _args(args, 2, "emu-rtt-range", "emu-rtt-range TRACE CC")[:2]
+    d = a.load(EMU_CROSSCHECK)
+    for c in d["cases"]:
+        if c["trace"] == trace and c["cc"] == cc:
+            r = c["rtt_p50_ms"].get("emu_range")
+            if not r:
+                raise DocgenError(f"renderer 'emu-rtt-range': {EMU_CROSSCHECK} has no range of Linux's runs for {trace} {cc}")
+            return f"{r[0]:.0f}–{r[1]:.0f} ms"
+    raise DocgenError(f"renderer 'emu-rtt-range': {EMU_CROSSCHECK} has no case {trace} {cc}")
+
+
+KERNEL_RCVBUF = "tools/data/kernel-rcvbuf-grow.json"
+
+
+def rcvbuf_grow_rcvwin(new: int, old: int, ooo_span: int = 0) -> int:
+    """Linux 6.18 `tcp_rcvbuf_grow`'s window, in integers as the kernel and the simulator's
+    `AutoTuning::grow` compute it: ``rcvwin = 2·new``, plus ``2·(rcvwin·(new − old)/old)``, plus
+    the out-of-order span (before the `rmem_max` cap)."""
+    rcvwin = 2 * new
+    rcvwin += 2 * (rcvwin * max(new - old, 0) // max(old, 1))
+    return rcvwin + ooo_span
+
+
+def linux_window_clamp(rcvwin: int, scaling_ratio: int) -> int:
+    """The window clamp Linux sets for a window `rcvwin`: `tcp_win_from_space` of the buffer
+    `tcp_space_from_win` sizes for it (`(win << 8) / ratio`, then `(space · ratio) >> 8`)."""
+    return ((rcvwin << 8) // scaling_ratio * scaling_ratio) >> 8
+
+
+def rcvbuf_events(d: dict) -> list[dict]:
+    """The logged `tcp_rcvbuf_grow` calls, each with its space (a call not copied with one has the
+    previous call's copied: the kernel sets space = copied), the rule's window, that window as the
+    kernel rounds it, and the window clamp in force before the call."""
+    out, space, clamp = [], None, None
+    for e in d["events"]:
+        old = e["space"] if e["space"] is not None else space
+        if old is None:
+            raise DocgenError(f"{KERNEL_RCVBUF}: the first event needs its space")
+        rcvwin = rcvbuf_grow_rcvwin(e["copied"], old)
+        out.append({**e, "space": old, "rule": rcvwin, "rule_clamp": linux_window_clamp(rcvwin, d["scaling_ratio"]),
+                    "clamp_before": clamp})
+        space = e["copied"]
+        if e["grew"]:
+            clamp = e["window_clamp"]
+    return out
+
+
+def r_rcvbuf_grow(a: _Artefacts, args: list[str]) -> str:
+    """``rcvbuf-grow``: the kernel's logged `tcp_rcvbuf_grow` calls and, from the same inputs, the
+    simulator's rule (`rcvwin`) and that window as the kernel's buffer rounding gives it."""
+    d = a.load(KERNEL_RCVBUF)
+    lines = ["| time s | copied | previous space | rule: `rcvwin` | rule, the kernel's rounding | kernel's window clamp |",
+             "|---|---|---|---|---|---|"]
+    for e in rcvbuf_events(d):
+        t = "-" if e["t_s"] is None else fmt(e["t_s"])
+        kernel = str(e["window_clamp"]) if e["grew"] else f"no growth (stays {e['clamp_before']})"
+        lines.append(f"| {t} | {e['copied']} | {e['space']} | {e['rule']} | {e['rule_clamp']} | {kernel} |")
+    return "\n".join(lines)
+
+
+def r_rcvbuf_value(a: _Artefacts, args: list[str]) -> str:
+    """``rcvbuf-value KEY``: a number of the kernel's log (inline): ``scaling_ratio``,
+    ``tcp_rmem_1``, ``first_window_bytes``, ``inq_max_bytes``, ``kernel``."""
+    key = _args(args, 1, "rcvbuf-value", "rcvbuf-value KEY")[0]
+    d = a.load(KERNEL_RCVBUF)
+    if key not in d or isinstance(d[key], (list, dict)):
+        raise DocgenError(f"renderer 'rcvbuf-value': {KERNEL_RCVBUF} has no value {key!r}")
+    return str(d[key])
 
 
 #: name → (renderer, block?). A block renderer's output stands on lines of its own.
@@ -1719,6 +1831,9 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
     "legilimens-in-step": (r_legilimens_in_step, True), "legilimens-in-step-value": (r_legilimens_in_step_value, False),
     "nr-lena": (r_nr_lena, True), "nr-lena-range": (r_nr_lena_range, False),
+    "start-sensitivity": (r_start_sensitivity, True), "start-sensitivity-starts": (r_start_sensitivity_starts, False),
+    "emu-rtt-range": (r_emu_rtt_range, False),
+    "rcvbuf-grow": (r_rcvbuf_grow, True), "rcvbuf-value": (r_rcvbuf_value, False),
 }
 
 
