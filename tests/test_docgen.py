@@ -521,7 +521,9 @@ def test_the_start_sensitivity_table_is_the_stored_runs_and_the_simulator_still_
     d = json.loads((REPO / docgen.START_SENSITIVITY).read_text())
     a = docgen._Artefacts(REPO)
     table = docgen.render_page("<!-- generated: start-sensitivity -->\n<!-- end generated -->", a)
-    assert d["generated_by"] in table and "--offsets 0:2000:100" in d["generated_by"]
+    block = table.split("```")[1].strip("\n")
+    assert docgen.unwrap_command(block) == d["generated_by"] and "--offsets 0:2000:100" in d["generated_by"]
+    assert all(len(line) <= 100 for line in block.splitlines())
     for c in d["cases"]:
         assert [r["offset_ms"] for r in c["runs"]] == d["offsets_ms"]
         rtts = [r["rtt_p50_ms"] for r in c["runs"]]

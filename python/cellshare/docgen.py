@@ -1703,6 +1703,25 @@ def _sens_case(d: dict, trace: str, cc: str) -> dict:
                       + ", ".join(f"{c['trace']} {c['cc']}" for c in d["cases"]) + ")")
 
 
+def _wrap_command(cmd: str, width: int = 96) -> str:
+    """A shell command over lines of at most about `width` characters, broken before an option
+    (``--name value`` stays together) with a backslash, continuation lines indented by two."""
+    parts = re.split(r" (?=--)", cmd)
+    lines, line = [], parts[0]
+    for part in parts[1:]:
+        if len(line) + 1 + len(part) + 2 > width:
+            lines.append(line + " \\")
+            line = "  " + part
+        else:
+            line += " " + part
+    return "\n".join(lines + [line])
+
+
+def unwrap_command(text: str) -> str:
+    """The one-line command of :func:`_wrap_command`'s lines."""
+    return re.sub(r" \\\n  ", " ", text)
+
+
 def r_start_sensitivity(a: _Artefacts, args: list[str]) -> str:
     """``start-sensitivity``: the command of `tools/crosscheck_start_sensitivity.py` that made the
     stored runs, then per trace, for each controller, the min / median / max over the starts of
@@ -1711,7 +1730,7 @@ def r_start_sensitivity(a: _Artefacts, args: list[str]) -> str:
     ccs = list(dict.fromkeys(c["cc"] for c in d["cases"]))
     traces = list(dict.fromkeys(c["trace"] for c in d["cases"]))
     names = {"cubic": "CUBIC", "bbr": "BBR"}
-    lines = ["```", d["generated_by"], "```", "",
+    lines = ["```", _wrap_command(d["generated_by"]), "```", "",
              "| trace | " + " | ".join(f"{names.get(c, c)} min / median / max, ms" for c in ccs) + " |",
              "|---|" + "---|" * len(ccs)]
     for t in traces:
@@ -1787,7 +1806,7 @@ def r_rcvbuf_grow(a: _Artefacts, args: list[str]) -> str:
     """``rcvbuf-grow``: the kernel's logged `tcp_rcvbuf_grow` calls and, from the same inputs, the
     simulator's rule (`rcvwin`) and that window as the kernel's buffer rounding gives it."""
     d = a.load(KERNEL_RCVBUF)
-    lines = ["| time s | copied | previous space | rule: `rcvwin` | rule, the kernel's rounding | kernel's window clamp |",
+    lines = ["| time, s | copied | previous space | rule: `rcvwin` | rule, the kernel's rounding | kernel's window clamp |",
              "|---|---|---|---|---|---|"]
     for e in rcvbuf_events(d):
         t = "-" if e["t_s"] is None else fmt(e["t_s"])
