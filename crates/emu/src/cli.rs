@@ -17,7 +17,7 @@ use crate::{eprint_line, netns, print_line, traffic};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "cellshare-emu", about = "Real-time multi-UE LTE cell emulator carrying real Linux traffic between network namespaces.")]
+#[command(name = "cellshare-emu", about = "Real-time multi-UE LTE/NR cell emulator carrying real Linux traffic between network namespaces.")]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,

@@ -1,7 +1,9 @@
 //! The real-time forwarding loop.
 //!
-//! Time is the monotonic clock in nanoseconds since the engine started; TTI `k` spans
-//! `[k ms, (k+1) ms)`. Every wake-up the loop
+//! Time is the monotonic clock in nanoseconds since the engine started; TTI (slot) `k` spans
+//! `[k·slot, (k+1)·slot)` with the cell's scheduling period as `slot`: LTE's 1 ms TTI, or an
+//! NR cell's slot of 1/2^μ ms ([`cellshare_core::Slot`]). "TTI" below means the cell's slot.
+//! Every wake-up the loop
 //! 1. reads every waiting packet from the TUN devices (non-blocking): packets from the server
 //!    to a UE enter the downlink wired path — serialization on the shared backhaul (drop-tail
 //!    at `backhaul_queue_bytes`) then the fixed remote + backhaul delay — and packets from a UE
@@ -11,7 +13,8 @@
 //!    the cell delivered in TTI `k − 1` to their UE's TUN device (a packet is delivered at the
 //!    end of the TTI carrying its last byte, as in the simulator), offers the downlink packets
 //!    that have reached the base station to their UE's RLC queue ([`Cell::enqueue`], stamped
-//!    with their arrival time), and runs the MAC scheduler for TTI `k` ([`Cell::run_tti`]);
+//!    with their arrival time), and runs the MAC scheduler for TTI `k` ([`Cell::run_tti`]) —
+//!    on an NR TDD cell only in the pattern's downlink slots (`D`, `S`), as the simulator does;
 //! 4. sleeps in `ppoll` until the next TTI boundary or uplink departure, or a packet arrives.
 //!
 //! The cell (or the network of cells, with its moving UEs and handovers), the channels and
@@ -24,7 +27,8 @@ use std::fs::File;
 
 use cellshare_cell::{Delivery, DropCause};
 use cellshare_ran::{HandoverLog, Ran};
-use cellshare_core::{Nanos, Packet, PacketArena, PacketId, TrafficClass, MS, SEC};
+use cellshare_cell::nr::TddPattern;
+use cellshare_core::{Nanos, Packet, PacketArena, PacketId, Slot, TrafficClass, MS, SEC};
 use cellshare_sim::metrics::{DelayHistogram, DelayPercentiles, PerSecond};
 use serde::Serialize;
 
@@ -61,6 +65,9 @@ pub struct EngineConfig {
     pub duration: Nanos,
     /// Receiver port → (scenario flow id, name, background) for the scenario's flows.
     pub flow_ports: HashMap<u16, (u32, String, bool)>,
+    /// An NR cell's TDD pattern (`cell.nr.tdd_pattern`): the scheduler runs in its downlink
+    /// slots only. `None` on LTE and NR FDD.
+    pub tdd: Option<TddPattern>,
 }
 
 /// What the caller's hook tells the loop.
@@ -156,8 +163,10 @@ pub struct Drops {
 pub struct EngineResults {
     /// Scenario seconds covered.
     pub duration_s: f64,
-    /// TTIs run in the scenario's time.
+    /// TTIs (NR: downlink slots) run in the scenario's time.
     pub ttis: u64,
+    /// The cell's scheduling period, ms: 1 on LTE, 1/2^μ on NR.
+    pub slot_ms: f64,
     /// PRBs used over PRBs offered in those TTIs, the simulator's rule
     /// (`cellshare_cell::Cell::offers_every_tti`: every PRB of every TTI on radio and fixed
     /// channels; on trace channels the TTIs with an opportunity, PRBs weighted by the bytes
@@ -175,7 +184,7 @@ pub struct EngineResults {
     /// device minus the time the model says it leaves (end of its TTI downlink, end of the
     /// wired delay uplink), from the scenario clock's start on.
     pub overhead_ms: DelayPercentiles,
-    /// How late TTIs started against their boundary.
+    /// How late TTIs (NR: slots) started against their boundary.
     pub tti_lateness_ms: DelayPercentiles,
     /// Drops by cause.
     pub drops: Drops,
@@ -186,12 +195,17 @@ pub struct EngineResults {
     /// Every handover (a scenario with `[network]`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handovers: Option<HandoverLog>,
-    /// The TTI the cell ran at the scenario clock's start (`None` before it started). TTIs
-    /// count from the engine's start, not the clock's: the warm-up and the idle-RTT probes run
-    /// first, so the channels (a trace's millisecond, a fading process's time) are this many
-    /// TTIs in when the scenario's second 0 begins. `cellshare crosscheck` offsets the
-    /// simulator's trace channels by it.
+    /// The millisecond of the cell's time at the scenario clock's start (`None` before it
+    /// started): on LTE the TTI the cell ran then. The cell's time counts from the engine's
+    /// start, not the clock's: the warm-up and the idle-RTT probes run first, so the channels
+    /// (a trace's millisecond, a fading process's time) are this many milliseconds in when the
+    /// scenario's second 0 begins. `cellshare crosscheck` offsets the simulator's trace
+    /// channels by it (trace offsets are milliseconds on LTE and NR alike).
     pub clock_start_tti: Option<u64>,
+    /// An NR cell's slot at the scenario clock's start (`clock_start_tti` · 2^μ, give or take
+    /// the slot nearest the start); `None` on LTE, where it is `clock_start_tti`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_start_slot: Option<u64>,
 }
 
 /// The real-time engine.
@@ -199,6 +213,8 @@ pub struct Engine<'a> {
     cfg: EngineConfig,
     cell: Ran,
     n_prb: u32,
+    /// The cell's scheduling period (LTE's TTI or the NR slot).
+    slot: Slot,
     arena: PacketArena,
     bufs: Vec<Vec<u8>>,
     server: &'a Tun,
@@ -247,15 +263,28 @@ impl<'a> Engine<'a> {
     /// TSval and consecutive TTIs with consecutive TSvals — the receiver's TSval ticks once
     /// per TTI, as in the simulator and as Legilimens assumes. With an arbitrary phase a
     /// boundary close to a millisecond tick makes TTIs share or skip a TSval at random.
+    ///
+    /// On an NR cell a millisecond holds 2^μ slots, so the TSval cannot tick per slot. The
+    /// emulator keeps the simulator's rule instead: the simulated receiver's TSval is the
+    /// millisecond a delivery happens in (`ts_clock(now) = now / 1 ms`), and a slot's packets
+    /// are delivered at the slot's end, so slot `k`'s TSval is ⌊(k+1)·slot / 1 ms⌋ — at μ = 1
+    /// the slots ending at `j` ms and `j + 0.5` ms share TSval `j`. Engine time 0 is therefore
+    /// put half a slot after a millisecond tick (less a whole millisecond, which only shifts
+    /// every TSval by one): every slot boundary then lies half a slot from the nearest tick,
+    /// the 2^μ deliveries of a millisecond of cell time carry one TSval as in the simulator,
+    /// and a write may run up to half a slot late before its TSval changes. On LTE (slot =
+    /// 1 ms) this is the phase above, half-way between two ticks.
     pub fn new(cfg: EngineConfig, cell: Ran, server: &'a Tun, ues: &'a [Tun], pcap: Option<PcapWriter<File>>) -> Self {
         let n = cell.n_ues();
         let n_prb = cell.n_prb();
+        let slot = cell.slot();
         let d = cfg.duration;
         let offers_every_tti = cell.cells().iter().all(|c| c.offers_every_tti());
         Engine {
             cfg,
             cell,
             n_prb,
+            slot,
             arena: PacketArena::with_capacity(4096),
             bufs: Vec::new(),
             server,
@@ -270,7 +299,7 @@ impl<'a> Engine<'a> {
             next_tti: 0,
             origin: {
                 let m = monotonic_ns();
-                (m / MS) * MS - MS / 2
+                (m / MS) * MS - MS + slot.ns() / 2
             },
             backhaul_free_at: 0,
             flow_index: HashMap::new(),
@@ -316,7 +345,7 @@ impl<'a> Engine<'a> {
             .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: libc::POLLIN })
             .collect();
         let mut next_hook = 0;
-        self.next_tti = self.now() / MS + 1;
+        self.next_tti = self.slot.index_floor(self.now()) + 1;
         loop {
             let now = self.now();
             if now >= next_hook {
@@ -328,14 +357,14 @@ impl<'a> Engine<'a> {
             self.read_all(&fds)?;
             self.flush_uplink()?;
             let now = self.now();
-            while self.next_tti * MS <= now {
+            while self.slot.start(self.next_tti) <= now {
                 let k = self.next_tti;
                 self.tti(k, now)?;
                 self.next_tti += 1;
             }
             self.flush_uplink()?;
             // Sleep until the next boundary, uplink departure or hook, or a packet.
-            let mut wake = (self.next_tti * MS).min(next_hook);
+            let mut wake = self.slot.start(self.next_tti).min(next_hook);
             if let Some(&(due, _)) = self.up.front() {
                 wake = wake.min(due);
             }
@@ -501,7 +530,7 @@ impl<'a> Engine<'a> {
     }
 
     fn tti(&mut self, k: u64, now: Nanos) -> std::io::Result<()> {
-        let boundary = k * MS;
+        let boundary = self.slot.start(k);
         if self.t0.is_some_and(|t0| boundary >= t0) {
             self.lateness.record(now.saturating_sub(boundary));
         }
@@ -544,14 +573,18 @@ impl<'a> Engine<'a> {
             self.cell.enqueue(due, id, &mut self.arena, &mut self.dropped);
             self.account_drops();
         }
-        // 3. The MAC scheduler for TTI k.
+        // 3. The MAC scheduler for TTI k: on an NR TDD cell in the pattern's downlink slots
+        // only (the simulator's engine skips the uplink slots the same way).
+        if self.cfg.tdd.is_some_and(|p| !p.is_downlink(k)) {
+            return Ok(());
+        }
         let mut delivered = std::mem::take(&mut self.delivered);
         delivered.clear();
         let report = self.cell.run_tti(k, boundary, &mut self.arena, &mut delivered, &mut self.dropped);
         self.account_drops();
         std::mem::swap(&mut self.pending, &mut delivered);
         self.delivered = delivered;
-        self.pending_end = boundary + MS;
+        self.pending_end = boundary + self.slot.ns();
         if in_run(self.t0, boundary) {
             self.ttis += 1;
             self.prbs_used += report.prbs_used as u64;
@@ -643,10 +676,13 @@ impl<'a> Engine<'a> {
             })
             .collect();
         let cells = self.cell.n_cells() as f64;
-        let per_sec_ttis = 1000.0 * self.n_prb as f64 * cells;
+        // Downlink slots per second (1000 TTIs on LTE) times the PRBs of every cell.
+        let dl_share = self.cfg.tdd.map_or(1.0, |p| p.downlink_share());
+        let per_sec_ttis = self.slot.per_second() as f64 * dl_share * self.n_prb as f64 * cells;
         EngineResults {
             duration_s: secs,
             ttis: self.ttis,
+            slot_ms: self.slot.ns() as f64 / MS as f64,
             prb_utilization: if self.offers_every_tti {
                 if self.ttis > 0 { self.prbs_used as f64 / (self.ttis as f64 * self.n_prb as f64 * cells) } else { 0.0 }
             } else if self.prb_bytes_offered > 0 {
@@ -682,6 +718,7 @@ impl<'a> Engine<'a> {
             // TTI k spans [k ms, (k+1) ms) of engine time: the boundary nearest the clock's
             // start (half a millisecond off at most).
             clock_start_tti: self.t0.map(|t0| (t0 + MS / 2) / MS),
+            clock_start_slot: self.t0.filter(|_| self.slot != Slot::LTE).map(|t0| self.slot.index_floor(t0 + self.slot.ns() / 2)),
         }
     }
 }

@@ -1,11 +1,12 @@
 //! # cellshare-emu
 //!
-//! A real-time emulator of one LTE cell shared by many UEs, carrying real Linux traffic. It
+//! A real-time emulator of one LTE or NR cell shared by many UEs, carrying real Linux traffic. It
 //! creates a server network namespace and one namespace per UE, each with a TUN device
 //! (as Mahimahi \[mahimahi\] does), and forwards every IPv4 packet between them through the very same
 //! per-UE RLC queues, MAC scheduler, channel models and queue disciplines as the simulator
 //! (`cellshare-cell`, `cellshare-channel`, `cellshare-aqm`, built from the same scenario by
-//! [`cellshare_sim::build_cell`]) in a 1 ms TTI loop driven by the monotonic clock, with the
+//! [`cellshare_sim::build_cell`]) in a loop driven by the monotonic clock that runs the
+//! scheduler once per TTI (LTE: 1 ms; NR: once per slot, 1/2^μ ms), with the
 //! scenario's wired delays on both directions.
 //!
 //! - [`config`]: the scenario (the simulator's TOML plus an optional `[emulator]` table).

@@ -288,6 +288,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         backhaul_queue_bytes: w.backhaul_queue_bytes,
         duration,
         flow_ports: flows.iter().map(|f| (f.port, (f.id, f.name.clone(), f.background))).collect(),
+        tdd: s.cell.tdd(),
     };
     let pcap = if sc.emulator.pcap {
         let f = File::create(out.join("emu.pcap")).map_err(|e| RunError::Runtime(format!("cannot create emu.pcap: {e}")))?;
@@ -437,7 +438,7 @@ pub fn run(sc: &EmuScenario, base: &Path, out: &Path, stop: Arc<AtomicBool>) -> 
         engine.flush_pcap().map_err(|e| RunError::Runtime(format!("writing emu.pcap: {e}")))?;
         stop_all(&mut children);
         let res = engine.results(ran);
-        let timing = RealTime::judge(&res.tti_lateness_ms, steal);
+        let timing = RealTime::judge(&res.tti_lateness_ms, steal, res.slot_ms);
         let interrupted = stop.load(Ordering::Relaxed) && ran < duration;
         let mut summary = summarize(sc, &flows, out, res, realtime, timing, interrupted, ran);
         // The namespaces this run made (all removed when it ends), so a check of what a run
@@ -512,7 +513,7 @@ fn summarize(
         let xs: Vec<f64> = flow_rows.iter().map(|f| f["throughput_mbps"].as_f64().unwrap_or(0.0)).collect();
         cellshare_sim::metrics::jain_index(&xs)
     };
-    json!({
+    let mut summary = json!({
         "scenario": s.name,
         "mode": "emulator",
         "interrupted": interrupted,
@@ -538,7 +539,15 @@ fn summarize(
         "ttis": res.ttis,
         "clock_start_tti": res.clock_start_tti,
         "handovers": res.handovers,
-    })
+    });
+    // An NR cell: its slot and numerology (the loop's period), and the slot it ran at the
+    // clock's start. An LTE run's summary keeps its keys.
+    if s.cell.is_nr() {
+        summary["slot_ms"] = json!(res.slot_ms);
+        summary["numerology"] = json!(s.cell.nr.numerology);
+        summary["clock_start_slot"] = json!(res.clock_start_slot);
+    }
+    summary
 }
 
 /// The table of the project's eBPF congestion controls (`NAME SOURCE DESCRIPTION` per line),
