@@ -64,7 +64,7 @@ def _tree(tmp_path: Path) -> Path:
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
                 docgen.NS3_POWER, NS3_SHARES,
                 docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.EMU_MULTIFLOW, docgen.APPS_SPEED, docgen.MEMORY,
-                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP, docgen.NR_LENA, docgen.BENCH_NR):
+                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP, docgen.NR_LENA, docgen.BENCH_NR, docgen.EMU_NR):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "tools" / "data", root / "tools" / "data", dirs_exist_ok=True)  # every artefact a page quotes

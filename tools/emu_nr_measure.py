@@ -3,13 +3,14 @@
 Runs `scenarios/emu-nr.toml` (three saturating CUBIC downloads on fixed 100 Mbps channels,
 about 100 Mbit/s in all) in the emulator as LTE (20 MHz, 1 ms TTIs) and as NR at every
 numerology μ = 0..3 (1, 0.5, 0.25, 0.125 ms slots; μ = 3 exists in FR2 only, so that variant
-is FR2 at 100 MHz), one run at a time, each in a fresh `cellshare-emu` process at normal
+is FR2 at 100 MHz), `--repeat` times round-robin (so the machine's drift falls on every
+variant alike; a single run can meet a stall of the host), one run at a time, each in a fresh `cellshare-emu` process at normal
 priority (the loop raises itself to SCHED_FIFO), recording the host's one-minute load and
 `uptime` before and after each run. Then `cellshare crosscheck scenarios/emu-nr.toml` (the
 emulator against the simulator at μ = 1). Writes the JSON that docs/emulator.md's
 `emu-nr` renderers read:
 
-    python tools/emu_nr_measure.py --out tools/data/emu-nr.json [--duration 10]
+    python tools/emu_nr_measure.py --out tools/data/emu-nr.json [--duration 10] [--repeat 3]
 
 Needs root. Linux runs are not deterministic: a new run gives other numbers.
 """
@@ -59,10 +60,10 @@ def uptime() -> str:
     return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
 
 
-def run_variant(label: str, doc: dict, tmp: Path, duration: float) -> dict:
+def run_variant(label: str, doc: dict, tmp: Path, duration: float, rep: int) -> dict:
     scen = tmp / f"{label.replace(' ', '_').replace('=', '')}.toml"
     scen.write_text(tomli_w.dumps(doc))
-    out = tmp / (scen.stem + "-out")
+    out = tmp / f"{scen.stem}-out{rep}"
     exe = ROOT / "target" / "release" / "cellshare-emu"
     load, up = round(os.getloadavg()[0], 2), uptime()
     p = subprocess.run([str(exe), "run", str(scen), "--out", str(out), "--duration", str(duration)],
@@ -72,7 +73,7 @@ def run_variant(label: str, doc: dict, tmp: Path, duration: float) -> dict:
     s = json.loads((out / "summary.json").read_text())
     rt = s["realtime"]
     row = {
-        "label": label, "rat": doc["cell"]["rat"], "numerology": doc["cell"].get("nr", {}).get("numerology"),
+        "label": label, "run": rep + 1, "rat": doc["cell"]["rat"], "numerology": doc["cell"].get("nr", {}).get("numerology"),
         "bandwidth_mhz": doc["cell"]["bandwidth_mhz"], "slot_ms": s.get("slot_ms", 1.0),
         "load_1min_before": load, "uptime_before": up, "uptime_after": uptime(),
         "duration_s": s["duration_s"], "slots": s["ttis"], "tti_lateness_ms": s["tti_lateness_ms"],
@@ -102,6 +103,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--duration", type=float, default=10.0)
+    ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-crosscheck", action="store_true")
     a = ap.parse_args(argv)
     if os.geteuid() != 0:
@@ -111,11 +113,11 @@ def main(argv=None) -> int:
     machine = _machine()
     with tempfile.TemporaryDirectory(prefix="cellshare-emu-nr-") as t:
         tmp = Path(t)
-        runs = [run_variant(label, variant_doc(base, rat, mu, fr, bw), tmp, a.duration)
-                for label, rat, mu, fr, bw in VARIANTS]
+        runs = [run_variant(label, variant_doc(base, rat, mu, fr, bw), tmp, a.duration, rep)
+                for rep in range(a.repeat) for label, rat, mu, fr, bw in VARIANTS]
         cc = None if a.no_crosscheck else crosscheck(tmp)
     machine["load_1min_after"] = round(os.getloadavg()[0], 2)
-    doc = {"generated_by": f"python tools/emu_nr_measure.py --out FILE --duration {a.duration:g}",
+    doc = {"generated_by": f"python tools/emu_nr_measure.py --out FILE --duration {a.duration:g} --repeat {a.repeat}",
            "scenario": SCENARIO, "machine": machine, "runs": runs, "crosscheck": cc}
     a.out.write_text(json.dumps(doc, indent=1) + "\n")
     return 0

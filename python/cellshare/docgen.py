@@ -18,6 +18,8 @@ artefacts; nothing in it is typed by hand:
   and the machine added, or several such runs under ``runs``;
 - ``tools/data/emu-crosscheck-multiflow.json`` (``python -m cellshare.docmeasure emu-multiflow
   --out FILE``): the multi-flow emulator cross-checks;
+- ``tools/data/emu-nr.json`` (``python tools/emu_nr_measure.py --out FILE``, as root): the
+  emulator's slot lateness on LTE and NR per numerology, and the NR scenario's cross-check;
 - ``tools/data/apps-speed.json``, ``tools/data/memory.json``, ``tools/data/sweep-memory.json``
   (``python -m cellshare.docmeasure apps|memory|sweep --out FILE``): the apps' speed, the
   memory estimated against measured, a sweep's memory, each with its command and machine;
@@ -134,6 +136,11 @@ Renderers (``ARGS`` are words after the name):
     ``tools/data/emu-crosscheck-multiflow.json`` (``python -m cellshare.docmeasure
     emu-multiflow``): the table (block), a case's verdict and what it misses (inline), and the
     machine (inline).
+``emu-nr``, ``emu-nr-held``, ``emu-nr-machine``, ``emu-nr-crosscheck``
+    The emulator's slot lateness on LTE and on NR at each numerology, from
+    ``tools/data/emu-nr.json`` (``python tools/emu_nr_measure.py --out FILE``): the table
+    (block), the numerologies that kept real time in every run (inline), the machine and the
+    command (inline), and the NR scenario's ``cellshare crosscheck`` per flow (block).
 ``apps-speed``
     The speed of ``scenarios/apps-100ues.toml`` and of a call, a stream and bulk TCP at every
     UE, per CPU second, from ``tools/data/apps-speed.json`` (block: a paragraph).
@@ -1233,6 +1240,100 @@ def r_legilimens_in_step_value(a: _Artefacts, args: list[str]) -> str:
     if key not in c or not isinstance(c[key], (int, float)) or isinstance(c[key], bool):
         raise DocgenError(f"{LEGILIMENS_IN_STEP}: case {ident!r} has no number {key!r}")
     return str(c[key]) if isinstance(c[key], int) else f"{c[key]:.1f}"
+#: The emulator's slot lateness per numerology and its NR cross-check (`tools/emu_nr_measure.py`).
+EMU_NR = "tools/data/emu-nr.json"
+
+
+def _emu_nr_variants(d: dict) -> dict[str, list[dict]]:
+    """The runs of each variant (LTE, NR μ = 0..3), in the file's order."""
+    out: dict[str, list[dict]] = {}
+    for r in d["runs"]:
+        out.setdefault(r["label"], []).append(r)
+    return out
+
+
+def _span(xs: list[float], fmt: str) -> str:
+    lo, hi = min(xs), max(xs)
+    return format(lo, fmt) if format(lo, fmt) == format(hi, fmt) else f"{format(lo, fmt)}–{format(hi, fmt)}"
+
+
+def r_emu_nr(a: _Artefacts, args: list[str]) -> str:
+    """Slot lateness of the emulator's loop per cell (LTE; NR per numerology), over the runs
+    of ``tools/data/emu-nr.json`` (block)."""
+    d = a.load(EMU_NR)
+    lines = ["| cell | slot ms | runs within budget | lateness p50 ms | lateness p99 ms | latest ms | delivered Mbps "
+             "| idle RTT median − base ms | host steal % | load (1 min) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for label, runs in _emu_nr_variants(d).items():
+        lat = [r["tti_lateness_ms"] for r in runs]
+        kept = sum(r["kept_real_time"] for r in runs)
+        extra = [m - r["base_rtt_ms"] for r in runs for m in r["idle_rtt_median_ms"]]
+        steal = [r["host_steal_percent"] for r in runs if r["host_steal_percent"] is not None]
+        lines.append(" | ".join([
+            f"| {label}", f"{runs[0]['slot_ms']:g}", f"{kept} of {len(runs)} (p99 ≤ {runs[0]['budget_ms']:g} ms)",
+            _span([x["p50"] for x in lat], ".3f"), _span([x["p99"] for x in lat], ".3f"),
+            _span([x["max"] for x in lat], ".1f"), _span([r["delivered_mbps"] for r in runs], ".1f"),
+            _span(extra, ".2f"), _span(steal, ".1f") if steal else "-",
+            _span([r["load_1min_before"] for r in runs], ".1f")]) + " |")
+    return "\n".join(lines)
+
+
+def r_emu_nr_held(a: _Artefacts, args: list[str]) -> str:
+    """Which numerologies kept real time in every run of ``tools/data/emu-nr.json``, and which
+    missed in some (inline)."""
+    d = a.load(EMU_NR)
+    held, missed = [], []
+    for runs in _emu_nr_variants(d).values():
+        mu = runs[0]["numerology"]
+        if mu is None:
+            continue
+        kept = sum(r["kept_real_time"] for r in runs)
+        (held if kept == len(runs) else missed).append((mu, kept, len(runs)))
+    text = ""
+    if held:
+        mus = [str(m) for m, _, _ in held]
+        text = f"μ = {', '.join(mus[:-1]) + ' and ' + mus[-1] if len(mus) > 1 else mus[0]} in every run"
+    if missed:
+        text += ("; " if text else "") + "; ".join(f"μ = {m} in {k} of {n} runs" for m, k, n in missed)
+    return text
+
+
+def r_emu_nr_machine(a: _Artefacts, args: list[str]) -> str:
+    """Where and how ``tools/data/emu-nr.json`` was measured (inline)."""
+    d = a.load(EMU_NR)
+    m, runs = d["machine"], d["runs"]
+    loads = [r["load_1min_before"] for r in runs]
+    per = {}
+    for r in runs:
+        per[r["label"]] = per.get(r["label"], 0) + 1
+    return (f"{m['cores']} cores ({m['cpu']}), {m['system']}, one-minute load {min(loads):g}–{max(loads):g} before the "
+            f"runs; {max(per.values())} runs of {runs[0]['duration_s']:.0f} s per cell, round-robin "
+            f"(`{d['generated_by'].replace('FILE', EMU_NR)}`)")
+
+
+def r_emu_nr_crosscheck(a: _Artefacts, args: list[str]) -> str:
+    """The NR scenario's ``cellshare crosscheck``, one row per flow, from ``tools/data/emu-nr.json``
+    (block)."""
+    d = a.load(EMU_NR)
+    c = d.get("crosscheck")
+    if not c:
+        raise DocgenError(f"renderer 'emu-nr-crosscheck': {EMU_NR} holds no crosscheck (measured with --no-crosscheck)")
+    pct = lambda x: "-" if x is None else f"{x:.1%}".replace("%", " %")  # noqa: E731
+    lines = ["| flow | Mbps sim / emu (diff) | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
+             "| RTT p50 ms sim / emu (diff) |", "|---|---|---|---|---|---|"]
+    for f in c["flows"]:
+        rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+        lines.append(" | ".join([
+            f"| {f['name']}", f"{f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} ({pct(f['throughput_rel_diff'])})",
+            f"{f['sim_drops']} / {f['emu_drops']}", f"{rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])}",
+            f"{f['sim_timeouts']} / {f['emu_timeouts']}",
+            f"{f['sim_rtt_p50_ms']:.1f} / {f['emu_rtt_p50_ms']:.1f} ({pct(f['rtt_rel_diff'])})"]) + " |")
+    verdict = "within every tolerance" if c["ok"] else "outside a tolerance"
+    lines.append("")
+    lines.append(f"`{c['command']}` (one-minute load {c['load_1min_before']:g}): {verdict} (throughput "
+                 f"{c['throughput_tolerance']:.0%}, RTT {c['rtt_tolerance']:.0%}, retransmissions per drop "
+                 f"{c['retx_per_drop_tolerance']:.0%}; the emulator kept real time: "
+                 f"{'yes' if c['emu_kept_real_time'] else 'no'}).".replace("%", " %"))
+    return "\n".join(lines)
 
 
 # --- Figures ------------------------------------------------------------------------------
@@ -1846,6 +1947,8 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
     "emu-multiflow": (r_emu_multiflow, True), "emu-multiflow-verdict": (r_emu_multiflow_verdict, False),
     "emu-multiflow-machine": (r_emu_multiflow_machine, False),
+    "emu-nr": (r_emu_nr, True), "emu-nr-held": (r_emu_nr_held, False), "emu-nr-machine": (r_emu_nr_machine, False),
+    "emu-nr-crosscheck": (r_emu_nr_crosscheck, True),
     "apps-speed": (r_apps_speed, True), "memory": (r_memory, True), "memory-ratio": (r_memory_ratio, False),
     "sweep-memory": (r_sweep_memory, True), "sweep-tour": (r_sweep_tour, True),
     "legilimens-in-step": (r_legilimens_in_step, True), "legilimens-in-step-value": (r_legilimens_in_step_value, False),
