@@ -1,7 +1,9 @@
 """An NR cell in the real-time emulator: the loop runs once per slot (needs root, TUN and
 iproute2; each test runs a few seconds of real time, alone: see tests/conftest.py)."""
 
+import collections
 import json
+import struct
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,49 @@ def _emulate(run_cli, scenario: Path, out: Path, duration: float) -> dict:
     return json.loads((out / "summary.json").read_text())
 
 
+def _pcap(path: Path):
+    """(time ns, raw IPv4 packet) of each record of the emulator's capture (link type 101)."""
+    b = path.read_bytes()
+    off = 24
+    while off + 16 <= len(b):
+        sec, usec, n, _ = struct.unpack_from("<IIII", b, off)
+        off += 16
+        yield sec * 1_000_000_000 + usec * 1000, b[off:off + n]
+        off += n
+
+
+def _ack_tsval_offsets(path: Path) -> dict:
+    """Per flow (UE address, port): a Counter of TSval − the engine's millisecond when the data
+    segment the ACK acknowledges was written to the UE. The capture's times are the engine's
+    (ns); the TSval is the receiver kernel's (its millisecond of CLOCK_MONOTONIC, plus a random
+    offset per connection)."""
+    written, offsets = {}, collections.defaultdict(collections.Counter)
+    for t, p in _pcap(path):
+        if p[9] != 6:
+            continue
+        ihl = (p[0] & 15) * 4
+        tcp = p[ihl:]
+        sport, dport, seq, ack = struct.unpack_from(">HHII", tcp, 0)
+        doff = (tcp[12] >> 4) * 4
+        payload = struct.unpack_from(">H", p, 2)[0] - ihl - doff
+        if p[12:14] == bytes([10, 200]):  # the server's data to a UE
+            if payload > 0:
+                written[(p[16:20], dport, (seq + payload) & 0xFFFFFFFF)] = t
+            continue
+        opts, i, tsval = tcp[20:doff], 0, None
+        while i < len(opts) and opts[i] != 0:
+            if opts[i] == 1:
+                i += 1
+                continue
+            if opts[i] == 8:
+                tsval = struct.unpack_from(">I", opts, i + 2)[0]
+            i += opts[i + 1]
+        w = written.get((p[12:16], sport, ack))
+        if w is not None and tsval is not None:
+            offsets[(p[12:16], sport)][((tsval - w // 1_000_000) & 0xFFFFFFFF, (w % 1_000_000) >= 500_000)] += 1
+    return offsets
+
+
 def test_an_nr_cell_at_mu_1_carries_cubic_and_starts_its_slots_within_a_slot(emu_ready, tmp_path, run_cli):
     text = (REPO / "scenarios" / "emu-nr.toml").read_text() + "\n[emulator]\nprobe_count = 9\n"
     scenario = tmp_path / "emu-nr.toml"
@@ -56,6 +101,31 @@ def test_an_nr_cell_at_mu_1_carries_cubic_and_starts_its_slots_within_a_slot(emu
     base, idle = s["base_rtt_ms"], s["idle_rtt_ms"]
     for u in idle:
         assert base + 0.5 <= u["median"] < base + 1.5, idle
+
+
+def test_the_receivers_tsval_is_the_millisecond_its_slot_ended_in(emu_ready, tmp_path, run_cli):
+    # One 20 Mbps flow with a capture (at 100 Mbit/s, writing the capture made the loop late).
+    text = (REPO / "scenarios" / "emu-nr.toml").read_text().replace("count = 3", "count = 1")
+    scenario = tmp_path / "emu-nr.toml"
+    scenario.write_text(text.replace("rate_mbps = 100.0", "rate_mbps = 20.0") + "\n[emulator]\npcap = true\n")
+    attempt, _ = _in_real_time(lambda a: _emulate(run_cli, scenario, tmp_path / f"out{a}", 3))
+    # The receiver's TSval is the millisecond its slot ended in, as in the simulator: the ACKs
+    # of the slots ending at j ms and j + 0.5 ms (written just after those boundaries) carry
+    # one TSval. Per flow, TSval − the write's millisecond is one constant for nearly every ACK
+    # (a delayed ACK, or one written late, differs), over writes in both halves of the
+    # millisecond alike: with a phase that put a millisecond tick between the two slots'
+    # boundaries, the second half's ACKs would sit one higher and the mode hold about half.
+    flows = _ack_tsval_offsets(tmp_path / f"out{attempt}" / "emu.pcap")
+    assert len(flows) == 1, list(flows)
+    for flow, c in flows.items():
+        total = sum(c.values())
+        by_offset = collections.Counter()
+        for (off, _), n in c.items():
+            by_offset[off] += n
+        mode, n_mode = by_offset.most_common(1)[0]
+        assert total > 500 and n_mode >= 0.85 * total, (flow, total, by_offset.most_common(3))
+        first, second = c[(mode, False)], c[(mode, True)]
+        assert min(first, second) >= 0.3 * n_mode, (flow, first, second)
 
 
 def test_an_nr_tdd_cell_schedules_in_its_downlink_slots_only(emu_ready, tmp_path, run_cli):
