@@ -272,8 +272,10 @@ impl<'a> Engine<'a> {
     /// put half a slot after a millisecond tick (less a whole millisecond, which only shifts
     /// every TSval by one): every slot boundary then lies half a slot from the nearest tick,
     /// the 2^μ deliveries of a millisecond of cell time carry one TSval as in the simulator,
-    /// and a write may run up to half a slot late before its TSval changes. On LTE (slot =
-    /// 1 ms) this is the phase above, half-way between two ticks.
+    /// with half a slot of margin either way (a write up to half a slot late, or a timestamp
+    /// the kernel took up to half a slot before the write, keeps its TSval). On LTE (slot =
+    /// 1 ms) this is the phase above, half-way between two ticks. Checked on real ACKs by
+    /// `tests/test_emu_nr.py` (the capture's TSvals against the slots' write times).
     pub fn new(cfg: EngineConfig, cell: Ran, server: &'a Tun, ues: &'a [Tun], pcap: Option<PcapWriter<File>>) -> Self {
         let n = cell.n_ues();
         let n_prb = cell.n_prb();
