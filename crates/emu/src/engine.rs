@@ -202,9 +202,9 @@ pub struct EngineResults {
     /// scenario's second 0 begins. `cellshare crosscheck` offsets the simulator's trace
     /// channels by it (trace offsets are milliseconds on LTE and NR alike).
     pub clock_start_tti: Option<u64>,
-    /// An NR cell's slot at the scenario clock's start (`clock_start_tti` · 2^μ, give or take
-    /// the slot nearest the start); `None` on LTE, where it is `clock_start_tti`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The cell's slot at the scenario clock's start (`None` before it started): the slot
+    /// boundary nearest the start, about `clock_start_tti` · 2^μ on NR, `clock_start_tti` on
+    /// LTE (`summary.json` shows it for NR cells).
     pub clock_start_slot: Option<u64>,
 }
 
@@ -720,7 +720,7 @@ impl<'a> Engine<'a> {
             // TTI k spans [k ms, (k+1) ms) of engine time: the boundary nearest the clock's
             // start (half a millisecond off at most).
             clock_start_tti: self.t0.map(|t0| (t0 + MS / 2) / MS),
-            clock_start_slot: self.t0.filter(|_| self.slot != Slot::LTE).map(|t0| self.slot.index_floor(t0 + self.slot.ns() / 2)),
+            clock_start_slot: self.t0.map(|t0| self.slot.index_floor(t0 + self.slot.ns() / 2)),
         }
     }
 }
