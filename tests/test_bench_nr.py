@@ -42,9 +42,13 @@ def test_nr_memory_stays_flat_in_simulated_time():
     short, long_ = (f"{d:g}" for d in bench.RSS_DURATIONS)
     assert float(long_) >= 4 * float(short)
     assert set(b["nr"]["peak_rss_mb"]) == set(b["lte"]["peak_rss_mb"]) == {short, long_}
-    rss = b["nr"]["peak_rss_mb"]
-    # Four times the simulated time: the NR run's peak RSS grows by under 10 %.
-    assert rss[long_] < 1.1 * rss[short], rss
+    for cell in ("nr", "lte"):
+        rss = b[cell]["peak_rss_mb"]
+        # Four times the simulated time, once the queues have filled: peak RSS grows by under 10 %.
+        assert rss[long_] < 1.1 * rss[short], (cell, rss)
+        # ... and the packets in flight, which the RLC queues' limits bound, have stopped growing.
+        pk = b[cell]["peak_packets"]
+        assert pk[long_] < 1.1 * pk[short], (cell, pk)
 
 
 def test_the_artefact_states_its_machine_and_command():

@@ -1964,20 +1964,21 @@ BENCH_NR = "tools/data/bench-nr.json"
 
 def r_bench_nr(a: _Artefacts, args: list[str]) -> str:
     """The NR benchmark artefact (``python -m cellshare.bench --nr``): NR and LTE cost per delivered
-    packet side by side, their ratios against the bound, the peak RSS at two simulated durations
-    and the machine (block)."""
+    packet side by side, their ratios against the bound, the peak RSS (and the peak packets in
+    flight) at two simulated durations and the machine (block)."""
     b = a.load(BENCH_NR)
     m = b["machine"]
     durations = list(b["nr"]["peak_rss_mb"])
     lines = ["| cell | delivered | packets | wall µs / packet | CPU µs / packet | instructions / packet | "
-             + " | ".join(f"peak RSS, {d} s" for d in durations) + " |",
+             + " | ".join(f"peak RSS running, {d} s" for d in durations) + " |",
              "|---" * (6 + len(durations)) + "|"]
     for key, name in (("nr", "NR, 100 MHz, μ = 1 (273 PRBs)"), ("lte", "LTE, 10 MHz (50 PRBs)")):
         r = b[key]
         lines.append(f"| {name} | {r['delivered_mbps']:.0f} Mbit/s | {r['packets']:,.0f} | "
                      f"{r['wall_us_per_packet']:.2f} | {r['cpu_us_per_packet']:.2f} | "
                      f"{r['instructions_per_packet']:,.0f} | "
-                     + " | ".join(f"{r['peak_rss_mb'][d]:.0f} MB" for d in durations) + " |")
+                     + " | ".join(f"{r['peak_rss_mb'][d]:.0f} MB" + (f" ({r['peak_packets'][d]:,} packets)" if r.get("peak_packets")
+                                  else "") for d in durations) + " |")
     lines += ["", f"NR / LTE cost per packet: **{b['ratio_cpu']:.2f}** in CPU time, **{b['ratio_wall']:.2f}** by "
               f"the wall clock (medians of {b['repeat']} interleaved runs of {b['duration_s']:g} simulated s each), "
               f"**{b['ratio_instructions']:.2f}** in instructions (callgrind, one whole `run_scenario` process each); "
