@@ -46,8 +46,14 @@ def test_pages_use_generated_sections_for_the_numbers_they_quote():
         "docs/crosscheck.md": [f"<!-- generated: ns3-power {docgen.NS3_POWER} -->",
                                f"<!-- generated: ns3-shares {NS3_SHARES} -->", f"<!-- generated: ns3-walls {NS3_SHARES} -->"],
         "docs/crosscheck-ns3.md": ["<!-- generated: ns3-background tools/data/ns3-crosscheck-background.json -->",
-                                   "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->"],
-        "docs/transports.md": ["<!-- generated: c2tcp 1000 -->", "<!-- generated: westwood -->"],
+                                   "<!-- generated: ns3-agree tools/data/ns3-crosscheck-background.json 15 -->",
+                                   f"<!-- generated: ns3-udp {docgen.NS3_UDP} -->",
+                                   f"<!-- generated: ns3-udp-diff {docgen.NS3_UDP} 1 -->",
+                                   f"<!-- generated: ns3-harq {docgen.NS3_HARQ} -->",
+                                   f"<!-- generated: ns3-harq-diff {docgen.NS3_HARQ} -->",
+                                   f"<!-- generated: ns3-speed-udp {docgen.NS3_UDP} -->"],
+        "docs/transports.md": ["<!-- generated: c2tcp 1000 -->", "<!-- generated: westwood -->",
+                               "<!-- generated: westwood-ns3 -->"],
         "docs/legilimens-ns3.md": ["<!-- generated: fig7-ns3 -->", "<!-- generated: fig7-recapture -->", "<!-- generated: fig12-ns3 -->"],
         "docs/getting-started.md": ["<!-- generated: sweep-tour scenarios/sweeps/background-schemes.toml out/bg -->"],
         "docs/nr.md": ["<!-- generated: nr-lena -->", "<!-- generated: nr-lena-range throughput_ratio -->"],
@@ -164,6 +170,19 @@ def test_renderers_on_a_page():
     (f"ns3-power-ratio {docgen.NS3_POWER} aligned:ns3 aligned", "'aligned' is not RUN:cellshare or RUN:ns3"),
     (f"ns3-shares {docgen.NS3_POWER}#aligned", "is case 'cubic', not background"),
     ("ns3-walls tools/data/ns3-crosscheck-background.json", "ns-3 side was reused from another run"),
+    (f"ns3-udp {docgen.NS3_HARQ}", "ns3-crosscheck-harq.json is case 'harq', not udp"),
+    (f"ns3-harq {docgen.NS3_UDP}", "ns3-crosscheck-udp.json is case 'udp', not harq"),
+    (f"ns3-udp-diff {docgen.NS3_UDP} lots", "MBIT 'lots' is not a number"),
+    (f"ns3-udp-diff {docgen.NS3_UDP} 100", "ns-3 carries more than 100 Mbit/s at no distance"),
+    (f"ns3-udp-diff {docgen.NS3_UDP} 1 most", "'most' is not common or others"),
+    (f"ns3-link {docgen.NS3_UDP} 600 ns3 block_errors", "has no link count 'block_errors' on the ns3 side"),
+    (f"ns3-link {docgen.NS3_UDP} 700 cellshare block_errors pct", "sends no new transport block on the cellshare side"),
+    (f"ns3-link {docgen.NS3_UDP} 600 ns3 transport_blocks x", "'x' is not pct"),
+    (f"ns3-link-span {docgen.NS3_HARQ} 300 cellshare retransmissions_per_block seed-", "is not a variants file"),
+    ("ns3-link-span tools/data/ns3-crosscheck-harq-variants.json 300 cellshare retransmissions_per_block nope",
+     "has no run whose name starts with 'nope'"),
+    ("westwood-ns3-value 0.01 ns-3 reno", "side 'ns-3' is not cellshare or ns3"),
+    ("westwood-ns3-value 0.3 ns3 reno", "no loss rate '0.3'"),
 ])
 def test_a_bad_section_is_one_clear_error_naming_the_page(spec, message):
     block = docgen.RENDERERS.get(spec.split()[0], (None, True))[1]
@@ -305,6 +324,130 @@ def test_the_westwood_section_averages_the_seeds_of_the_stored_runs():
     assert f"-->{ww / reno:.2f}×<!--" in out
     with pytest.raises(docgen.DocgenError, match="no loss rate '0.3'"):
         docgen.render_page("x <!-- generated: westwood-value 0.3 reno --><!-- end generated -->", a)
+
+
+def _inline(a, spec: str) -> str:
+    out = docgen.render_page(f"x <!-- generated: {spec} --><!-- end generated -->", a)
+    return out.split("-->", 1)[1].removesuffix("<!-- end generated -->")
+
+
+def test_the_single_ue_udp_crosscheck_follows_the_stored_runs():
+    a = docgen._Artefacts(REPO)
+    d = json.loads((REPO / docgen.NS3_UDP).read_text())
+    table = docgen.render_page(f"<!-- generated: ns3-udp {docgen.NS3_UDP} -->\n<!-- end generated -->", a)
+    assert table.count(" m | ") == len(d["rows"])
+    row = next(r for r in d["rows"] if r["label"] == ["300"])
+    c, n = row["cellshare"]["udp0"], row["ns3"]["udp0"]
+    assert f"| 300 m | {row['snr_db']:.1f} dB | {c:.2f} | {n:.2f} | {c / n:.2f} | {next(iter(row['ns3']['harq']['mcs']))} |" in table
+    # No ratio where ns-3 carries nothing.
+    assert re.search(r"\| 700 m \|[^\n]*\| — \|", table), table
+    # The differences over the distances where ns-3 carries more than 1 Mbit/s: the span, the
+    # most common one and the rest, which together cover every such distance.
+    diffs = {r["label"][0]: round((r["cellshare"]["udp0"] / r["ns3"]["udp0"] - 1) * 100)
+             for r in d["rows"] if r["ns3"]["udp0"] > 1}
+    lo, hi = min(diffs.values()), max(diffs.values())
+    assert _inline(a, f"ns3-udp-diff {docgen.NS3_UDP} 1") == (f"{lo:+d} %" if lo == hi else f"{lo:+d} to {hi:+d} %")
+    common = _inline(a, f"ns3-udp-diff {docgen.NS3_UDP} 1 common")
+    m = re.fullmatch(r"([+-]\d+) % at (\d+) of the (\d+) distances", common)
+    assert m and int(m[3]) == len(diffs) and int(m[2]) == list(diffs.values()).count(int(m[1])), common
+    assert all(list(diffs.values()).count(x) <= int(m[2]) for x in diffs.values())
+    others = _inline(a, f"ns3-udp-diff {docgen.NS3_UDP} 1 others")
+    rest = [k for k, x in diffs.items() if x != int(m[1])]
+    assert others.endswith(" m") and all(k in others for k in rest) and len(rest) + int(m[2]) == len(diffs), others
+    # Link counts: a count, a count per new block, a rate, ns-3's MCS.
+    link = next(r for r in d["rows"] if r["label"] == ["600"])["cellshare"]["harq"]
+    assert _inline(a, f"ns3-link {docgen.NS3_UDP} 600 cellshare block_errors") == f"{link['block_errors']:,}"
+    assert _inline(a, f"ns3-link {docgen.NS3_UDP} 600 cellshare block_errors pct") == \
+        f"{link['block_errors'] / link['transport_blocks'] * 100:.1f} %"
+    far = next(r for r in d["rows"] if r["label"] == ["700"])["ns3"]["harq"]
+    assert _inline(a, f"ns3-link {docgen.NS3_UDP} 700 ns3 transport_blocks") == f"{far['transport_blocks']:,}"
+    assert _inline(a, f"ns3-link {docgen.NS3_UDP} 700 ns3 mcs") == ", ".join(far["mcs"])
+    speed = _inline(a, f"ns3-speed-udp {docgen.NS3_UDP}")
+    assert f"({len(d['rows'])} runs of one UE, {d['args']['duration']:g} simulated s each)" in speed
+    assert f"ns-3 took {min(r['ns3_wall_s'] for r in d['rows']):.0f}–{max(r['ns3_wall_s'] for r in d['rows']):.0f} s" in speed
+
+
+def test_the_udp_differences_follow_a_changed_artefact(tmp_path):
+    # A file where every distance above the floor differs alike has no "others" to name.
+    rows = [{"label": [str(m)], "snr_db": 1.0, "cellshare": {"udp0": 1.04 * x, "harq": {}},
+             "ns3": {"udp0": x, "harq": {"mcs": {"2": 5}}}} for m, x in ((100, 10.0), (200, 5.0), (300, 0.5))]
+    (tmp_path / "tools" / "data").mkdir(parents=True)
+    (tmp_path / "tools" / "data" / "u.json").write_text(json.dumps({"args": {"case": "udp"}, "rows": rows}))
+    a = docgen._Artefacts(tmp_path)
+    assert _inline(a, "ns3-udp-diff tools/data/u.json 1") == "+4 %"
+    assert _inline(a, "ns3-udp-diff tools/data/u.json 1 common") == "+4 % at 2 of the 2 distances"
+    assert _inline(a, "ns3-udp-diff tools/data/u.json 0.1 common") == "+4 % at 3 of the 3 distances"
+    with pytest.raises(docgen.DocgenError, match="every distance of tools/data/u.json above 1 Mbit/s differs by"):
+        _inline(a, "ns3-udp-diff tools/data/u.json 1 others")
+    rows[1]["cellshare"]["udp0"] = 5.0 * 1.08
+    (tmp_path / "tools" / "data" / "u.json").write_text(json.dumps({"args": {"case": "udp"}, "rows": rows}))
+    a = docgen._Artefacts(tmp_path)
+    assert _inline(a, "ns3-udp-diff tools/data/u.json 1") == "+4 to +8 %"
+    assert _inline(a, "ns3-udp-diff tools/data/u.json 0.1 others") == "+8 % at 200 m"
+
+
+def test_the_harq_crosscheck_and_its_variants_follow_the_stored_runs():
+    a = docgen._Artefacts(REPO)
+    d = json.loads((REPO / docgen.NS3_HARQ).read_text())
+    table = docgen.render_page(f"<!-- generated: ns3-harq {docgen.NS3_HARQ} -->\n<!-- end generated -->", a)
+    ratios = []
+    for r in d["rows"]:
+        c, n = r["cellshare"]["harq"]["retransmissions_per_block"], r["ns3"]["harq"]["retransmissions_per_block"]
+        ratios.append(round((c / n - 1) * 100))
+        assert (f"| {r['label'][0]} m | {r['snr_db']:.1f} dB | {c:.3f} / {n:.3f} | {c / n:.2f} | "
+                f"{r['ns3']['harq']['first_tx_bler']:.3f} | {r['cellshare']['udp0']:.2f} / {r['ns3']['udp0']:.2f} |") in table
+    lo, hi = min(ratios), max(ratios)
+    assert _inline(a, f"ns3-harq-diff {docgen.NS3_HARQ}") == (f"{lo:+d} %" if lo == hi else f"{lo:+d} to {hi:+d} %")
+    # The variants re-run cellshare's side only: ns-3's side is the stored run's.
+    v = json.loads((REPO / "tools/data/ns3-crosscheck-harq-variants.json").read_text())
+    assert v["reused"] == docgen.NS3_HARQ
+    by = {r["label"][0]: r for r in d["rows"]}
+    for run in v["runs"].values():
+        for r in run["rows"]:
+            assert r["ns3"] == by[r["label"][0]]["ns3"]
+    assert v["runs"]["harq-rtt-7"]["args"]["cellshare_link"]["harq_rtt_tti"] == 7
+    seeds = [by["300"]["cellshare"]["harq"]["retransmissions_per_block"]] + [
+        r["cellshare"]["harq"]["retransmissions_per_block"] for k, run in v["runs"].items() if k.startswith("seed-")
+        for r in run["rows"]]
+    assert len(seeds) == 5 and len(set(seeds)) > 1   # the seeds draw other fading
+    assert _inline(a, "ns3-link-span tools/data/ns3-crosscheck-harq-variants.json 300 cellshare "
+                      "retransmissions_per_block seed-") == f"{min(seeds):.3f}–{max(seeds):.3f}"
+
+
+def test_the_harq_variants_file_is_what_its_command_measures():
+    # cellshare's side is deterministic and cheap: re-running two variants gives the stored rows.
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ns3_harq_variants", REPO / "tools" / "ns3_harq_variants.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    stored = json.loads((REPO / "tools/data/ns3-crosscheck-harq-variants.json").read_text())["runs"]
+    assert set(stored) == set(tool.VARIANTS)
+    for name in ("seed-3", "harq-rtt-7"):
+        _, extra, link = tool.VARIANTS[name]
+        got = tool.run_variant(extra, link)
+        assert [(r["label"], r["cellshare"]) for r in got["rows"]] == \
+            [(r["label"], r["cellshare"]) for r in stored[name]["rows"]], name
+
+
+def test_the_westwood_ns3_section_follows_the_stored_run_of_both_simulators():
+    a = docgen._Artefacts(REPO)
+    rows = json.loads((REPO / docgen.WESTWOOD_NS3).read_text())["rows"]
+    # The cellshare side of the run of both is the cellshare-only file's, run for run.
+    alone = json.loads((REPO / docgen.WESTWOOD).read_text())["rows"]
+    assert [(r["loss"], r["seed"], r["cellshare"]) for r in rows] == [(r["loss"], r["seed"], r["cellshare"]) for r in alone]
+    at = [r for r in rows if r["loss"] == 0.02]
+    mean = {(sim, cc): sum(r[sim][cc]["goodput_mbps"] for r in at) / len(at)
+            for sim in ("cellshare", "ns3") for cc in ("reno", "westwood")}
+    table = docgen.render_page("<!-- generated: westwood-ns3 -->\n<!-- end generated -->", a)
+    assert (f"| 2 % | {mean['cellshare', 'reno']:.3f} / {mean['ns3', 'reno']:.3f} | "
+            f"{mean['cellshare', 'westwood']:.3f} / {mean['ns3', 'westwood']:.3f} | "
+            f"{mean['cellshare', 'westwood'] / mean['cellshare', 'reno']:.2f} / "
+            f"{mean['ns3', 'westwood'] / mean['ns3', 'reno']:.2f} |") in table
+    assert table.count("\n| ") == 1 + len({r["loss"] for r in rows})   # the header, a row per loss rate
+    assert _inline(a, "westwood-ns3-value 0.02 ns3 reno") == f"{mean['ns3', 'reno']:.3f}"
+    assert _inline(a, "westwood-ns3-value 0.02 ns3 ratio") == f"{mean['ns3', 'westwood'] / mean['ns3', 'reno']:.2f}×"
+    with pytest.raises(docgen.DocgenError, match="'vegas' is not reno, westwood or ratio"):
+        _inline(a, "westwood-ns3-value 0.02 ns3 vegas")
 
 
 def test_a_block_inside_a_list_item_keeps_its_indentation():

@@ -714,6 +714,174 @@ def r_ns3_variants(a: _Artefacts, args: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: The single saturated UDP receiver of `tools/ns3_crosscheck.py --case udp` (one UE at each
+#: distance, no fading) and `--case harq` (Rayleigh fading at three distances).
+NS3_UDP = "tools/data/ns3-crosscheck-udp.json"
+NS3_HARQ = "tools/data/ns3-crosscheck-harq.json"
+
+
+def _ns3_case(a: _Artefacts, spec: str, case: str, name: str) -> tuple[str, dict]:
+    spec, d = _ns3_run(a, spec, name)
+    if d["args"].get("case") != case:
+        raise DocgenError(f"renderer {name!r}: {spec} is case {d['args'].get('case')!r}, not {case}")
+    return spec, d
+
+
+def _pct_span(diffs: list[int]) -> str:
+    """Rounded percentage differences as a span: ``+4 %`` or ``+4 to +8 %``."""
+    lo, hi = min(diffs), max(diffs)
+    return f"{lo:+d} %" if lo == hi else f"{lo:+d} to {hi:+d} %"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def r_ns3_udp(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-udp FILE``: the saturated UDP receiver at each distance: SNR, both sides' mean
+    received rate, their ratio and the MCS ns-3 used most for new blocks (block)."""
+    spec, d = _ns3_case(a, _args(args, 1, "ns3-udp", f"ns3-udp {NS3_UDP}")[0], "udp", "ns3-udp")
+    lines = ["| distance | SNR | cellshare | ns-3 | ratio | ns-3's MCS |", "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        c, n = r["cellshare"]["udp0"], r["ns3"]["udp0"]
+        mcs = ", ".join(r["ns3"]["harq"]["mcs"]) or "—"
+        lines.append(f"| {r['label'][0]} m | {r['snr_db']:.1f} dB | {c:.2f} | {n:.2f} | "
+                     f"{f'{c / n:.2f}' if n > 0 else '—'} | {mcs} |")
+    return "\n".join(lines)
+
+
+def r_ns3_udp_diff(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-udp-diff FILE MBIT [common|others]``: over the distances where ns-3 carries more
+    than MBIT Mbit/s, cellshare's rate over ns-3's, rounded per cent: the span (``+4 to +8 %``),
+    the most common difference and how often (``+4 % at 10 of the 12 distances``), or the
+    others and where (``+7 to +8 % at 150 and 350 m``) (inline)."""
+    rel, mbit, *mode = _args(args, 2, "ns3-udp-diff", "ns3-udp-diff tools/data/FILE.json MBIT [common|others]")
+    spec, d = _ns3_case(a, rel, "udp", "ns3-udp-diff")
+    try:
+        floor = float(mbit)
+    except ValueError:
+        raise DocgenError(f"renderer 'ns3-udp-diff': MBIT {mbit!r} is not a number") from None
+    diffs = [(r["label"][0], round((r["cellshare"]["udp0"] / r["ns3"]["udp0"] - 1) * 100))
+             for r in d["rows"] if r["ns3"]["udp0"] > floor]
+    if not diffs:
+        raise DocgenError(f"renderer 'ns3-udp-diff': ns-3 carries more than {mbit} Mbit/s at no distance of {spec}")
+    if not mode:
+        return _pct_span([x for _, x in diffs])
+    values = [x for _, x in diffs]
+    common = max(dict.fromkeys(values), key=values.count)  # the first of the most frequent
+    if mode[0] == "common":
+        return f"{common:+d} % at {values.count(common)} of the {len(values)} distances"
+    if mode[0] == "others":
+        rest = [(label, x) for label, x in diffs if x != common]
+        if not rest:
+            raise DocgenError(f"renderer 'ns3-udp-diff': every distance of {spec} above {mbit} Mbit/s differs by {common:+d} %")
+        return f"{_pct_span([x for _, x in rest])} at {_and([label for label, _ in rest])} m"
+    raise DocgenError(f"renderer 'ns3-udp-diff': {mode[0]!r} is not common or others")
+
+
+def r_ns3_link(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-link FILE LABEL SIDE KEY [pct]``: one of a UDP run's link counts (inline): a count
+    (``transport_blocks``, ``retransmissions``; cellshare's ``block_errors``, ``residual_losses``),
+    or with ``pct`` the count per new transport block as a percentage; a rate
+    (``retransmissions_per_block``; ns-3's ``first_tx_bler``), three decimals or with ``pct`` a
+    percentage; ns-3's ``mcs``, the MCSs it used most for new blocks."""
+    spec, label, side, key, *how = _args(args, 4, "ns3-link", "ns3-link tools/data/FILE.json LABEL SIDE KEY [pct]")
+    spec, d = _ns3_run(a, spec, "ns3-link")
+    if side not in ("cellshare", "ns3"):
+        raise DocgenError(f"renderer 'ns3-link': side {side!r} is not cellshare or ns3")
+    link = _ns3_row(d, spec, label, "ns3-link")[side].get("harq")
+    if link is None or key not in link:
+        raise DocgenError(f"renderer 'ns3-link': {spec} run {label} has no link count {key!r} on the {side} side "
+                          f"(keys: {', '.join(link or {}) or 'none'})")
+    v = link[key]
+    if key == "mcs":
+        return ", ".join(v) or "none"
+    pct = bool(how) and how[0] == "pct"
+    if how and not pct:
+        raise DocgenError(f"renderer 'ns3-link': {how[0]!r} is not pct")
+    if isinstance(v, int) and pct:
+        if not link.get("transport_blocks"):
+            raise DocgenError(f"renderer 'ns3-link': {spec} run {label} sends no new transport block on the {side} side")
+        v = v / link["transport_blocks"]
+    elif isinstance(v, int):
+        return f"{v:,}"
+    return f"{v * 100:.1f} %" if pct else f"{v:.3f}"
+
+
+def r_ns3_harq(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-harq FILE``: HARQ retransmissions per new transport block on a fading channel at
+    each distance, both sides, their ratio, ns-3's first-transmission error rate and both sides'
+    UDP rates (block)."""
+    spec, d = _ns3_case(a, _args(args, 1, "ns3-harq", f"ns3-harq {NS3_HARQ}")[0], "harq", "ns3-harq")
+    lines = ["| distance | mean SNR | retransmissions per new block, cellshare / ns-3 | ratio | "
+             "ns-3 first-transmission error rate | UDP Mbit/s, cellshare / ns-3 |", "|---|---|---|---|---|---|"]
+    for r in d["rows"]:
+        c, n = r["cellshare"]["harq"]["retransmissions_per_block"], r["ns3"]["harq"]["retransmissions_per_block"]
+        lines.append(f"| {r['label'][0]} m | {r['snr_db']:.1f} dB | {c:.3f} / {n:.3f} | {f'{c / n:.2f}' if n > 0 else '—'} | "
+                     f"{r['ns3']['harq']['first_tx_bler']:.3f} | {r['cellshare']['udp0']:.2f} / {r['ns3']['udp0']:.2f} |")
+    return "\n".join(lines)
+
+
+def r_ns3_harq_diff(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-harq-diff FILE``: the span of cellshare's retransmissions per new block over
+    ns-3's across the distances, rounded per cent, ``+10 to +17 %`` (inline)."""
+    spec, d = _ns3_case(a, _args(args, 1, "ns3-harq-diff", f"ns3-harq-diff {NS3_HARQ}")[0], "harq", "ns3-harq-diff")
+    pairs = [(r["cellshare"]["harq"]["retransmissions_per_block"], r["ns3"]["harq"]["retransmissions_per_block"])
+             for r in d["rows"]]
+    if any(n <= 0 for _, n in pairs):
+        raise DocgenError(f"renderer 'ns3-harq-diff': ns-3 retransmits nothing in a run of {spec}")
+    return _pct_span([round((c / n - 1) * 100) for c, n in pairs])
+
+
+def r_ns3_link_span(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-link-span FILE LABEL SIDE KEY PREFIX``: the lowest and highest of one link rate
+    (``retransmissions_per_block``, three decimals) at run LABEL over the run a variants file
+    reuses and its variants whose names start with PREFIX, ``0.229–0.243`` (inline)."""
+    rel, label, side, key, prefix = _args(args, 5, "ns3-link-span", "ns3-link-span tools/data/FILE.json LABEL SIDE KEY PREFIX")[:5]
+    d = a.load(rel)
+    if "reused" not in d or "runs" not in d:
+        raise DocgenError(f"renderer 'ns3-link-span': {rel} is not a variants file (reused and runs)")
+    if side not in ("cellshare", "ns3"):
+        raise DocgenError(f"renderer 'ns3-link-span': side {side!r} is not cellshare or ns3")
+    sources = [(d["reused"], _ns3_run(a, d["reused"], "ns3-link-span")[1])]
+    sources += [(f"{rel}#{name}", run) for name, run in d["runs"].items() if name.startswith(prefix)]
+    if len(sources) == 1:
+        raise DocgenError(f"renderer 'ns3-link-span': {rel} has no run whose name starts with {prefix!r}")
+    values = []
+    for spec, run in sources:
+        link = _ns3_row(run, spec, label, "ns3-link-span")[side].get("harq", {})
+        if not isinstance(link.get(key), float):
+            raise DocgenError(f"renderer 'ns3-link-span': {spec} run {label} has no link rate {key!r} on the {side} side")
+        values.append(link[key])
+    lo, hi = f"{min(values):.3f}", f"{max(values):.3f}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+def r_ns3_speed_udp(a: _Artefacts, args: list[str]) -> str:
+    """``ns3-speed-udp FILE``: the wall time of a single-UE cross-check's runs on both sides,
+    timed in one session (inline)."""
+    spec, d = _ns3_run(a, _args(args, 1, "ns3-speed-udp", f"ns3-speed-udp {NS3_UDP}")[0], "ns3-speed-udp")
+    if d["args"].get("case") not in ("udp", "harq"):
+        raise DocgenError(f"renderer 'ns3-speed-udp': {spec} is case {d['args'].get('case')!r}, not udp or harq")
+    if d["args"].get("reuse_ns3"):
+        raise DocgenError(f"renderer 'ns3-speed-udp': {spec}'s ns-3 side was reused from another run")
+    rows, dur = d["rows"], d["args"]["duration"]
+    ns3 = sorted(r["ns3_wall_s"] for r in rows)
+    ours = sorted(r["cellshare_wall_s"] for r in rows)
+    ratio = sorted(r["ns3_wall_s"] / max(r["cellshare_wall_s"], 0.01) for r in rows)
+    return (f"in `{spec}` ({len(rows)} runs of one UE, {dur:g} simulated s each) ns-3 took {ns3[0]:.0f}–{ns3[-1]:.0f} s "
+            f"of wall time per run and cellshare {ours[0]:.2f}–{ours[-1]:.2f} s (timed to 10 ms): ns-3 / cellshare wall "
+            f"time {ratio[0]:.0f}–{ratio[-1]:.0f}×, median {ratio[len(ratio) // 2]:.0f}× ({_ns3_machine(d, spec)})")
+
+
+def _ns3_machine(d: dict, rel: str) -> str:
+    """The machine of a stored ns-3 run and its command, with the one-minute loads it recorded."""
+    m = d["machine"]
+    loads = [f"{m[k]:g} {k.removeprefix('load_1min_').replace('_', ' ')}" for k in
+             ("load_1min_at_start", "load_1min_before", "load_1min_after") if k in m]
+    return (f"{m['cores']} cores, {m['cpu']}" + (f", one-minute load {' and '.join(loads)}" if loads else "")
+            + f"; `{d['generated_by'].replace('FILE', rel)}`")
+
+
 #: C2TCP against CUBIC on the shipped traces (``tools/transports_validation.py c2tcp``).
 C2TCP = "tools/data/c2tcp-validation.json"
 _C2TCP_CCS = {"50": "c2tcp T=50", "100": "c2tcp T=100", "2minrtt": "c2tcp T=2minRTT", "cubic": "cubic"}
@@ -903,6 +1071,64 @@ def r_westwood_value(a: _Artefacts, args: list[str]) -> str:
     if what not in mean:
         raise DocgenError(f"renderer 'westwood-value': {what!r} is not reno, westwood or ratio")
     return f"{mean[what]:.2f}"
+
+#: Westwood+ against NewReno under random loss with ns-3's side too
+#: (``tools/transports_validation.py westwood --ns3``).
+WESTWOOD_NS3 = "tools/data/westwood-ns3.json"
+
+
+def _westwood_means(a: _Artefacts, rel: str, name: str) -> dict:
+    """loss → simulator → controller → mean goodput over the seeds, Mbit/s, of a file of
+    `tools/transports_validation.py westwood` rows."""
+    sums: dict = {}
+    for r in a.load(rel)["rows"]:
+        for sim in ("cellshare", "ns3"):
+            if sim not in r:
+                raise DocgenError(f"renderer {name!r}: a row of {rel} (loss {r['loss']:g}, seed {r['seed']}) has no {sim} side")
+            for cc, v in r[sim].items():
+                sums.setdefault(r["loss"], {}).setdefault(sim, {}).setdefault(cc, []).append(v["goodput_mbps"])
+    return {loss: {sim: {cc: sum(v) / len(v) for cc, v in ccs.items()} for sim, ccs in sims.items()}
+            for loss, sims in sums.items()}
+
+
+def r_westwood_ns3(a: _Artefacts, args: list[str]) -> str:
+    """Goodput of NewReno and Westwood+ per loss rate in cellshare and ns-3, means over the
+    seeds of one run of both, and Westwood+ over NewReno on each side (block)."""
+    by = _westwood_means(a, WESTWOOD_NS3, "westwood-ns3")
+    lines = ["| loss | NewReno, cellshare / ns-3 (Mbit/s) | Westwood+, cellshare / ns-3 (Mbit/s) | "
+             "Westwood+ / NewReno, cellshare / ns-3 |", "|---|---|---|---|"]
+    for loss, v in by.items():
+        c, n = v["cellshare"], v["ns3"]
+        lines.append(f"| {_loss(loss)} | {c['reno']:.3f} / {n['reno']:.3f} | {c['westwood']:.3f} / {n['westwood']:.3f} | "
+                     f"{c['westwood'] / c['reno']:.2f} / {n['westwood'] / n['reno']:.2f} |")
+    d = a.load(WESTWOOD_NS3)
+    seeds = sorted({r["seed"] for r in d["rows"]})
+    lines += ["", f"Means over seeds {seeds[0]}–{seeds[-1]}; the whole command ({len(d['rows']) * 2} runs on each side, "
+              f"ns-3's in child processes) took {d['wall_s'] / 60:.0f} min of wall time "
+              f"({_ns3_machine(d, WESTWOOD_NS3)})."]
+    return "\n".join(lines)
+
+
+def r_westwood_ns3_value(a: _Artefacts, args: list[str]) -> str:
+    """``westwood-ns3-value LOSS cellshare|ns3 reno|westwood|ratio``: one side's mean goodput
+    (Mbit/s) of a controller at a loss rate, or Westwood+ over NewReno, in the run of both
+    simulators (inline)."""
+    loss, sim, what = _args(args, 3, "westwood-ns3-value", "westwood-ns3-value LOSS cellshare|ns3 reno|westwood|ratio")[:3]
+    by = _westwood_means(a, WESTWOOD_NS3, "westwood-ns3-value")
+    try:
+        v = by[float(loss)]
+    except (ValueError, KeyError):
+        raise DocgenError(f"renderer 'westwood-ns3-value': no loss rate {loss!r} in {WESTWOOD_NS3} "
+                          f"(rates: {', '.join(f'{x:g}' for x in by)})") from None
+    if sim not in v:
+        raise DocgenError(f"renderer 'westwood-ns3-value': side {sim!r} is not cellshare or ns3")
+    mean = v[sim]
+    if what == "ratio":
+        return f"{mean['westwood'] / mean['reno']:.2f}×"
+    if what not in mean:
+        raise DocgenError(f"renderer 'westwood-ns3-value': {what!r} is not reno, westwood or ratio")
+    return f"{mean[what]:.3f}"
+
 
 #: The Rust source of the run's limits, whose constants the limits table quotes.
 LIMITS_RS = "crates/sim/src/limits.rs"
@@ -1938,8 +2164,12 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "ns3-shares": (r_ns3_shares, True), "ns3-rate": (r_ns3_rate, False), "ns3-walls": (r_ns3_walls, False),
     "ns3-background": (r_ns3_background, True), "ns3-agree": (r_ns3_agree, False),
     "ns3-total-diff": (r_ns3_total_diff, False), "ns3-variants": (r_ns3_variants, True),
+    "ns3-udp": (r_ns3_udp, True), "ns3-udp-diff": (r_ns3_udp_diff, False), "ns3-link": (r_ns3_link, False),
+    "ns3-harq": (r_ns3_harq, True), "ns3-harq-diff": (r_ns3_harq_diff, False), "ns3-speed-udp": (r_ns3_speed_udp, False),
+    "ns3-link-span": (r_ns3_link_span, False),
     "c2tcp": (r_c2tcp, True), "c2tcp-range": (r_c2tcp_range, False),
     "westwood": (r_westwood, True), "westwood-value": (r_westwood_value, False),
+    "westwood-ns3": (r_westwood_ns3, True), "westwood-ns3-value": (r_westwood_ns3_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
     "fig12-ns3": (r_fig12_ns3, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
