@@ -386,6 +386,32 @@ def test_the_udp_differences_follow_a_changed_artefact(tmp_path):
     assert _inline(a, "ns3-udp-diff tools/data/u.json 0.1 others") == "+8 % at 200 m"
 
 
+def test_ns3s_missed_control_blocks_are_counted_on_its_traces_of_the_stored_run(tmp_path):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ns3_udp_control", REPO / "tools" / "ns3_udp_control.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    # DlTxPhyStats: time cellId IMSI RNTI layer mcs size rv ndi ccId; DlRxPhyStats: time cellId
+    # IMSI RNTI txMode layer mcs size rv ndi correct ccId. Two new blocks and a retransmission
+    # sent; the UE saw one new block (failed) and the retransmission.
+    (tmp_path / "DlTxPhyStats.txt").write_text("% time\n1 1 1 1 0 2 100 0 1 0\n2 1 1 1 0 2 100 0 1 0\n9 1 1 1 0 2 100 1 1 0\n")
+    (tmp_path / "DlRxPhyStats.txt").write_text("% time\n1 1 1 1 0 0 2 100 0 1 0 0\n9 1 1 1 0 0 2 100 1 1 1 0\n")
+    assert tool.control_counts(tmp_path) == {"new_blocks": 2, "first_transmissions_seen": 1, "missed": 1,
+                                             "missed_share": 0.5}
+    a = docgen._Artefacts(REPO)
+    rows = {r["label"][0]: r for r in json.loads((REPO / docgen.NS3_UDP_CONTROL).read_text())["rows"]}
+    r = rows["600"]
+    assert r["missed"] == r["new_blocks"] - r["first_transmissions_seen"] > 0
+    assert _inline(a, "ns3-control 600") == f"{r['missed'] / r['new_blocks'] * 100:.1f} %"
+    assert _inline(a, "ns3-control 600 count") == f"{r['missed']:,} of {r['new_blocks']:,}"
+    # The counts are of the stored cross-check's ns-3 run: the same blocks and rate.
+    udp = {x["label"][0]: x["ns3"] for x in json.loads((REPO / docgen.NS3_UDP).read_text())["rows"]}
+    for label, r in rows.items():
+        assert (r["new_blocks"], r["udp0"]) == (udp[label]["harq"]["transport_blocks"], udp[label]["udp0"])
+    with pytest.raises(docgen.DocgenError, match="has no run '123'"):
+        _inline(a, "ns3-control 123")
+
+
 def test_the_harq_crosscheck_and_its_variants_follow_the_stored_runs():
     a = docgen._Artefacts(REPO)
     d = json.loads((REPO / docgen.NS3_HARQ).read_text())
