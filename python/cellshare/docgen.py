@@ -98,6 +98,24 @@ Renderers (``ARGS`` are words after the name):
     ``tools/data/ns3-crosscheck-background-variants.json`` (``python
     tools/ns3_background_variants.py --out FILE``): cellshare's side of run LABEL with one
     setting changed at a time (the variants named PREFIX...), against the stored ns-3 runs (block).
+``ns3-udp FILE``, ``ns3-udp-diff FILE MBIT [common|others]``, ``ns3-speed-udp FILE``
+    The single saturated UDP receiver at each distance, ``tools/data/ns3-crosscheck-udp.json``
+    (``tools/ns3_crosscheck.py --case udp``): SNR, both sides' rates, ratio, ns-3's MCS (block);
+    the span of the differences where ns-3 carries more than MBIT Mbit/s, the most common one,
+    or the others and where (inline); both sides' wall time per run (inline).
+``ns3-link FILE[#RUN] LABEL SIDE KEY [pct]``, ``ns3-link-span FILE LABEL SIDE KEY PREFIX``
+    One HARQ/link count or rate of a UDP run, a count as a share of the new blocks with
+    ``pct``; the span of a rate over a variants file's reused run and its runs named PREFIX...
+    (``tools/data/ns3-crosscheck-harq-variants.json``, ``python tools/ns3_harq_variants.py``)
+    (inline).
+``ns3-control LABEL [count]``
+    The share (or count) of ns-3's new blocks its UE never saw (missed control information) at
+    one distance, ``tools/data/ns3-crosscheck-udp-control.json`` (``tools/ns3_udp_control.py``),
+    checked to be the stored UDP cross-check's run (inline).
+``ns3-harq FILE[#RUN]``, ``ns3-harq-diff FILE[#RUN]``
+    HARQ retransmissions per new block on a fading channel, ``tools/data/ns3-crosscheck-harq.json``
+    (``tools/ns3_crosscheck.py --case harq``): the table (block); the span of cellshare's over
+    ns-3's (inline).
 ``c2tcp QUEUE``, ``c2tcp-range QUEUE CC rtt|ratio|goodput [TRACE...]``
     C2TCP against CUBIC on the shipped traces, from ``tools/data/c2tcp-validation.json``
     (``python tools/transports_validation.py c2tcp``): the table at one base-station queue
@@ -112,6 +130,10 @@ Renderers (``ARGS`` are words after the name):
     Westwood+ against NewReno under random loss, cellshare's side, from
     ``tools/data/westwood-validation.json`` (``python tools/transports_validation.py westwood``):
     the table (block); one mean goodput or the ratio at a loss rate (inline).
+``westwood-ns3``, ``westwood-ns3-value LOSS cellshare|ns3 reno|westwood|ratio``
+    The same with ns-3's TcpWestwoodPlus and TcpNewReno beside, from one run of both,
+    ``tools/data/westwood-ns3.json`` (``tools/transports_validation.py westwood --ns3``): the
+    table with the run's wall time and machine (block); one side's mean goodput or ratio (inline).
 ``ns3-walls FILE``
     Both sides' wall time over a cross-check's runs and its ``every`` runs, with the machine and
     the command (inline).
