@@ -164,3 +164,24 @@ def test_two_concurrent_loads_of_one_control_both_succeed(veth_pair):
     finally:
         if name in bpf.available() and not was_loaded:
             bpf.unload(name)
+
+
+def test_the_object_built_follows_the_sources_not_their_times(tmp_path, monkeypatch):
+    """Sources from $CELLSHARE_BPF_DIR, then the shipped ones again (older modification times):
+    each build is of its own sources. Judged by times, the second build reused the first's
+    object, so the shipped control ran the modified program."""
+    if shutil.which("clang") is None or shutil.which("bpftool") is None or bpf.missing_requirements():
+        pytest.skip("cannot build eBPF programs here: " + "; ".join(bpf.missing_requirements() or ["clang, bpftool"]))
+    monkeypatch.setenv("CELLSHARE_BPF_BUILD", str(tmp_path / "build"))
+    monkeypatch.delenv("CELLSHARE_BPF_DIR", raising=False)
+    shipped = bpf.build("legilimens")
+    variant = tmp_path / "src"
+    shutil.copytree(bpf.source_dir(), variant)
+    c = variant / "legilimens.bpf.c"
+    c.write_text(c.read_text().replace("#define BACKOFF_RESET_WAITS 2ull", "#define BACKOFF_RESET_WAITS 3ull"))
+    monkeypatch.setenv("CELLSHARE_BPF_DIR", str(variant))
+    other = bpf.build("legilimens")
+    monkeypatch.delenv("CELLSHARE_BPF_DIR")
+    again = bpf.build("legilimens")
+    assert other != shipped and again == shipped
+    assert shipped.read_bytes() != other.read_bytes()

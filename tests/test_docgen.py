@@ -70,7 +70,8 @@ def _tree(tmp_path: Path) -> Path:
     for rel in ("README.md", docgen.SCOREBOARD, docgen.BENCH, "tools/data/ns3-crosscheck-background.json",
                 docgen.NS3_POWER, NS3_SHARES,
                 docgen.LIMITS_RS, docgen.EMU_CROSSCHECK, docgen.EMU_MULTIFLOW, docgen.APPS_SPEED, docgen.MEMORY,
-                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP, docgen.NR_LENA, docgen.BENCH_NR, docgen.EMU_NR):
+                docgen.SWEEP_MEMORY, docgen.LEGILIMENS_IN_STEP, docgen.NR_LENA, docgen.BENCH_NR, docgen.EMU_NR,
+                docgen.IN_STEP_LINUX):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, root / rel)
     shutil.copytree(REPO / "tools" / "data", root / "tools" / "data", dirs_exist_ok=True)  # every artefact a page quotes
@@ -739,3 +740,22 @@ def test_the_start_sensitivity_tool_stores_the_command_that_made_its_runs(tmp_pa
     assert d["offsets_ms"] == [0, 300] and d["duration_s"] == 2.0
     (c,) = d["cases"]
     assert (c["trace"], c["cc"]) == ("ATT-LTE-driving.down", "cubic") and len(c["runs"]) == 2
+
+
+def test_linux_in_step_backgrounds_yield_only_with_the_shipped_smoothed_rtt_cap():
+    """The stored emulator runs behind docs/emulator.md's traced difference: in the first 3 s
+    both variants' backgrounds are served in a rotation (few back-to-back milliseconds); as
+    shipped they fill their queues, drop and then yield; with the cap on the minimum RTT they
+    never drop and keep a quarter each, as the simulator's do."""
+    d = json.loads((REPO / docgen.IN_STEP_LINUX).read_text())
+    v = {x["variant"]: x for x in d["variants"]}
+    for name in ("shipped", "min-rtt-cap"):
+        bg = [f for f in v[name]["flows"] if f["class"] == "background"]
+        assert len(bg) == 3 and all(f["first_3s"]["back_to_back_pairs"] < 20 for f in bg), name
+    fg = {n: next(f for f in v[n]["flows"] if f["class"] != "background") for n in v}
+    bg = {n: [f for f in v[n]["flows"] if f["class"] == "background"] for n in v}
+    assert fg["shipped"]["throughput_mbps"] > 10 and all(f["drops"] > 0 for f in bg["shipped"])
+    assert fg["min-rtt-cap"]["throughput_mbps"] < 6 and all(f["drops"] == 0 for f in bg["min-rtt-cap"])
+    block = docgen.render_page("<!-- generated: in-step-linux -->\n<!-- end generated -->", docgen._Artefacts(REPO))
+    assert "smoothed RTT" in block and "minimum RTT" in block
+    assert f"| {fg['shipped']['throughput_mbps']:.2f} |" in block and f"| {fg['min-rtt-cap']['throughput_mbps']:.2f} |" in block

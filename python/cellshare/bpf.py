@@ -16,6 +16,7 @@ until they close).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -129,7 +130,8 @@ def _run(cmd: list[str], what: str) -> str:
 
 
 def build(name: str) -> Path:
-    """Compiles control `name` (if its object is older than its sources); returns the object."""
+    """Compiles control `name` (unless an object of the same sources, by their digest, is built);
+    returns the object."""
     _check_name(name)
     for tool in ("clang", "bpftool"):
         if shutil.which(tool) is None:
@@ -148,11 +150,17 @@ def build(name: str) -> Path:
         tmp = vmlinux.with_suffix(".tmp")
         tmp.write_text(text)
         tmp.replace(vmlinux)
-    obj = out / f"{name}.bpf.o"
+    # The object is named by a digest of what it is compiled from, not judged by modification
+    # times: sources from another folder ($CELLSHARE_BPF_DIR) or a reinstall with older times
+    # would otherwise load the last object built, whatever its sources.
     deps = [c, src / "cs_tcp.h", vmlinux]
-    if not obj.exists() or obj.stat().st_mtime < max(d.stat().st_mtime for d in deps):
+    digest = hashlib.sha256(b"".join(d.read_bytes() for d in deps)).hexdigest()[:16]
+    obj = out / f"{name}-{digest}.bpf.o"
+    if not obj.exists():
+        tmp = obj.with_suffix(".tmp")
         _run(["clang", "-O2", "-g", "-Wall", "-target", "bpf", "-D__TARGET_ARCH_x86",
-              f"-I{out}", f"-I{src}", "-c", str(c), "-o", str(obj)], f"compiling {name}")
+              f"-I{out}", f"-I{src}", "-c", str(c), "-o", str(tmp)], f"compiling {name}")
+        tmp.replace(obj)
     return obj
 
 

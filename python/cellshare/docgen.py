@@ -1510,6 +1510,49 @@ def r_legilimens_in_step_value(a: _Artefacts, args: list[str]) -> str:
     if key not in c or not isinstance(c[key], (int, float)) or isinstance(c[key], bool):
         raise DocgenError(f"{LEGILIMENS_IN_STEP}: case {ident!r} has no number {key!r}")
     return str(c[key]) if isinstance(c[key], int) else f"{c[key]:.1f}"
+
+
+#: In-step Legilimens backgrounds in the emulator, eBPF cap as shipped and on the min RTT
+#: (``python tools/legilimens_in_step_linux.py --out FILE``).
+IN_STEP_LINUX = "tools/data/legilimens-in-step-linux.json"
+_IN_STEP_LINUX_LABELS = {"shipped": "as shipped: 0.8 · capacity · smoothed RTT",
+                         "min-rtt-cap": "0.8 · capacity · minimum RTT (the simulator's)"}
+
+
+def _in_step_linux_variant(d: dict, name: str) -> dict:
+    for v in d["variants"]:
+        if v["variant"] == name:
+            return v
+    raise DocgenError(f"{IN_STEP_LINUX}: no variant {name!r} (expected one of "
+                      f"{', '.join(v['variant'] for v in d['variants'])})")
+
+
+def r_in_step_linux(a: _Artefacts, args: list[str]) -> str:
+    """``in-step-linux``: Linux's Legilimens backgrounds started together in the emulator, per
+    variant of the eBPF NORMAL window cap: the foreground's rate, the backgrounds' rates, drops
+    and queue sojourn, and the milliseconds served back to back in their first 3 s and over the
+    run (block)."""
+    d = a.load(IN_STEP_LINUX)
+    lines = ["| eBPF NORMAL window cap | foreground Mbit/s | backgrounds Mbit/s | background drops | background "
+             "sojourn p99, ms | back-to-back ms pairs per background, first 3 s | the same, whole run | longest run "
+             "of ms with data, whole run |", "|---|---|---|---|---|---|---|---|"]
+    for v in d["variants"]:
+        fg = [f for f in v["flows"] if f["class"] != "background"]
+        bg = [f for f in v["flows"] if f["class"] == "background"]
+        if len(fg) != 1 or not bg:
+            raise DocgenError(f"{IN_STEP_LINUX}: variant {v['variant']!r} needs one foreground and backgrounds")
+        rates = ", ".join(f"{f['throughput_mbps']:.2f}" for f in bg)
+        drops = ", ".join(str(f["drops"]) for f in bg)
+        sojourn = ", ".join(f"{f['sojourn_p99_ms']:.0f}" for f in bg)
+        early = ", ".join(str(f["first_3s"]["back_to_back_pairs"]) for f in bg)
+        whole = ", ".join(str(f["run"]["back_to_back_pairs"]) for f in bg)
+        longest = ", ".join(str(f["run"]["longest_run_ms"]) for f in bg)
+        lines.append(f"| {_IN_STEP_LINUX_LABELS.get(v['variant'], v['variant'])} | {fg[0]['throughput_mbps']:.2f} | "
+                     f"{rates} | {drops} | {sojourn} | {early} | {whole} | {longest} |")
+    return "\n".join(lines) + (f"\n\n{d['duration_s']:g} s per run, kernel {d['kernel']}, "
+                               f"`{d['generated_by'].replace(' --out FILE', '')}`.")
+
+
 #: The emulator's slot lateness per numerology and its NR cross-check (`tools/emu_nr_measure.py`).
 EMU_NR = "tools/data/emu-nr.json"
 
@@ -2216,6 +2259,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "westwood-ns3": (r_westwood_ns3, True), "westwood-ns3-value": (r_westwood_ns3_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
     "fig12-ns3": (r_fig12_ns3, True),
+    "in-step-linux": (r_in_step_linux, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
     "emu-crosscheck": (r_emu_crosscheck, True), "emu-within": (r_emu_within, False),
