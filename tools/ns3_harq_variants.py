@@ -19,10 +19,11 @@ import argparse
 import importlib.util
 import json
 import os
-import platform
 import sys
 import tempfile
 from pathlib import Path
+
+from cellshare.bench import _machine
 
 ROOT = Path(__file__).resolve().parents[1]
 REUSED = "tools/data/ns3-crosscheck-harq.json"
@@ -71,7 +72,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True, help="the JSON file to write")
     args = ap.parse_args()
-    before = os.getloadavg()[0]
+    machine = _machine()
     runs = {}
     for name, (what, extra, link) in VARIANTS.items():
         runs[name] = {"what": what, **run_variant(extra, link)}
@@ -80,22 +81,10 @@ def main() -> None:
                 f"carried over from {REUSED}",
         "generated_by": COMMAND,
         "reused": REUSED,
-        "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-                    "python": platform.python_version(), "load_1min_before": round(before, 2),
-                    "load_1min_after": round(os.getloadavg()[0], 2)},
+        "machine": {**machine, "load_1min_after": round(os.getloadavg()[0], 2)},
         "runs": runs,
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n")
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":

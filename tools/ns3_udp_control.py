@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from cellshare.bench import _machine
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / "tools" / "ns3_crosscheck.py"
@@ -71,7 +72,7 @@ def main() -> None:
             ok = False
         if not ok:
             ap.error(f"--distances: {d!r} is not a positive distance in m")
-    before = os.getloadavg()[0]
+    machine = _machine()
     rows = []
     for d in labels:
         rows.append(run_distance(d))
@@ -81,22 +82,10 @@ def main() -> None:
                 f"cross-check, {DURATION_S} s runs, counted on its PHY traces",
         "generated_by": COMMAND,
         "ns3": "ns-3.44, the ns3 wheel 3.44.post0 from PyPI",
-        "machine": {"cpu": _cpu(), "cores": os.cpu_count(), "system": f"{platform.system()} {platform.release()}",
-                    "python": platform.python_version(), "load_1min_before": round(before, 2),
-                    "load_1min_after": round(os.getloadavg()[0], 2)},
+        "machine": {**machine, "load_1min_after": round(os.getloadavg()[0], 2)},
         "rows": rows,
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n")
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":
