@@ -19,6 +19,7 @@ import importlib
 import math
 import pkgutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 
@@ -47,6 +48,27 @@ def study(s: Study) -> Study:
         raise ValueError(f"study {s.name!r} registered twice")
     _REGISTRY[s.name] = s
     return s
+
+
+def render_committed_docs(src: Path, dst: Path, page: Callable[[dict], str],
+                          figures: Callable[[dict, Path], list]) -> list:
+    """A study's ``--render-docs``: its page ``dst`` (``page(doc)``) and its figures in
+    ``dst``'s ``img/`` (``figures(doc, folder)``, returning the files it wrote) from the
+    committed output ``src``; returns the files written (the page only when it changed)."""
+    import json
+
+    if not dst.parent.is_dir():
+        raise StudyError(f"{dst.parent}: not a folder; --render-docs works in a source tree (a clone)")
+    try:
+        doc = json.loads(src.read_text())
+    except (OSError, ValueError) as e:
+        raise StudyError(f"{src}: cannot be read ({e}); expected the committed study output") from None
+    changed = list(figures(doc, dst.parent / "img"))
+    text = page(doc)
+    if not (dst.is_file() and dst.read_text() == text):
+        dst.write_text(text)
+        changed.append(dst)
+    return changed
 
 
 def load_all() -> None:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-from . import Interval, Study, StudyError, ci95, fmt, study
+from . import Interval, Study, StudyError, ci95, fmt, render_committed_docs, study
 
 NAME = "head-to-head"
 N_UES = 100
@@ -587,19 +587,7 @@ def render_docs() -> list[Path]:
     written."""
     from .report import docs_figures, docs_page
 
-    src, dst = committed_output(), docs_page_path()
-    if not dst.parent.is_dir():
-        raise StudyError(f"{dst.parent}: not a folder; --render-docs works in a source tree (a clone)")
-    try:
-        doc = json.loads(src.read_text())
-    except (OSError, ValueError) as e:
-        raise StudyError(f"{src}: cannot be read ({e}); expected the committed study output") from None
-    text = docs_page(doc)
-    changed = docs_figures(doc, dst.parent / "img")
-    if not (dst.is_file() and dst.read_text() == text):
-        dst.write_text(text)
-        changed.append(dst)
-    return changed
+    return render_committed_docs(committed_output(), docs_page_path(), docs_page, docs_figures)
 
 
 study(Study(NAME, "Head to head: end-host, in-network and receiver background mechanisms on one cell",

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from . import Study, StudyError, ci95, fmt, study
+from . import Study, StudyError, ci95, fmt, render_committed_docs, study
 
 NAME = "nr-mechanisms"
 BANDWIDTH_MHZ = 10
@@ -675,19 +675,7 @@ def _save(fig, path: Path) -> Optional[Path]:
 
 
 def render_docs() -> list[Path]:
-    src, dst = committed_output(), docs_page_path()
-    if not dst.parent.is_dir():
-        raise StudyError(f"{dst.parent}: not a folder; --render-docs works in a source tree (a clone)")
-    try:
-        doc = json.loads(src.read_text())
-    except (OSError, ValueError) as e:
-        raise StudyError(f"{src}: cannot be read ({e}); expected the committed study output") from None
-    changed = docs_figures(doc, dst.parent / "img")
-    text = docs_page(doc)
-    if not (dst.is_file() and dst.read_text() == text):
-        dst.write_text(text)
-        changed.append(dst)
-    return changed
+    return render_committed_docs(committed_output(), docs_page_path(), docs_page, docs_figures)
 
 
 study(Study(NAME, "What NR does to the mechanisms: Legilimens, BoDe and Sneaker at numerology 0-2",
