@@ -33,6 +33,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.serial)
 
 
+@pytest.fixture(scope="module")
+def emu_ready():
+    """The emulator's binary; the test skips, naming what is missing, where it cannot run."""
+    from cellshare import emulate
+
+    miss = emulate.missing_requirements()
+    if miss:
+        pytest.skip("the emulator cannot run here: missing " + "; ".join(miss))
+    return emulate.emulator_binary()
+
+
 @pytest.fixture
 def run_cli():
     return cellshare

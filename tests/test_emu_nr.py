@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from cellshare import emulate
 
 from test_emulator import _in_real_time
 
@@ -16,14 +15,6 @@ REPO = Path(__file__).resolve().parent.parent
 
 # Real-time runs: alone, after the others, like tests/conftest.py's SERIAL_FILES.
 pytestmark = pytest.mark.serial
-
-
-@pytest.fixture(scope="module")
-def emu_ready():
-    miss = emulate.missing_requirements()
-    if miss:
-        pytest.skip("the emulator cannot run here: missing " + "; ".join(miss))
-    return emulate.emulator_binary()
 
 
 def _emulate(run_cli, scenario: Path, out: Path, duration: float) -> dict:

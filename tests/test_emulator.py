@@ -27,14 +27,6 @@ from conftest import alive, ns_id, pids_in
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def emu_ready():
-    miss = emulate.missing_requirements()
-    if miss:
-        pytest.skip("the emulator cannot run here: missing " + "; ".join(miss))
-    return emulate.emulator_binary()
-
-
 def _write(tmp_path, text: str) -> Path:
     p = tmp_path / "scenario.toml"
     p.write_text(text)
