@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-
 from test_emulator import _in_real_time
 
 REPO = Path(__file__).resolve().parent.parent
