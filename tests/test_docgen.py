@@ -759,3 +759,15 @@ def test_linux_in_step_backgrounds_yield_only_with_the_shipped_smoothed_rtt_cap(
     block = docgen.render_page("<!-- generated: in-step-linux -->\n<!-- end generated -->", docgen._Artefacts(REPO))
     assert "smoothed RTT" in block and "minimum RTT" in block
     assert f"| {fg['shipped']['throughput_mbps']:.2f} |" in block and f"| {fg['min-rtt-cap']['throughput_mbps']:.2f} |" in block
+
+
+def test_fig12_cells_reads_a_row_and_the_summary_of_a_stored_table():
+    a = docgen._Artefacts(REPO)
+    rel = "tools/data/legilimens-fig12-cellshare-alone.md"
+    row = next(ln for ln in (REPO / rel).read_text().splitlines() if ln.startswith("| LEDBAT | every |"))
+    assert docgen.r_fig12_cells(a, [rel, "LEDBAT", "every"]) == ", ".join(c.strip() for c in row.strip("|").split("|")[2:])
+    assert docgen.r_fig12_cells(a, [rel, "ratio", "some"]).endswith("of Vegas'")
+    with pytest.raises(docgen.DocgenError, match="no row Reno / every"):
+        docgen.r_fig12_cells(a, [rel, "Reno", "every"])
+    with pytest.raises(docgen.DocgenError, match="not found"):
+        docgen.r_fig12_cells(a, ["tools/data/nope.md", "LEDBAT", "every"])

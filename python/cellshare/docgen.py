@@ -1017,14 +1017,39 @@ FIG12_NS3 = "tools/data/legilimens-ns3-fig12.md"
 
 
 def r_fig12_ns3(a: _Artefacts, args: list[str]) -> str:
-    """``fig12-ns3``: the Figure 12 tables of cellshare beside ns-3, as the study tool wrote them
-    (block)."""
-    _args(args, 0, "fig12-ns3", "fig12-ns3")
-    p = a.root / FIG12_NS3
+    """``fig12-ns3 [FILE]``: the Figure 12 tables of cellshare beside ns-3 (or, with FILE, e.g.
+    ``tools/data/legilimens-fig12-cellshare-alone.md``, of cellshare alone over 120 s), as the
+    study tool wrote them (block)."""
+    rel = args[0] if args else FIG12_NS3
+    p = a.root / rel
     if not p.is_file():
-        raise DocgenError(f"{FIG12_NS3} not found (written by tools/legilimens_study.py fig12 --cellshare-only)")
+        raise DocgenError(f"{rel} not found (written by tools/legilimens_study.py fig12; its first line is the command)")
     lines = [ln for ln in p.read_text().splitlines() if not ln.startswith("<!--")]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def r_fig12_cells(a: _Artefacts, args: list[str]) -> str:
+    """``fig12-cells FILE SCHEME LAYOUT``: one row of a stored Figure 12 table (``fig12-ns3``'s
+    files), its per-load cells joined by commas; ``fig12-cells FILE ratio LAYOUT``: Legilimens'
+    background over LEDBAT's and Vegas' averaged over the loads, from the file's summary line
+    (inline)."""
+    rel, what, layout = _args(args, 3, "fig12-cells", "fig12-cells FILE SCHEME|ratio LAYOUT")[:3]
+    p = a.root / rel
+    if not p.is_file():
+        raise DocgenError(f"renderer 'fig12-cells': {rel} not found")
+    lines = p.read_text().splitlines()
+    if what == "ratio":
+        for ln in lines:
+            m = re.match(rf"- `{re.escape(layout)}`, averaged over the loads: Legilimens' background / LEDBAT's "
+                         r"([\d.]+), / Vegas' ([\d.]+)", ln)
+            if m:
+                return f"{m.group(1)} of LEDBAT's and {m.group(2)} of Vegas'"
+        raise DocgenError(f"renderer 'fig12-cells': {rel} has no summary line for layout {layout!r}")
+    for ln in lines:
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        if len(cells) > 2 and cells[0] == what and cells[1] == layout:
+            return ", ".join(cells[2:])
+    raise DocgenError(f"renderer 'fig12-cells': {rel} has no row {what} / {layout}")
 
 
 def r_fig7_recapture(a: _Artefacts, args: list[str]) -> str:
@@ -2258,7 +2283,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "westwood": (r_westwood, True), "westwood-value": (r_westwood_value, False),
     "westwood-ns3": (r_westwood_ns3, True), "westwood-ns3-value": (r_westwood_ns3_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
-    "fig12-ns3": (r_fig12_ns3, True),
+    "fig12-ns3": (r_fig12_ns3, True), "fig12-cells": (r_fig12_cells, False),
     "in-step-linux": (r_in_step_linux, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
