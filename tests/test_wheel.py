@@ -54,7 +54,7 @@ def test_wheel_installs_a_working_emulator(tmp_path):
     assert exe.is_file() and os.access(exe, os.X_OK)
     r = _run([exe, "--help"], elsewhere, env)
     assert r.returncode == 0, r.stderr
-    assert "Real-time multi-UE LTE cell emulator" in r.stdout and "traffic" in r.stdout
+    assert "Real-time multi-UE LTE/NR cell emulator" in r.stdout and "traffic" in r.stdout
     r = _run([exe, "traffic", "send", "--help"], elsewhere, env)
     assert r.returncode == 0 and "--cc" in r.stdout
     r = _run([exe, "no-such-command"], elsewhere, env)
