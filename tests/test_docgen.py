@@ -771,3 +771,16 @@ def test_fig12_cells_reads_a_row_and_the_summary_of_a_stored_table():
         docgen.r_fig12_cells(a, [rel, "Reno", "every"])
     with pytest.raises(docgen.DocgenError, match="not found"):
         docgen.r_fig12_cells(a, ["tools/data/nope.md", "LEDBAT", "every"])
+
+
+def test_the_padding_table_is_read_from_the_two_stored_comparisons():
+    a = docgen._Artefacts(REPO)
+    base = docgen._fig12_pairs(a, docgen.FIG12_NS3)
+    pad = docgen._fig12_pairs(a, docgen.FIG12_NS3_PADDING)
+    # The ns-3 side is the same stored runs in both files; cellshare's differs with the padding.
+    key = ("some", "main", "Legilimens", "60%")
+    assert base[key][1][1] == pad[key][1][1] and base[key][1][0] != pad[key][1][0]
+    block = docgen.r_fig12_padded(a, [])
+    row = next(ln for ln in block.splitlines() if ln.startswith("| Legilimens' background at 10 UEs"))
+    assert f"{base[key][1][0]:.2f}" in row and f"{pad[key][1][0]:.2f}" in row and f"{base[key][1][1]:.2f}" in row
+    assert "| the same, cellshare above ns-3 by |" in block

@@ -1028,6 +1028,76 @@ def r_fig12_ns3(a: _Artefacts, args: list[str]) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+#: The Figure 12 comparison re-run with cellshare's PF padding as ns-3's
+#: (``--cellshare-leftover padding``; first line: the command).
+FIG12_NS3_PADDING = "tools/data/legilimens-ns3-fig12-padding.md"
+
+
+def _fig12_pairs(a: _Artefacts, rel: str) -> dict:
+    """A stored Figure 12 comparison (``fig12-ns3``'s file) as {(layout, table, scheme, load):
+    [(cellshare, ns-3), ...] per column}, layout ``every`` or ``some``, table ``main`` (the
+    seven-column table) or ``replay`` (fg delivered with ns-3's set-up replayed), a cell's pair
+    None where it is "—"."""
+    p = a.root / rel
+    if not p.is_file():
+        raise DocgenError(f"{rel} not found (written by tools/legilimens_study.py fig12)")
+    out: dict = {}
+    layout = None
+    for ln in p.read_text().splitlines():
+        if ln.startswith("Background at every UE"):
+            layout = "every"
+        elif ln.startswith("Background at 10 UEs"):
+            layout = "some"
+        if layout is None or not ln.startswith("| ") or ln.startswith("| scheme"):
+            continue
+        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
+        table = "main" if len(cells) == 7 else "replay" if len(cells) == 4 else None
+        if table is None:
+            continue
+        pairs = []
+        for c in cells[2:]:
+            m = re.match(r"([\d.]+) / ([\d.]+)", c)
+            pairs.append((float(m.group(1)), float(m.group(2))) if m else None)
+        out[(layout, table, cells[0], cells[1])] = pairs
+    if not out:
+        raise DocgenError(f"{rel}: no Figure 12 tables found")
+    return out
+
+
+def r_fig12_padded(a: _Artefacts, args: list[str]) -> str:
+    """``fig12-padded``: the cases where the padding matters, cellshare / cellshare with ns-3's
+    padding / ns-3, at 30 / 60 / 80 %, from the two stored comparisons (block)."""
+    base, pad = _fig12_pairs(a, FIG12_NS3), _fig12_pairs(a, FIG12_NS3_PADDING)
+    loads = ("30%", "60%", "80%")
+
+    def side(d: dict, key: tuple, col: int, i: int, loads=loads) -> list:
+        vals = []
+        for ld in loads:
+            row = d.get(key + (ld,))
+            if row is None or row[col] is None:
+                raise DocgenError(f"renderer 'fig12-padded': no {key} {ld} column {col}")
+            vals.append(row[col][i])
+        return vals
+
+    def cell(vals: list, nd: int) -> str:
+        return " / ".join(f"{v:.{nd}f}" for v in vals)
+
+    rows = [("Legilimens' background at 10 UEs (Mbit/s per flow)", ("some", "main", "Legilimens"), 1, 2, loads),
+            ("fg delivered beside Legilimens at every UE, set-up replayed (Mbit/s)", ("every", "replay", "Legilimens"), 0, 1,
+             loads),
+            ("Vegas' background at 10 UEs (Mbit/s per flow)", ("some", "main", "Vegas"), 1, 2, loads),
+            ("Vegas' background at every UE", ("every", "main", "Vegas"), 1, 2, loads),
+            ("the long foreground alone (\"w/o bg\", 60 / 80 %)", ("every", "main", "w/o bg"), 0, 2, loads[1:])]
+    lines = ["| case | cellshare | padded | ns-3 |", "|---|---|---|---|"]
+    for label, key, col, nd, lds in rows:
+        cs, padded, ns3 = side(base, key, col, 0, lds), side(pad, key, col, 0, lds), side(base, key, col, 1, lds)
+        lines.append(f"| {label} | {cell(cs, nd)} | {cell(padded, nd)} | {cell(ns3, nd)} |")
+        if key[2] == "Legilimens" and key[0] == "some":
+            above = lambda xs: " / ".join(f"{round((x / n - 1) * 100)}" for x, n in zip(xs, ns3)) + " %"  # noqa: E731
+            lines.append(f"| the same, cellshare above ns-3 by | {above(cs)} | {above(padded)} | |")
+    return "\n".join(lines)
+
+
 def r_fig12_cells(a: _Artefacts, args: list[str]) -> str:
     """``fig12-cells FILE SCHEME LAYOUT``: one row of a stored Figure 12 table (``fig12-ns3``'s
     files), its per-load cells joined by commas; ``fig12-cells FILE ratio LAYOUT``: Legilimens'
@@ -2284,6 +2354,7 @@ RENDERERS: dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]] = {
     "westwood-ns3": (r_westwood_ns3, True), "westwood-ns3-value": (r_westwood_ns3_value, False),
     "fig7-ns3": (r_fig7_ns3, True), "fig7-ns3-value": (r_fig7_ns3_value, False), "fig7-recapture": (r_fig7_recapture, False),
     "fig12-ns3": (r_fig12_ns3, True), "fig12-cells": (r_fig12_cells, False),
+    "fig12-padded": (r_fig12_padded, True),
     "in-step-linux": (r_in_step_linux, True),
     "figure": (r_figure, True), "limits": (r_limits, True),
     "limits-const": (r_limits_const, False), "code-const": (r_code_const, False),
