@@ -784,3 +784,22 @@ def test_the_padding_table_is_read_from_the_two_stored_comparisons():
     row = next(ln for ln in block.splitlines() if ln.startswith("| Legilimens' background at 10 UEs"))
     assert f"{base[key][1][0]:.2f}" in row and f"{pad[key][1][0]:.2f}" in row and f"{base[key][1][1]:.2f}" in row
     assert "| the same, cellshare above ns-3 by |" in block
+
+
+def test_page_renderer_modules_are_collected_and_a_name_defined_twice_is_refused(tmp_path, monkeypatch):
+    import importlib
+    from cellshare import docpages
+
+    (tmp_path / "page_one.py").write_text(
+        "def r_one(a, args):\n    return 'one ' + ' '.join(args)\n\nRENDERERS = {'page-one-value': (r_one, False)}\n")
+    monkeypatch.setattr(docpages, "__path__", [str(tmp_path)])
+    found = docpages.collect()
+    assert set(found) == {"page-one-value"}
+    monkeypatch.setitem(docgen.RENDERERS, "page-one-value", found["page-one-value"])
+    assert docgen.render_page("It is <!-- generated: page-one-value a b -->?<!-- end generated -->.", None) == \
+        "It is <!-- generated: page-one-value a b -->one a b<!-- end generated -->."
+    (tmp_path / "page_two.py").write_text("RENDERERS = {'page-one-value': (None, False)}\n")
+    importlib.invalidate_caches()
+    with pytest.raises(docgen.DocgenError, match="'page-one-value' is defined by both cellshare.docpages.page_one "
+                                                 "and cellshare.docpages.page_two"):
+        docpages.collect()

@@ -2406,6 +2406,19 @@ def r_bench_nr(a: _Artefacts, args: list[str]) -> str:
 RENDERERS["bench-nr"] = (r_bench_nr, True)
 
 
+def _add_page_renderers() -> None:
+    """Adds the renderers of :mod:`cellshare.docpages` (one module per page) to :data:`RENDERERS`."""
+    from . import docpages
+
+    for name, entry in docpages.collect().items():
+        if name in RENDERERS:
+            raise DocgenError(f"renderer {name!r} is defined both in cellshare.docgen and in cellshare.docpages")
+        RENDERERS[name] = entry
+
+
+_add_page_renderers()
+
+
 def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
     """`text` with every generated section re-rendered."""
     def sub(m: re.Match) -> str:
