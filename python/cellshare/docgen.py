@@ -30,6 +30,9 @@ artefacts; nothing in it is typed by hand:
 - the code itself for the limits and constants pages quote (``limits``, ``limits-const``,
   ``code-const``) and the sweep files whose runs the tour counts (``sweep-tour``).
 
+Renderers that serve one page live in that page's module of :mod:`cellshare.docpages`
+(``legilimens_ns3`` for ``docs/legilimens-ns3.md``); docgen adds them to :data:`RENDERERS`.
+
 The scoreboard blocks of ``README.md`` and ``docs/reproductions.md`` keep their own markers
 (:mod:`cellshare.reproduce.scoreboard` renders them); :func:`rendered` includes them, so
 ``python -m cellshare.docgen --write`` rewrites every generated section of every page and
