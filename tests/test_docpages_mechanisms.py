@@ -195,3 +195,23 @@ def test_the_tool_measures_what_the_artefact_stores(tmp_path):
     assert all(v["peak_mib"] < 200 for v in d["validate"].values()), d["validate"]
     a = _tree(tmp_path / "root", m.MECH_LIMITS, d)
     assert _inline(a, "mech-guard limit") == "400 MiB"
+
+
+def test_a_sensitivity_value_whose_assumed_value_has_spaces(tmp_path):
+    a = docgen._Artefacts(REPO)
+    row = next(r for r in a.reproduction("dtpa")["sensitivity"]
+               if r["assumption"] == "mac" and r["claim"] == "dtpa-fairer-30")
+    spec = f"mech-sens dtpa dtpa-fairer-30[Reno] mac = {row['value']}"
+    assert " " in str(row["value"]) and _inline(a, spec) == docgen._format(row["ours"]["Reno"], "")
+    board = _stored(docgen.SCOREBOARD)
+    for e in board["reproductions"]:
+        for r in e.get("sensitivity", []):
+            if e["name"] == "dtpa" and r["assumption"] == "mac" and r["claim"] == "dtpa-fairer-30":
+                r["ours"]["Reno"] = 0.5
+    assert _inline(_tree(tmp_path, docgen.SCOREBOARD, board), spec) == "0.5"
+    with pytest.raises(docgen.DocgenError, match="has no sensitivity row mac = 802.15.4 other for claim 'dtpa-fairer-30'"):
+        _inline(a, "mech-sens dtpa dtpa-fairer-30[Reno] mac = 802.15.4 other")
+    with pytest.raises(docgen.DocgenError, match="is a value per key: name one$"):
+        _inline(a, f"mech-sens dtpa dtpa-fairer-30 mac = {row['value']}")
+    with pytest.raises(docgen.DocgenError, match=r"expected `mech-sens REP CLAIM\[KEY\] ASSUMPTION = VALUE…`"):
+        _inline(a, "mech-sens dtpa dtpa-fairer-30 mac=802.15.4 default")
