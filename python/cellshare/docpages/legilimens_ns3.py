@@ -1,6 +1,6 @@
 """Renderers of ``docs/legilimens-ns3.md``: Legilimens in ns-3 against cellshare, Figures 7 and 12.
 
-They read three stored artefacts of the Figure 12 comparison and two of Figure 7:
+They read the stored artefacts of the two comparisons:
 
 - ``tools/data/legilimens-ns3-fig12.md`` (``fig12-ns3``'s table: cellshare / ns-3 per scheme,
   layout and load, and the replay of ns-3's connection set-up);
@@ -8,6 +8,8 @@ They read three stored artefacts of the Figure 12 comparison and two of Figure 7
   transport-block bytes per group of UEs, connection set-up, Legilimens' modes, wall time);
 - ``tools/data/legilimens-ns3-fig12-cellshare.json`` (``python tools/legilimens_ns3_cellshare.py
   --out FILE``: cellshare's runs with background totals and modes, and one-setting variants);
+- ``tools/data/legilimens-ns3-fig12-padding.md`` (the same table with cellshare's PF padding as
+  ns-3's, ``--cellshare-leftover padding``);
 - ``tools/data/legilimens-ns3-fig7.jsonl`` (the ns-3 Figure 7 runs: Legilimens' mode log).
 
 Arguments name a layout (``every``, ``some``), schemes (``CUBIC``, ``LEDBAT``, ``Vegas``,
@@ -18,18 +20,30 @@ in per cent (``30,60,80``; default all three) and a column of the table (``long`
 ``lns3-agree TOL``, ``lns3-outside TOL``
     How many of the scheme × layout × load cases have ns-3's background per flow within ±TOL %
     of cellshare's ("18 of the 24"); the cases outside, grouped, with their differences.
-``lns3-diff LAYOUT COLUMN SCHEMES [LOADS]``, ``lns3-within LAYOUT COLUMN SCHEMES [LOADS]``
-    The span of ns-3's differences from cellshare in one column ("−5 to −14 %"); the smallest
-    whole ±bound that holds them all ("±8 %").
-``lns3-cells LAYOUT COLUMN SCHEME cellshare|ns-3 [LOADS]``
-    One side's values of one row, per load, as the table prints them ("3.5 / 8.6 / 9.1").
+``lns3-diff LAYOUT COLUMN SCHEMES [LOADS] [padded]``, ``lns3-within …``
+    The span of ns-3's differences from cellshare in one column ("−5 to −14 %": the table's
+    own printed differences where it has them, else from the printed values); the smallest
+    whole ±bound that holds them all ("±8 %"). With ``padded``, from the comparison with
+    cellshare padding as ns-3 (``tools/data/legilimens-ns3-fig12-padding.md``).
+``lns3-cells LAYOUT COLUMN SCHEMES cellshare|ns-3 [LOADS] [padded]``, ``lns3-span …``
+    One side's values of one row, per load, as the table prints them ("3.5 / 8.6 / 9.1"); or
+    their span ("0.072–0.074").
+``lns3-closed LAYOUT COLUMN SCHEME``
+    Per load, the share of the cellshare–ns-3 gap that cellshare with ns-3's padding closes.
+``lns3-moved padded|VARIANT SCHEMES``
+    The largest change of a background per flow, over both layouts and the loads, with the
+    padding or a variant of ``legilimens-ns3-fig12-cellshare.json``.
+``lns3-vs cellshare|cellshare:VARIANT SCHEME LAYOUT``
+    The span of cellshare's background per flow (or a variant's) against ns-3's, %.
+``lns3-alone FILE SCHEME LAYOUT LOAD long|bg|fct50|fg``
+    One number of a stored cellshare-alone table (``fig12-ns3 FILE``'s files).
 ``lns3-run SIDE KEY SCHEME LAYOUT [LOADS] [span]``
     One number of a run per load, joined by " / " (or the span with ``span``). SIDE ``ns-3``,
     ``cellshare`` or ``cellshare:VARIANT``; KEY ``bg``, ``bgtotal``, ``fg``, ``total``,
     ``long``, ``fct50`` (every side), ``modes`` (Legilimens' share of time per mode),
     ``backoff`` (its share in back-off), and for ns-3 ``blocks`` (Mbit/s of new transport
     blocks to the background UEs, ``blocks-other`` to the others), ``fill``, ``fill-other``,
-    ``setup`` (median connection set-up, s), ``return`` (Legilimens' mean ACK return delay,
+    ``setup`` / ``setup99`` (median / p99 connection set-up, s), ``return`` (Legilimens' mean ACK return delay,
     ms), ``wall`` (s).
 ``lns3-total-ratio LAYOUT``
     The span of cellshare's total delivered (background + foreground) over ns-3's, over the
@@ -49,8 +63,9 @@ in per cent (``30,60,80``; default all three) and a column of the table (``long`
 ``lns3-phy-same``, ``lns3-idle-timeouts``, ``lns3-longs LOAD``
     Whether recording the blocks changed ns-3's 60 % runs; the idle retransmission timeouts of
     every stored ns-3 Legilimens run; the long flows of the 10 s window at a load.
-``lns3-fig7-stop STOP_S``
-    ns-3 Legilimens' modes from the last GAP I before a stop of CUBIC to NORMAL after it.
+``lns3-fig7-stop STOP_S``, ``lns3-fig7-normal``
+    ns-3 Legilimens' modes from the last GAP I before a stop of CUBIC to NORMAL after it; the
+    time from its start to its first NORMAL.
 """
 from __future__ import annotations
 
@@ -212,7 +227,8 @@ def _cs_case(a: _Artefacts, variant: str | None, scheme: str, layout: str, load:
         raise DocgenError(f"renderer {name!r}: no variant {variant!r} in {FIG12_CS} (variants: {', '.join(d['variants'])})")
     key = f"{scheme}|{layout if scheme != 'w/o bg' else 'every'}|{load / 100:g}"
     if key not in src:
-        raise DocgenError(f"renderer {name!r}: no cellshare run {key!r}{'' if variant is None else ' of ' + variant} in {FIG12_CS}")
+        of = "" if variant is None else f" of {variant}"
+        raise DocgenError(f"renderer {name!r}: no cellshare run {key!r}{of} in {FIG12_CS}")
     return src[key]
 
 
