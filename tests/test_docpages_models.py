@@ -176,10 +176,27 @@ def test_pages_render_their_numbers_through_the_markers():
         "docs/nr.md": ["<!-- generated: mdl-nr-edge -->"],
         "docs/crosscheck.md": ["<!-- generated: mdl-start-spread -->"],
         "docs/outputs.md": ["<!-- generated: mdl-prb real-half unweighted -->"],
-        "docs/performance.md": ["<!-- generated: mdl-bench-spread single-realistic -->"],
+        "docs/performance.md": ["<!-- generated: mdl-bench-spread single-realistic -->",
+                                "<!-- generated: mdl-network-cost ll_misses -->"],
+        "docs/mobility.md": ["<!-- generated: mdl-network-cost instructions -->"],
         "docs/apps.md": ["<!-- generated: mdl-part sorpc youtube-sorpc-better SORPC s -->"],
         "docs/cell.md": ["<!-- generated: ns3-rate tools/data/ns3-crosscheck-background.json other/vegas ns3 bg -->"],
     }.items():
         text = (REPO / rel).read_text()
         for m in markers:
             assert m in text, (rel, m)
+
+
+def test_network_cost_reads_the_stored_counts(tmp_path):
+    rel = models.NETWORK_COST
+    a = docgen._Artefacts(REPO)
+    stored = json.loads((REPO / rel).read_text())["network_over_single"]
+    assert _render(a, "mdl-network-cost ll_misses") == f"{stored['ll_misses']:.1f}×"
+    assert stored["ll_misses"] > stored["instructions"] > 1   # what the pages say about the network
+
+    def change(d):
+        d["network_over_single"]["instructions"] = 2.04
+    assert _render(_edit(_root(tmp_path, rel), rel, change), "mdl-network-cost instructions") == "2.0×"
+    with pytest.raises(docgen.DocgenError, match="key 'cycles' is not one of instructions") as e:
+        _render(a, "mdl-network-cost cycles")
+    assert "\n" not in str(e.value)

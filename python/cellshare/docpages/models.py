@@ -1,5 +1,5 @@
 """Renderers of the model pages' numbers (``mdl-*``): docs/radio-link.md, nr.md, crosscheck.md,
-apps.md, outputs.md and performance.md.
+apps.md, outputs.md, performance.md and mobility.md.
 
 Each reads a committed artefact (or the constant it is judged against) and prints one value
 inside a sentence:
@@ -18,6 +18,8 @@ inside a sentence:
   (``tools/prb_utilization.py``).
 - ``mdl-bench-spread VARIANT``: the largest over the smallest speed of one benchmark variant's
   runs in ``tools/data/bench.json`` (one binary, one session).
+- ``mdl-network-cost KEY``: the network benchmark's instructions, data accesses or last-level
+  cache misses per simulated second over the single cell's (``tools/network_cost.py``).
 - ``mdl-part REP ID KEY [pct|x|s|ms]``: one entry of a scoreboard result whose value is a
   table (``sorpc youtube-sorpc-better SORPC s``).
 """
@@ -28,6 +30,7 @@ from ..docgen import BENCH, DocgenError, _Artefacts, _args, _format, _ns3_run
 NR_LENA_COMPARE = "tools/data/nr-lena-compare.json"
 START_SENSITIVITY = "tools/data/crosscheck-start-sensitivity.json"
 PRB_UTILIZATION = "tools/data/prb-utilization.json"
+NETWORK_COST = "tools/data/network-cost.json"
 
 
 def _span(vals: list[float]) -> str:
@@ -154,6 +157,15 @@ def r_bench_spread(a: _Artefacts, args: list[str]) -> str:
     return f"{max(s) / min(s):.1f}×"
 
 
+def r_network_cost(a: _Artefacts, args: list[str]) -> str:
+    """``mdl-network-cost instructions|data_accesses|ll_misses``: ``4.4×``."""
+    key = _args(args, 1, "mdl-network-cost", "mdl-network-cost instructions|data_accesses|ll_misses")[0]
+    ratios = a.load(NETWORK_COST)["network_over_single"]
+    if key not in ratios:
+        raise DocgenError(f"renderer 'mdl-network-cost': key {key!r} is not one of {', '.join(ratios)}")
+    return f"{ratios[key]:.1f}×"
+
+
 def r_part(a: _Artefacts, args: list[str]) -> str:
     """``mdl-part REP ID KEY [pct|x|s|ms]``: the entry KEY of a result whose value has one per key;
     a KEY with spaces is written with underscores (``single_queue``)."""
@@ -177,5 +189,6 @@ RENDERERS = {
     "mdl-start-spread": (r_start_spread, False),
     "mdl-prb": (r_prb, False),
     "mdl-bench-spread": (r_bench_spread, False),
+    "mdl-network-cost": (r_network_cost, False),
     "mdl-part": (r_part, False),
 }
