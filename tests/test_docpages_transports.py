@@ -163,3 +163,15 @@ def test_the_sprout_tool_parses_the_tests_lines():
     assert rows[1]["ticks_differing"] == 711 and rows[1]["max_count_diff_packets"] == 11
     with pytest.raises(ValueError, match="no sequence lines"):
         tool.parse("test result: FAILED\n")
+
+
+def test_the_kernel_narrowing_follows_the_models_constants(tmp_path):
+    assert trn.r_kernel_narrowing(docgen._Artefacts(REPO), []) == "1.3 %"   # ±3σ against ±5σ
+    rs = tmp_path / trn.SPROUT_MODEL_RS
+    rs.parent.mkdir(parents=True)
+    rs.write_text((REPO / trn.SPROUT_MODEL_RS).read_text().replace(
+        "const KERNEL_SIGMAS_FAST: f64 = 3.0;", "const KERNEL_SIGMAS_FAST: f64 = 2.0;"))
+    assert trn.r_kernel_narrowing(docgen._Artefacts(tmp_path), []) == "12.0 %"
+    rs.write_text("// no constants\n")
+    with pytest.raises(docgen.DocgenError, match="no `const KERNEL_SIGMAS_FAST: f64`"):
+        trn.r_kernel_narrowing(docgen._Artefacts(tmp_path), [])

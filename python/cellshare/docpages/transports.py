@@ -14,7 +14,10 @@ delivery opportunities over the run, Mbit/s of 1500-byte packets); ``M/BASE`` is
 """
 from __future__ import annotations
 
-from ..docgen import DocgenError, _args, _Artefacts
+import math
+import re
+
+from ..docgen import ROOT, DocgenError, _args, _Artefacts
 
 #: The datagram transports' validation runs (``tools/datagram_transports.py --out FILE``).
 DATAGRAM = "tools/data/transports-validation.json"
@@ -262,7 +265,36 @@ def r_lp_fading(a: _Artefacts, args: list[str]) -> str:
     return f"{lo} %" if lo == hi else f"{lo}–{hi} %"
 
 
+#: Sprout's model, whose kernel constants the fast inference's description quotes.
+SPROUT_MODEL_RS = "crates/transport/src/datagram/sprout/model.rs"
+
+
+def _f64_const(a: _Artefacts, name: str) -> float:
+    """A ``const NAME: f64`` of Sprout's model source: the rendered tree's, or this checkout's
+    when the tree does not hold that source (a copy of the pages and artefacts only)."""
+    root = a.root if (a.root / SPROUT_MODEL_RS).is_file() else ROOT
+    m = re.search(rf"const {name}: f64 = ([0-9.eE+-]+);", (root / SPROUT_MODEL_RS).read_text())
+    if not m:
+        raise DocgenError(f"renderer 'trn-kernel-narrowing': no `const {name}: f64` in {SPROUT_MODEL_RS}")
+    return float(m.group(1))
+
+
+def _truncated_sd(k: float) -> float:
+    """The standard deviation of a unit normal truncated to ±k."""
+    phi = math.exp(-k * k / 2) / math.sqrt(2 * math.pi)
+    return math.sqrt(1 - 2 * k * phi / math.erf(k / math.sqrt(2)))
+
+
+def r_kernel_narrowing(a: _Artefacts, args: list[str]) -> str:
+    """``trn-kernel-narrowing``: how much narrower the fast inference's Brownian kernel is than
+    the exact one's, as normals truncated at ±KERNEL_SIGMAS_FAST and ±KERNEL_SIGMAS_EXACT σ
+    (the constants of the model's source), ``1.3 %`` (inline)."""
+    fast, exact = _f64_const(a, "KERNEL_SIGMAS_FAST"), _f64_const(a, "KERNEL_SIGMAS_EXACT")
+    return f"{(1 - _truncated_sd(fast) / _truncated_sd(exact)) * 100:.1f} %"
+
+
 RENDERERS = {
+    "trn-kernel-narrowing": (r_kernel_narrowing, False),
     "trn-lp-fading": (r_lp_fading, False),
     "trn-traces": (r_traces, True),
     "trn-fixed": (r_fixed, True),
