@@ -120,6 +120,7 @@ def test_the_tcp_lp_range_follows_the_artefact(tmp_path):
     ("trn-where", ["sprout", "p50", "gt", "many", "all"], "VALUE 'many' is not a number"),
     ("trn-capacity", ["Verizon-EVDO-driving", "kbps"], "'kbps' is not mbps, pps or gap"),
     ("trn-fixed-value", ["bbr", "use"], "scheme 'bbr' is not in"),
+    ("trn-events", ["quic"], "transport 'quic' is not in the benchmark"),
     ("trn-lp-fading", ["nakagami"], "fading 'nakagami' is not in tools/data/tcp-lp-fading.json"),
 ])
 def test_a_bad_argument_is_a_one_line_error(name, args, needle):
@@ -175,3 +176,14 @@ def test_the_kernel_narrowing_follows_the_models_constants(tmp_path):
     rs.write_text("// no constants\n")
     with pytest.raises(docgen.DocgenError, match="no `const KERNEL_SIGMAS_FAST: f64`"):
         trn.r_kernel_narrowing(docgen._Artefacts(tmp_path), [])
+
+
+def test_the_event_ratio_is_the_benchmarks(tmp_path):
+    a = docgen._Artefacts(REPO)
+    runs = a.bench["runs"]
+    assert trn.r_events(a, ["verus"]) == f"{runs['transport-verus']['events'] / runs['single-realistic']['events']:.1f}×"
+    b = json.loads((REPO / docgen.BENCH).read_text())
+    b["runs"]["transport-verus"]["events"] = b["runs"]["single-realistic"]["events"] * 7
+    (tmp_path / docgen.BENCH).parent.mkdir(parents=True)
+    (tmp_path / docgen.BENCH).write_text(json.dumps(b))
+    assert trn.r_events(docgen._Artefacts(tmp_path), ["verus"]) == "7.0×"

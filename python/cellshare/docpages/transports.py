@@ -265,6 +265,17 @@ def r_lp_fading(a: _Artefacts, args: list[str]) -> str:
     return f"{lo} %" if lo == hi else f"{lo}–{hi} %"
 
 
+def r_events(a: _Artefacts, args: list[str]) -> str:
+    """``trn-events TRANSPORT``: the events of the committed benchmark's 100-UE cell with every
+    flow on TRANSPORT (``sprout``, ``verus``, ...) over CUBIC's, ``2.8×`` (inline)."""
+    t = _args(args, 1, "trn-events", "trn-events TRANSPORT")[0]
+    runs = a.bench["runs"]
+    if f"transport-{t}" not in runs:
+        known = ", ".join(k.removeprefix("transport-") for k in runs if k.startswith("transport-"))
+        raise DocgenError(f"renderer 'trn-events': transport {t!r} is not in the benchmark ({known})")
+    return f"{runs[f'transport-{t}']['events'] / runs['single-realistic']['events']:.1f}×"
+
+
 #: Sprout's model, whose kernel constants the fast inference's description quotes.
 SPROUT_MODEL_RS = "crates/transport/src/datagram/sprout/model.rs"
 
@@ -294,6 +305,7 @@ def r_kernel_narrowing(a: _Artefacts, args: list[str]) -> str:
 
 
 RENDERERS = {
+    "trn-events": (r_events, False),
     "trn-kernel-narrowing": (r_kernel_narrowing, False),
     "trn-lp-fading": (r_lp_fading, False),
     "trn-traces": (r_traces, True),
