@@ -110,6 +110,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="also store every number as JSON here")
     a = ap.parse_args()
     t0 = time.monotonic()
+    load_before = round(os.getloadavg()[0], 2)
     stored: dict = {"rows": [], "capacity": {}, "fixed": []}
 
     if not a.fixed_only:
@@ -158,7 +159,7 @@ def main() -> None:
             "wall_s": round(time.monotonic() - t0, 1),
             "machine": {"cpu": _cpu(), "cores": os.cpu_count(),
                         "system": f"{platform.system()} {platform.release()}", "python": platform.python_version(),
-                        "load_1min_after": round(os.getloadavg()[0], 2)},
+                        "load_1min_before": load_before, "load_1min_after": round(os.getloadavg()[0], 2)},
             **stored,
         }
         a.out.write_text(json.dumps(doc, indent=1) + "\n")
