@@ -803,3 +803,13 @@ def test_page_renderer_modules_are_collected_and_a_name_defined_twice_is_refused
     with pytest.raises(docgen.DocgenError, match="'page-one-value' is defined by both cellshare.docpages.page_one "
                                                  "and cellshare.docpages.page_two"):
         docpages.collect()
+
+
+def test_a_marker_docgen_cannot_read_is_an_error_not_skipped():
+    a = docgen._Artefacts(REPO)
+    # An argument with '>' is part of the spec (it used to end it, and the section was skipped).
+    assert "?" not in docgen.render_page("It <!-- generated: value pf-fairness pf-diversity x -->?<!-- end generated -->.", a)
+    with pytest.raises(docgen.DocgenError, match=r"page: line 2: `<!-- generated: value pf-fairness pf-diversity x -->` is not a generated section"):
+        docgen.render_page("Intro.\nIt <!-- generated: value pf-fairness pf-diversity x -->1.3×, never closed.\n", a)
+    with pytest.raises(docgen.DocgenError, match="unknown renderer 'no-such'"):
+        docgen.render_page("It <!-- generated: no-such a>b -->?<!-- end generated -->.", a)

@@ -218,7 +218,9 @@ BENCH = "tools/data/bench.json"
 COMMAND = "python -m cellshare.docgen --write"
 
 #: A generated section: the opening marker (renderer and arguments), its content, the end.
-SECTION = re.compile(r"(<!-- generated: (?P<spec>[^>]*?) -->)(?P<body>.*?)(<!-- end generated -->)", re.S)
+SECTION = re.compile(r"(<!-- generated: (?P<spec>[^\n]*?) -->)(?P<body>.*?)(<!-- end generated -->)", re.S)
+#: Where a section opens, matched or not (an opening without its end, or not closed on its line).
+OPENING = re.compile(r"<!-- generated:")
 
 
 def _pages(root: Path) -> list[Path]:
@@ -2446,6 +2448,16 @@ def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
             body = "\n".join(indent + line if line else line for line in body.split("\n"))
             return f"{m.group(1)}\n\n{body}\n\n{indent}{m.group(4)}"
         return m.group(1) + body + m.group(4)
+    starts = {m.start() for m in SECTION.finditer(text)}
+    for m in OPENING.finditer(text):
+        if m.start() not in starts:
+            line = text.count("\n", 0, m.start()) + 1
+            end = text.find("-->", m.start())
+            eol = text.find("\n", m.start())
+            shown = text[m.start():end + 3] if end >= 0 and (eol < 0 or end < eol) else text[m.start():eol if eol >= 0 else None][:60]
+            raise DocgenError(f"{where}: line {line}: `{shown}` is not a "
+                              "generated section: expected `<!-- generated: RENDERER ARGS -->` on one line, then "
+                              "`<!-- end generated -->`")
     return SECTION.sub(sub, text)
 
 
