@@ -126,3 +126,34 @@ def test_bad_arguments_are_one_line_errors(name, args, message):
     with pytest.raises(docgen.DocgenError) as e:
         render(name, *args)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+OURS = "tools/data/ns3-crosscheck-cellshare-traces.json"
+
+
+def test_cellshare_traces_are_the_runs_the_tool_makes_now(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "t.json"
+    subprocess.run([sys.executable, str(REPO / "tools/ns3_cellshare_traces.py"), "--out", str(out), "--only",
+                    "other-vegas,same-cubic-prr-rfc-start-5.30"], check=True, cwd=REPO)
+    new = json.loads(out.read_text())["runs"]
+    stored = json.loads((REPO / OURS).read_text())["runs"]
+    for name, run in new.items():
+        assert run["rows"][0]["cellshare"] == stored[name]["rows"][0]["cellshare"], name
+
+
+def test_cellshare_side_renders_its_trace_and_sweep(tmp_path):
+    assert render("xns3-ours", f"{OURS}#other-vegas", "bg1", "cwnd", "8-40").endswith(" segments")
+    sweep = render("xns3-sweep", OURS, "same-cubic-prr-rfc-start-")
+    assert "over the 9 runs" in sweep and "with the start at 5.30 s" in sweep
+
+    def closer(d):
+        d["runs"]["same-cubic-prr-rfc-start-5.00"]["rows"][0]["cellshare"].update(fg0=7.6, bg0=26.2)
+    root = copy_with(tmp_path, OURS, closer)
+    assert "with the start at 5.00 s (+0 % and +0 %)" in render("xns3-sweep", OURS, "same-cubic-prr-rfc-start-", root=root)
+    with pytest.raises(docgen.DocgenError, match="has no traced flow 'bg0'"):
+        render("xns3-ours", f"{OURS}#other-vegas", "bg0", "cwnd", "10")
+    with pytest.raises(docgen.DocgenError, match="has no runs named nothing-"):
+        render("xns3-sweep", OURS, "nothing-")

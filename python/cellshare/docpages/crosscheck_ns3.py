@@ -68,6 +68,12 @@ Renderers:
     The highest segment SACKed by the ACK that ended the N-th recovery (inline).
 ``xns3-diff FILE[#RUN] LABEL KEY REF[#RUN]``
     cellshare's rate in FILE against ns-3's in REF, the same run, in per cent (inline).
+``xns3-ours FILE#RUN FLOW cwnd|srtt T|A-B``
+    cellshare's traced window or smoothed RTT of a flow, from ``tools/ns3_cellshare_traces.py``'s
+    file (``tools/data/ns3-crosscheck-cellshare-traces.json``) (inline).
+``xns3-sweep FILE PREFIX``
+    cellshare's rates over that file's runs named PREFIX... (a sweep of the foreground's start)
+    and the run closest to ns-3's (inline).
 ``xns3-snr FILE LABEL``
     The SNR of one run of a stored cross-check (inline).
 """
@@ -565,6 +571,63 @@ def r_diff(a: _Artefacts, args: list[str]) -> str:
     return f"{round((rates[0] / rates[1] - 1) * 100):+d} %".replace("-", "−")
 
 
+def _ours(a: _Artefacts, spec: str, name: str) -> tuple[str, dict]:
+    """A run of `tools/ns3_cellshare_traces.py`'s file, ``FILE#RUN``: (spec, its one row)."""
+    spec, d = _ns3_run(a, spec, name)
+    if len(d["rows"]) != 1:
+        raise DocgenError(f"renderer {name!r}: {spec} is not a run of tools/ns3_cellshare_traces.py (one row)")
+    return spec, d["rows"][0]
+
+
+def r_ours(a: _Artefacts, args: list[str]) -> str:
+    """``xns3-ours FILE#RUN FLOW cwnd|srtt T|A-B``: cellshare's traced window (segments) or
+    smoothed RTT (ms) of one flow at a time, or summarised over a window (inline)."""
+    spec, flow, what, at = _args(args, 4, "xns3-ours", "xns3-ours FILE#RUN FLOW cwnd|srtt T|A-B")[:4]
+    spec, r = _ours(a, spec, "xns3-ours")
+    tcp = r["cellshare"].get("tcp", {})
+    if flow not in tcp:
+        raise DocgenError(f"renderer 'xns3-ours': {spec} has no traced flow {flow!r} (flows: {', '.join(tcp) or 'none'})")
+    keys = {"cwnd": ("cwnd_segments_per_100_ms", 0, "segments"), "srtt": ("srtt_ms_per_100_ms", 2, "ms")}
+    if what not in keys:
+        raise DocgenError(f"renderer 'xns3-ours': {what!r} is not cwnd or srtt")
+    key, dec, unit = keys[what]
+    pts = [(round((i + 1) / 10, 1), v) for i, v in enumerate(tcp[flow][key]) if v is not None]
+    if "-" in at:
+        return f"{_summary(_values(pts, _window(at, 'xns3-ours'), spec, f'{flow}.{what}', 'xns3-ours'), dec)} {unit}"
+    try:
+        t = round(float(at), 1)
+    except ValueError:
+        raise DocgenError(f"renderer 'xns3-ours': {at!r} is not a time in seconds or a window A-B") from None
+    held = dict(pts)
+    if t not in held:
+        raise DocgenError(f"renderer 'xns3-ours': {spec} has no {what} of {flow} at {t:g} s")
+    return f"{_num(held[t], dec)} {unit} at {t:g} s"
+
+
+def r_sweep(a: _Artefacts, args: list[str]) -> str:
+    """``xns3-sweep FILE PREFIX``: over the runs of a `tools/ns3_cellshare_traces.py` file named
+    PREFIX..., cellshare's foreground and background ranges, and the run closest to ns-3's split
+    (the smallest of the larger relative difference of the two) with its differences (inline)."""
+    rel, prefix = _args(args, 2, "xns3-sweep", "xns3-sweep FILE PREFIX")[:2]
+    d = a.load(rel)
+    names = [n for n in d.get("runs", {}) if n.startswith(prefix)]
+    if not names:
+        raise DocgenError(f"renderer 'xns3-sweep': {rel} has no runs named {prefix}...")
+    rows = []
+    for n in names:
+        _, r = _ours(a, f"{rel}#{n}", "xns3-sweep")
+        c, t = _ns3_rates(r["cellshare"]), _ns3_rates(r["ns3"])
+        diffs = [(c[k] / t[k] - 1) * 100 for k in ("fg", "bg")]
+        rows.append((max(abs(x) for x in diffs), n[len(prefix):], c, t, diffs))
+    fg = [r[2]["fg"] for r in rows]
+    bg = [r[2]["bg"] for r in rows]
+    _, at, c, t, diffs = min(rows, key=lambda r: r[0])
+    pct = " and ".join(f"{round(x):+d} %".replace("-", "−") for x in diffs)
+    return (f"{_mbit(min(fg))}–{_mbit(max(fg))} / {_mbit(min(bg))}–{_mbit(max(bg))} Mbit/s over the {len(rows)} runs; "
+            f"the closest to ns-3's {_mbit(t['fg'])} / {_mbit(t['bg'])} is {_mbit(c['fg'])} / {_mbit(c['bg'])} "
+            f"with the start at {at} s ({pct})")
+
+
 def r_snr(a: _Artefacts, args: list[str]) -> str:
     """``xns3-snr FILE LABEL``: "−5.4 dB" (inline)."""
     spec, label = _args(args, 2, "xns3-snr", "xns3-snr FILE LABEL")[:2]
@@ -581,4 +644,5 @@ RENDERERS = {
     "xns3-fast-recoveries": (r_fast_recoveries, False), "xns3-timeouts": (r_timeouts, False),
     "xns3-entry-sends": (r_entry_sends, False), "xns3-exit-lag": (r_exit_lag, False),
     "xns3-exit-sack": (r_exit_sack, False), "xns3-snr": (r_snr, False), "xns3-diff": (r_diff, False),
+    "xns3-ours": (r_ours, False), "xns3-sweep": (r_sweep, False),
 }
