@@ -157,3 +157,14 @@ def test_cellshare_side_renders_its_trace_and_sweep(tmp_path):
         render("xns3-ours", f"{OURS}#other-vegas", "bg0", "cwnd", "10")
     with pytest.raises(docgen.DocgenError, match="has no runs named nothing-"):
         render("xns3-sweep", OURS, "nothing-")
+
+
+def test_span_over_the_periodic_ack_runs(tmp_path):
+    assert render("xns3-span", OURS, "other-vegas-acks-every-", "bg").endswith("Mbit/s over the 20 runs")
+
+    def frozen(d):
+        d["runs"]["other-vegas-acks-every-4-seed-1"]["rows"][0]["cellshare"]["bg1"] = 1.0
+    root = copy_with(tmp_path, OURS, frozen)
+    assert render("xns3-span", OURS, "other-vegas-acks-every-", "bg", root=root).startswith("1.00–")
+    with pytest.raises(docgen.DocgenError, match="'total' is not fg or bg"):
+        render("xns3-span", OURS, "other-vegas-acks-every-", "total")

@@ -7,7 +7,7 @@ stored run's), and cellshare's senders' congestion window and smoothed RTT every
     python tools/ns3_cellshare_traces.py --out tools/data/ns3-crosscheck-cellshare-traces.json
 
 writes ``runs``: name → the tool's own ``{args, rows}`` (a row's ``cellshare`` side holds the
-flows' rates and, but for the start-time sweeps, under ``tcp`` each flow's
+flows' rates and, but for the sweeps (of the start, of periods and seeds), under ``tcp`` each flow's
 ``cwnd_segments_per_100_ms`` and ``srtt_ms_per_100_ms``, index i the sample at (i + 1)/10 s),
 with the command and the machine.
 Only cellshare runs (a second or so per run); ``cellshare.docpages.crosscheck_ns3`` renders it.
@@ -44,6 +44,10 @@ RUNS: dict[str, tuple[str, str, str, dict]] = {
     **{f"same-cubic-prr-rfc-start-{s:.2f}": (f"same/cubic against ns-3 with RFC 6937's PRR count, our foreground from {s:.2f} s",
                                              PRR_RFC, "same/cubic", {"cellshare_fg_start_s": s})
        for s in [4.9 + 0.05 * k for k in range(9)]},
+    **{f"other-vegas-acks-every-{p}-seed-{s}": (f"other/vegas, every UE's ACKs at uplink opportunities every {p} ms "
+                                               f"(a seeded phase per UE), seed {s}", BACKGROUND, "other/vegas",
+                                               {"cellshare_ack_every_ms": p, "seed": s})
+       for p in (4, 8, 16, 32) for s in range(1, 6)},
     **{f"same-cubic-hystart-4ms-start-{s:.2f}": (f"same/cubic against ns-3 with HyStartDelayMax 4 ms, our foreground from {s:.2f} s",
                                                  HYSTART_4MS, "same/cubic", {"cellshare_fg_start_s": s})
        for s in [4 + 0.25 * k for k in range(17)]},
@@ -93,7 +97,7 @@ def run(xc, name: str) -> dict:
         wall = time.monotonic() - t0
     finally:
         api.run = original
-    if "-start-" not in name:  # the start-time sweeps keep their rates only
+    if "-start-" not in name and "-seed-" not in name:  # the sweeps keep their rates only
         ours["tcp"] = traces(captured[0], [k for k in ours if k[:2] in ("fg", "bg")], ns.duration)
     theirs = {k: v for k, v in row["ns3"].items() if k[:2] in ("fg", "bg")}
     return {"what": what, "args": {k: v for k, v in args.items()},

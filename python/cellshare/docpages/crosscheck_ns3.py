@@ -74,6 +74,9 @@ Renderers:
 ``xns3-sweep FILE PREFIX``
     cellshare's rates over that file's runs named PREFIX... (a sweep of the foreground's start)
     and the run closest to ns-3's (inline).
+``xns3-span FILE PREFIX fg|bg``
+    The range of cellshare's foreground or background rate over that file's runs named PREFIX...
+    (inline).
 ``xns3-snr FILE LABEL``
     The SNR of one run of a stored cross-check (inline).
 """
@@ -628,6 +631,20 @@ def r_sweep(a: _Artefacts, args: list[str]) -> str:
             f"with the start at {at} s ({pct})")
 
 
+def r_span(a: _Artefacts, args: list[str]) -> str:
+    """``xns3-span FILE PREFIX fg|bg``: the lowest and highest of cellshare's rate over the runs of
+    a `tools/ns3_cellshare_traces.py` file named PREFIX..., "17.0–18.4 Mbit/s over the 20 runs" (inline)."""
+    rel, prefix, key = _args(args, 3, "xns3-span", "xns3-span FILE PREFIX fg|bg")[:3]
+    d = a.load(rel)
+    names = [n for n in d.get("runs", {}) if n.startswith(prefix)]
+    if not names:
+        raise DocgenError(f"renderer 'xns3-span': {rel} has no runs named {prefix}...")
+    if key not in ("fg", "bg"):
+        raise DocgenError(f"renderer 'xns3-span': {key!r} is not fg or bg")
+    xs = [_ns3_rates(_ours(a, f"{rel}#{n}", "xns3-span")[1]["cellshare"])[key] for n in names]
+    return f"{_mbit(min(xs))}–{_mbit(max(xs))} Mbit/s over the {len(xs)} runs"
+
+
 def r_snr(a: _Artefacts, args: list[str]) -> str:
     """``xns3-snr FILE LABEL``: "−5.4 dB" (inline)."""
     spec, label = _args(args, 2, "xns3-snr", "xns3-snr FILE LABEL")[:2]
@@ -645,4 +662,5 @@ RENDERERS = {
     "xns3-entry-sends": (r_entry_sends, False), "xns3-exit-lag": (r_exit_lag, False),
     "xns3-exit-sack": (r_exit_sack, False), "xns3-snr": (r_snr, False), "xns3-diff": (r_diff, False),
     "xns3-ours": (r_ours, False), "xns3-sweep": (r_sweep, False),
+    "xns3-span": (r_span, False),
 }
