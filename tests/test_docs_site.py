@@ -80,7 +80,7 @@ def test_the_readmes_measurements_live_on_pages():
         "crosscheck.md": "<!-- generated: ns3-power tools/data/ns3-crosscheck-cubic-power.json -->",
         "performance.md": "<!-- generated: bench single -->",
         "emulator.md": "`crosscheck` of `scenarios/emu-two-ues-cubic.toml`",
-        "workloads.md": "30 % → 30.1 / 32.2 / 31.9 %",
+        "workloads.md": "<!-- generated: wkl-calibration -->",
         "rtac-sorpc-dtpa.md": "Eq. (4.3) is a Mathis-style equilibrium",
         "cell.md": "| PF, RR, max-throughput, BET, ideal-priority MAC schedulers |",
         "reproductions.md": "| `legilimens-queues` | Figure 13:",
