@@ -55,8 +55,8 @@ def load_spread(arrivals: dict, offered_bytes_per_s: float, duration_s: float) -
     variance Σ λ_k·T·s_k² = R·T·Σ w_k·s_k; the ratio is √(Σ w_k·s_k / (R·T)). Dominated by
     the largest flows: `scenarios/workload-at-scale.toml` at 60 % load (41 Mbit/s offered, the
     Legilimens mix with 60 % of the bytes in 32 MB flows) gives 0.63 over 10 s, 0.18 over 2
-    minutes and 0.07 over the papers' 15 (docs/workloads.md: achieved loads within ±4 points
-    over 15 minutes, wandering by ±20 over 2)."""
+    minutes and 0.07 over the papers' 15 (docs/workloads.md shows the achieved loads over
+    seeds, from `tools/data/workload.json`)."""
     if offered_bytes_per_s <= 0 or duration_s <= 0:
         return float("inf")
     m = sum(w * s for s, w in _size_classes(arrivals)) / sum(w for _, w in _size_classes(arrivals))
