@@ -55,7 +55,7 @@ def test_the_pages_use_the_te_renderers():
     # What the pages typed before is gone from them (it is in CHANGELOG.md now).
     for typed in ("0.11–0.20 s", "9.67 Mbps", "97.7 %", "0.1–0.25 s", "3–5 ms instead of 0.2 ms", "exited 247"):
         assert typed not in emu, typed
-    for typed in ("5–20 ms after", "about half a second", "(±5 %)", "(within 25 %)"):
+    for typed in ("5–20 ms after", "about half a second", "(±5 %)", "(within 25 %)", "225 ms at the emulator's"):
         assert typed not in tcp, typed
 
 
@@ -82,6 +82,7 @@ def test_te_const_reads_the_crosschecks_constants(monkeypatch):
     ("te-run wheel", "expected script or binary, got 'wheel'"),
     ("te-run", "expected `te-run script|binary`"),
     ("te-kill", "expected `te-kill back-exit|back-clean|front-clean`"),
+    ("te-idle-rtt median", "expected `te-idle-rtt [rto]`"),
     ("te-kill sideways", "expected one of back-exit, back-clean, front-clean, got 'sideways'"),
 ])
 def test_a_bad_argument_is_one_line_naming_what_was_expected(spec, message):
@@ -139,6 +140,12 @@ def test_the_process_renderers_follow_the_stored_runs(copy):
     assert render(root, "te-kill front-clean") == "0.25 s after the kill (one kill)"
     assert render(root, "te-clock-start") == "400 ms on a, 900 ms on b"
     assert render(root, "te-first-packet traces") == "4–20 ms"
+    for r in d["runs"]:
+        r["idle_rtt_median_ms"] = [30.0, 120.0]
+    _save(root, d)
+    assert render(root, "te-idle-rtt") == "30.0–120.0 ms"
+    # RTT + max(2·RTT, 200 ms): 30 + 200, 120 + 240
+    assert render(root, "te-idle-rtt rto") == "230–360 ms"
     d["kills"] = [k for k in d["kills"] if k["killed"] == "back end"]
     _save(root, d)
     with pytest.raises(DocgenError, match="no kill of the front end"):

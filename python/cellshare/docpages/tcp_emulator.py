@@ -139,6 +139,21 @@ def r_run(a: _Artefacts, args: list[str]) -> str:
             f"idle RTT medians {idle} ms against the modelled {r['base_rtt_ms']:g} ms")
 
 
+def r_idle_rtt(a: _Artefacts, args: list[str]) -> str:
+    """``te-idle-rtt [rto]``: the idle RTT's median per UE over the two-UE runs of
+    ``tools/data/emu-process.json`` (the handshake's RTT on that cell), ms; with ``rto`` the
+    receiver's RTO Linux derives from it, ``RTT + max(2·RTT, 200 ms)`` (inline)."""
+    how = args[0] if args else ""
+    if args not in ([], ["rto"]):
+        raise DocgenError(f"renderer 'te-idle-rtt': expected `te-idle-rtt [rto]`, got {' '.join(args)}")
+    xs = [x for r in _process(a)["runs"] for x in r["idle_rtt_median_ms"]]
+    if how == "rto":
+        lo, hi = (f"{x + max(2 * x, 200.0):.0f}" for x in (min(xs), max(xs)))
+        return f"{lo} ms" if lo == hi else f"{lo}–{hi} ms"
+    lo, hi = f"{min(xs):.1f}", f"{max(xs):.1f}"
+    return f"{lo} ms" if lo == hi else f"{lo}–{hi} ms"
+
+
 def r_kill(a: _Artefacts, args: list[str]) -> str:
     """``te-kill back-exit|back-clean|front-clean``: seconds from the SIGKILL to the front end's
     exit (the back end killed) or to nothing of the run being left, over the kills (inline)."""
@@ -201,6 +216,7 @@ RENDERERS = {
     "te-first-packet": (r_first_packet, False),
     "te-run": (r_run, False),
     "te-kill": (r_kill, False),
+    "te-idle-rtt": (r_idle_rtt, False),
     "te-clock-start": (r_clock_start, False),
     "te-crosscheck": (r_crosscheck, True),
     "te-nr-wait": (r_nr_wait, False),
