@@ -30,7 +30,7 @@ def render(root: Path, spec: str) -> str:
 @pytest.fixture
 def copy(tmp_path):
     """A root with copies of the artefacts the renderers read; returns (root, loaded process file)."""
-    for rel in (te.EMU_PROCESS, te.EMU_NR):
+    for rel in (te.EMU_PROCESS, te.EMU_NR, te.EMU_BODE):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / rel, tmp_path / rel)
     (tmp_path / "tests").mkdir()
@@ -49,7 +49,7 @@ def test_the_pages_use_the_te_renderers():
                    "te-first-packet binary", "te-nr-wait", "te-const emulate.HOST_STEAL_FLOOR_PERCENT",
                    "te-const emulate.RTT_TOLERANCE pct"):
         assert f"<!-- generated: {marker} -->" in emu, marker
-    for marker in ("te-crosscheck", "te-clock-start", "te-first-packet traces", "te-const emulate.THROUGHPUT_TOLERANCE pct",
+    for marker in ("te-crosscheck", "te-bode", "te-clock-start", "te-first-packet traces", "te-const emulate.THROUGHPUT_TOLERANCE pct",
                    "te-const emulate.TIMEOUTS_PER_MINUTE_TOLERANCE"):
         assert f"<!-- generated: {marker} -->" in tcp, marker
     # What the pages typed before is gone from them (it is in CHANGELOG.md now).
@@ -164,6 +164,27 @@ def test_the_crosscheck_table_follows_the_stored_run(copy):
     _save(root, d)
     out = docgen.render_page(page, _Artefacts(root))
     assert "/ 3.21 (" in out and "outside a tolerance" in out
+
+
+def test_the_bode_table_and_ratios_follow_the_stored_runs(copy):
+    root, _ = copy
+    page = "<!-- generated: te-bode -->\n<!-- end generated -->\n"
+    d = json.loads((root / te.EMU_BODE).read_text())
+    runs = {r["aqm"]: r["flows"][0] for r in d["runs"]}
+    out = docgen.render_page(page, _Artefacts(root))
+    for f in runs.values():
+        assert f"| {f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} | {f['sim_drops']} / {f['emu_drops']} |" in out, out
+    ratio = runs["bode"]["emu_mbps"] / runs["tail_drop"]["emu_mbps"]
+    assert f"Linux's {ratio:.2f}." in out
+    # A changed artefact changes the page.
+    next(r for r in d["runs"] if r["aqm"] == "bode")["flows"][0]["emu_mbps"] = runs["tail_drop"]["emu_mbps"] / 2
+    (root / te.EMU_BODE).write_text(json.dumps(d))
+    assert "Linux's 0.50." in docgen.render_page(page, _Artefacts(root))
+    # A file without both runs is an error naming what it holds.
+    d["runs"] = [r for r in d["runs"] if r["aqm"] == "bode"]
+    (root / te.EMU_BODE).write_text(json.dumps(d))
+    with pytest.raises(DocgenError, match="expected one flow in each of a tail_drop and a bode run, got bode"):
+        docgen.render_page(page, _Artefacts(root))
 
 
 def test_the_nr_wait_is_one_and_a_half_slots_of_each_stored_numerology(copy):

@@ -17,6 +17,7 @@ from ..docgen import ROOT, DocgenError, _Artefacts, _args
 
 EMU_PROCESS = "tools/data/emu-process.json"
 EMU_NR = "tools/data/emu-nr.json"
+EMU_BODE = "tools/data/emu-bode-crosscheck.json"
 
 #: `te-run`/`te-first-packet`'s names of the two ways the emulator ran → the artefact's labels.
 EMULATORS = {"script": "package script", "binary": "binary"}
@@ -195,6 +196,33 @@ def r_crosscheck(a: _Artefacts, args: list[str]) -> str:
     return "\n".join(lines)
 
 
+def r_bode(a: _Artefacts, args: list[str]) -> str:
+    """``te-bode``: BoDe against tail drop in the simulator and the emulator, a row per queue,
+    then each side's BoDe throughput over its tail-drop throughput and the command (block)."""
+    d = a.load(EMU_BODE)
+    runs = {r["aqm"]: r for r in d["runs"]}
+    if set(runs) != {"tail_drop", "bode"} or any(len(r["flows"]) != 1 for r in runs.values()):
+        raise DocgenError(f"{EMU_BODE}: expected one flow in each of a tail_drop and a bode run, got "
+                          + ", ".join(f"{k} ({len(r['flows'])} flows)" for k, r in runs.items()))
+    rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+    lines = ["| queue | Mbps sim / emu | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
+             "| RTT p50 ms sim / emu |", "|---|---|---|---|---|---|"]
+    for key in ("tail_drop", "bode"):
+        r = runs[key]
+        f = r["flows"][0]
+        label = "tail drop" if key == "tail_drop" else f"BoDe, `bounded_delay_ms = {r['cell_aqm']['bounded_delay_ms']:g}`"
+        lines.append(f"| {label} | {f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} | {f['sim_drops']} / {f['emu_drops']} "
+                     f"| {rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])} "
+                     f"| {f['sim_timeouts']} / {f['emu_timeouts']} | {f['sim_rtt_p50_ms']:.0f} / {f['emu_rtt_p50_ms']:.0f} |")
+    tail, bode = runs["tail_drop"]["flows"][0], runs["bode"]["flows"][0]
+    m = d["machine"]
+    lines += ["", f"BoDe's throughput over tail drop's: the simulator's {bode['sim_mbps'] / tail['sim_mbps']:.2f}, "
+                  f"Linux's {bode['emu_mbps'] / tail['emu_mbps']:.2f}. {d['duration_s']:g} s per run, "
+                  f"{m['cores']} cores ({m['cpu']}), {m['system']}, one-minute load {m['load_1min_before']:g} before; "
+                  f"`{d['generated_by'].replace('FILE', EMU_BODE)}`."]
+    return "\n".join(lines)
+
+
 def r_nr_wait(a: _Artefacts, args: list[str]) -> str:
     """``te-nr-wait``: the model's mean wait for the next slot plus one slot on air, 1.5 slots,
     for each NR slot length of ``tools/data/emu-nr.json`` (inline)."""
@@ -220,4 +248,5 @@ RENDERERS = {
     "te-clock-start": (r_clock_start, False),
     "te-crosscheck": (r_crosscheck, True),
     "te-nr-wait": (r_nr_wait, False),
+    "te-bode": (r_bode, True),
 }
