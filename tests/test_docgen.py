@@ -77,6 +77,11 @@ def _tree(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "tools" / "data", root / "tools" / "data", dirs_exist_ok=True)  # every artefact a page quotes
     shutil.copytree(REPO / "docs", root / "docs")
     shutil.copytree(REPO / "scenarios", root / "scenarios")
+    # Sources some renderers quote: the tests a page names, Sprout's model constants.
+    shutil.copytree(REPO / "tests", root / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    for rel in ("crates/transport/src/datagram/sprout/model.rs",):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / rel, root / rel)
     return root
 
 

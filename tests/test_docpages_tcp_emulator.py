@@ -104,9 +104,10 @@ def test_te_test_follows_the_test_file(copy):
     f.write_text(f.read_text().replace(f"def {name}(", "def test_renamed("))
     with pytest.raises(DocgenError, match="has no test"):
         render(root, f"te-test test_emulator.py {name}")
-    # A tree without tests/ (pages and artefacts only) is checked against this source tree's.
+    # A tree without the test file says so.
     shutil.rmtree(root / "tests")
-    assert render(root, f"te-test test_emulator.py {name}") == f"`{name}`"
+    with pytest.raises(DocgenError, match="tests/test_emulator.py not found"):
+        render(root, f"te-test test_emulator.py {name}")
 
 
 def test_the_process_renderers_follow_the_stored_runs(copy):

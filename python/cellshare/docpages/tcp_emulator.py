@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from ..docgen import ROOT, DocgenError, _Artefacts, _args
+from ..docgen import DocgenError, _Artefacts, _args
 
 EMU_PROCESS = "tools/data/emu-process.json"
 EMU_NR = "tools/data/emu-nr.json"
@@ -70,10 +70,7 @@ def r_test(a: _Artefacts, args: list[str]) -> str:
     """``te-test FILE NAME``: the name of a test function of ``tests/FILE``, as code; an error
     when the file has no such test (a page names the test that asserts what it says)."""
     file, name = _args(args, 2, "te-test", "te-test FILE NAME")[:2]
-    # The tree being rendered, or this source tree's tests when that tree has none (a tree of
-    # pages and artefacts only, as docgen's own tests build).
-    tests = a.root / "tests" if (a.root / "tests").is_dir() else ROOT / "tests"
-    path = tests / file
+    path = a.root / "tests" / file
     try:
         text = path.read_text()
     except FileNotFoundError:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from ..docgen import ROOT, DocgenError, _args, _Artefacts
+from ..docgen import DocgenError, _args, _Artefacts
 
 #: The datagram transports' validation runs (``tools/datagram_transports.py --out FILE``).
 DATAGRAM = "tools/data/transports-validation.json"
@@ -281,10 +281,12 @@ SPROUT_MODEL_RS = "crates/transport/src/datagram/sprout/model.rs"
 
 
 def _f64_const(a: _Artefacts, name: str) -> float:
-    """A ``const NAME: f64`` of Sprout's model source: the rendered tree's, or this checkout's
-    when the tree does not hold that source (a copy of the pages and artefacts only)."""
-    root = a.root if (a.root / SPROUT_MODEL_RS).is_file() else ROOT
-    m = re.search(rf"const {name}: f64 = ([0-9.eE+-]+);", (root / SPROUT_MODEL_RS).read_text())
+    """A ``const NAME: f64`` of Sprout's model source in the rendered tree."""
+    try:
+        text = (a.root / SPROUT_MODEL_RS).read_text()
+    except FileNotFoundError:
+        raise DocgenError(f"renderer 'trn-kernel-narrowing': {SPROUT_MODEL_RS} not found") from None
+    m = re.search(rf"const {name}: f64 = ([0-9.eE+-]+);", text)
     if not m:
         raise DocgenError(f"renderer 'trn-kernel-narrowing': no `const {name}: f64` in {SPROUT_MODEL_RS}")
     return float(m.group(1))
