@@ -1038,14 +1038,18 @@ def r_fig12_ns3(a: _Artefacts, args: list[str]) -> str:
 FIG12_NS3_PADDING = "tools/data/legilimens-ns3-fig12-padding.md"
 
 
-def _fig12_pairs(a: _Artefacts, rel: str) -> dict:
-    """A stored Figure 12 comparison (``fig12-ns3``'s file) as {(layout, table, scheme, load):
-    [(cellshare, ns-3), ...] per column}, layout ``every`` or ``some``, table ``main`` (the
-    seven-column table) or ``replay`` (fg delivered with ns-3's set-up replayed), a cell's pair
-    None where it is "—"."""
+def _fig12_table(a: _Artefacts, rel: str) -> dict:
+    """A stored Figure 12 comparison (``fig12-ns3``'s file, e.g. ``FIG12_NS3`` or
+    ``FIG12_NS3_PADDING``) as {(layout, table, scheme, load %): [(cellshare, ns-3) strings and
+    the printed difference or None, per column, or None]}: layout ``every`` or ``some``, table
+    ``main`` (the seven-column table) or ``replay`` (fg delivered with ns-3's set-up replayed),
+    a cell None where it is "—"; "w/o bg" rows under both layouts."""
+    key = "fig12:" + rel
+    if key in a._cache:
+        return a._cache[key]
     p = a.root / rel
     if not p.is_file():
-        raise DocgenError(f"{rel} not found (written by tools/legilimens_study.py fig12)")
+        raise DocgenError(f"{rel} not found (written by tools/legilimens_study.py fig12; its first line is the command)")
     out: dict = {}
     layout = None
     for ln in p.read_text().splitlines():
@@ -1057,16 +1061,25 @@ def _fig12_pairs(a: _Artefacts, rel: str) -> dict:
             continue
         cells = [c.strip() for c in ln.strip().strip("|").split("|")]
         table = "main" if len(cells) == 7 else "replay" if len(cells) == 4 else None
-        if table is None:
+        m = re.fullmatch(r"(\d+)%", cells[1])
+        if table is None or m is None:
             continue
         pairs = []
         for c in cells[2:]:
-            m = re.match(r"([\d.]+) / ([\d.]+)", c)
-            pairs.append((float(m.group(1)), float(m.group(2))) if m else None)
-        out[(layout, table, cells[0], cells[1])] = pairs
+            mm = re.match(r"([\d.]+) / ([\d.]+)(?: \(([+-]\d+) %\))?", c)
+            pairs.append((mm.group(1), mm.group(2), mm.group(3)) if mm else None)
+        out[(layout, table, cells[0], int(m.group(1)))] = pairs
     if not out:
         raise DocgenError(f"{rel}: no Figure 12 tables found")
+    a._cache[key] = out
     return out
+
+
+def _fig12_pairs(a: _Artefacts, rel: str) -> dict:
+    """:func:`_fig12_table` as numbers: {(layout, table, scheme, "30%"): [(cellshare, ns-3) or
+    None per column]}."""
+    return {(lay, tab, scheme, f"{load}%"): [(float(c[0]), float(c[1])) if c else None for c in row]
+            for (lay, tab, scheme, load), row in _fig12_table(a, rel).items()}
 
 
 def r_fig12_padded(a: _Artefacts, args: list[str]) -> str:

@@ -73,7 +73,7 @@ import json
 import math
 import re
 
-from ..docgen import FIG12_NS3, DocgenError, _args, _Artefacts, r_fig12_cells
+from ..docgen import FIG12_NS3, DocgenError, _args, _Artefacts, _fig12_table, r_fig12_cells
 
 FIG12_JSONL = "tools/data/legilimens-ns3-fig12.jsonl"
 FIG12_CS = "tools/data/legilimens-ns3-fig12-cellshare.json"
@@ -144,39 +144,8 @@ def _column(arg: str, name: str) -> tuple[str, int]:
 
 
 def _table(a: _Artefacts, rel: str = FIG12_NS3) -> dict:
-    """A stored comparison (``fig12-ns3``'s table, or with ``FIG12_PADDED`` the same with
-    cellshare padding as ns-3) as {(layout, table, scheme, load %): [(cellshare, ns-3) strings
-    and the printed difference or None, per column, or None]}; "w/o bg" rows under both
-    layouts."""
-    key = "lns3:" + rel
-    if key in a._cache:
-        return a._cache[key]
-    p = a.root / rel
-    if not p.is_file():
-        raise DocgenError(f"{rel} not found (written by tools/legilimens_study.py fig12; its first line is the command)")
-    out: dict = {}
-    layout = None
-    for ln in p.read_text().splitlines():
-        if ln.startswith("Background at every UE"):
-            layout = "every"
-        elif ln.startswith("Background at 10 UEs"):
-            layout = "some"
-        if layout is None or not ln.startswith("| ") or ln.startswith("| scheme"):
-            continue
-        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
-        table = "main" if len(cells) == 7 else "replay" if len(cells) == 4 else None
-        m = re.fullmatch(r"(\d+)%", cells[1])
-        if table is None or m is None:
-            continue
-        pairs = []
-        for c in cells[2:]:
-            mm = re.match(r"([\d.]+) / ([\d.]+)(?: \(([+-]\d+) %\))?", c)
-            pairs.append((mm.group(1), mm.group(2), mm.group(3)) if mm else None)
-        out[(layout, table, cells[0], int(m.group(1)))] = pairs
-    if not out:
-        raise DocgenError(f"{rel}: no Figure 12 tables found")
-    a._cache[key] = out
-    return out
+    """The stored comparison ``rel`` as :func:`cellshare.docgen._fig12_table` reads it."""
+    return _fig12_table(a, rel)
 
 
 def _pair(a: _Artefacts, layout: str, col: str, scheme: str, load: int, name: str,
