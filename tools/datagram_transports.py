@@ -16,12 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
 
 from cellshare import api
+from cellshare.bench import _machine
 
 SCHEMES = {
     "cubic": {"kind": "tcp", "cc": {"kind": "cubic"}},
@@ -50,17 +50,6 @@ def trace_capacity(trace: Path, secs: float) -> dict:
     pps = len(times) / secs
     gaps = [b - a for a, b in zip([0] + times, times + [end_ms])]
     return {"packets_per_s": pps, "mbps": pps * MAHIMAHI_PACKET_BYTES * 8 / 1e6, "longest_gap_s": max(gaps) / 1000.0}
-
-
-def _cpu() -> str:
-    """The CPU's model name as /proc/cpuinfo gives it (else the architecture)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
 
 
 def _quantile(xs: list[float], q: float) -> float:
@@ -110,7 +99,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="also store every number as JSON here")
     a = ap.parse_args()
     t0 = time.monotonic()
-    load_before = round(os.getloadavg()[0], 2)
+    machine = _machine()
     stored: dict = {"rows": [], "capacity": {}, "fixed": []}
 
     if not a.fixed_only:
@@ -157,9 +146,7 @@ def main() -> None:
             "secs": a.secs, "seed": 1,
             "fixed_link": {"rate_mbps": 20.0, "secs": 60.0, "second_at_s": 20.0, "fair_from_s": 40.0},
             "wall_s": round(time.monotonic() - t0, 1),
-            "machine": {"cpu": _cpu(), "cores": os.cpu_count(),
-                        "system": f"{platform.system()} {platform.release()}", "python": platform.python_version(),
-                        "load_1min_before": load_before, "load_1min_after": round(os.getloadavg()[0], 2)},
+            "machine": {**machine, "load_1min_after": round(os.getloadavg()[0], 2)},
             **stored,
         }
         a.out.write_text(json.dumps(doc, indent=1) + "\n")
