@@ -198,10 +198,12 @@ def test_the_tool_measures_what_the_artefact_stores(tmp_path):
 
 
 def test_a_sensitivity_value_whose_assumed_value_has_spaces(tmp_path):
+    # docgen's `sens`, its ASSUMPTION=VALUE argument quoted as a shell would.
     a = docgen._Artefacts(REPO)
     row = next(r for r in a.reproduction("dtpa")["sensitivity"]
                if r["assumption"] == "mac" and r["claim"] == "dtpa-fairer-30")
-    spec = f"mech-sens dtpa dtpa-fairer-30[Reno] mac = {row['value']}"
+    value = row["value"]
+    spec = f'sens dtpa "mac={value}" dtpa-fairer-30[Reno]'
     assert " " in str(row["value"]) and _inline(a, spec) == docgen._format(row["ours"]["Reno"], "")
     board = _stored(docgen.SCOREBOARD)
     for e in board["reproductions"]:
@@ -210,8 +212,8 @@ def test_a_sensitivity_value_whose_assumed_value_has_spaces(tmp_path):
                 r["ours"]["Reno"] = 0.5
     assert _inline(_tree(tmp_path, docgen.SCOREBOARD, board), spec) == "0.5"
     with pytest.raises(docgen.DocgenError, match="has no sensitivity row mac = 802.15.4 other for claim 'dtpa-fairer-30'"):
-        _inline(a, "mech-sens dtpa dtpa-fairer-30[Reno] mac = 802.15.4 other")
-    with pytest.raises(docgen.DocgenError, match="is a value per key: name one$"):
-        _inline(a, f"mech-sens dtpa dtpa-fairer-30 mac = {row['value']}")
-    with pytest.raises(docgen.DocgenError, match=r"expected `mech-sens REP CLAIM\[KEY\] ASSUMPTION = VALUE…`"):
-        _inline(a, "mech-sens dtpa dtpa-fairer-30 mac=802.15.4 default")
+        _inline(a, 'sens dtpa "mac=802.15.4 other" dtpa-fairer-30[Reno]')
+    with pytest.raises(docgen.DocgenError, match="is a value per key: name one"):
+        _inline(a, f'sens dtpa "mac={value}" dtpa-fairer-30')
+    with pytest.raises(docgen.DocgenError, match="No closing quotation"):
+        _inline(a, 'sens dtpa "mac=802.15.4 default dtpa-fairer-30')

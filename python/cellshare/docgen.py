@@ -48,7 +48,8 @@ Renderers (``ARGS`` are words after the name):
     one's values per key (inline).
 ``sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]``
     A claim's value (one key of it) in the scoreboard's sensitivity run at that value of an
-    assumed parameter (inline).
+    assumed parameter (inline). Arguments are split as a shell splits words, so a value with
+    spaces is quoted: ``sens dtpa "mac=802.15.4 default" dtpa-fairer-10[Reno]``.
 ``verdict REP ID``
     ``holds`` or ``misses`` (inline).
 ``claims REP``
@@ -204,6 +205,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -2440,7 +2442,11 @@ _add_page_renderers()
 def render_page(text: str, artefacts: _Artefacts, where: str = "page") -> str:
     """`text` with every generated section re-rendered."""
     def sub(m: re.Match) -> str:
-        name, *args = m.group("spec").split()
+        try:
+            # Words as a shell splits them: an argument with spaces is quoted ("mac=802.15.4 default").
+            name, *args = shlex.split(m.group("spec"))
+        except ValueError as e:
+            raise DocgenError(f"{where}: `{m.group(1)}`: {e}") from None
         if name not in RENDERERS:
             raise DocgenError(f"{where}: unknown renderer {name!r} in `{m.group(1)}` (known: {', '.join(RENDERERS)})")
         fn, block = RENDERERS[name]

@@ -247,29 +247,6 @@ def r_trace_gaps(a: _Artefacts, args: list[str]) -> str:
 
 
 
-def r_sens(a: _Artefacts, args: list[str]) -> str:
-    """``mech-sens REP CLAIM[KEY] ASSUMPTION = VALUE…``: as docgen's ``sens``, for an assumed
-    value with spaces in it (``mac = 802.15.4 default``): a claim's value in the scoreboard's
-    sensitivity run at that value (inline)."""
-    usage = "mech-sens REP CLAIM[KEY] ASSUMPTION = VALUE…"
-    rep, claim, name, eq, *value = _args(args, 5, "mech-sens", usage)
-    mm = re.fullmatch(r"([^\[\]]+)(?:\[([^\]]+)\])?", claim)
-    if eq != "=" or not mm:
-        raise DocgenError(f"renderer 'mech-sens': expected `{usage}`, got {' '.join(args)}")
-    cid, key, val = mm.group(1), mm.group(2), " ".join(value)
-    for r in a.reproduction(rep).get("sensitivity", []):
-        if r["assumption"] == name and str(r["value"]) == val and r["claim"] == cid:
-            v = r["ours"]
-            if key is not None:
-                if not isinstance(v, dict) or key not in v:
-                    raise DocgenError(f"renderer 'mech-sens': {rep} {name} = {val} {cid} has no value for {key!r}")
-                v = v[key]
-            elif isinstance(v, dict):
-                raise DocgenError(f"renderer 'mech-sens': {rep} {name} = {val} {cid} is a value per key: name one")
-            return _format(v, "")
-    raise DocgenError(f"renderer 'mech-sens': {rep} has no sensitivity row {name} = {val} for claim {cid!r} in {SCOREBOARD}")
-
-
 RENDERERS = {
     "mech-estimate": (r_estimate, False),
     "mech-guard-error": (r_guard_error, True),
@@ -280,5 +257,4 @@ RENDERERS = {
     "mech-mirror": (r_mirror, False),
     "mech-wall": (r_wall, False),
     "mech-trace-gaps": (r_trace_gaps, False),
-    "mech-sens": (r_sens, False),
 }
