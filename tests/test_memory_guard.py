@@ -13,31 +13,10 @@ import pytest
 
 from conftest import REPO
 
-#: 1,000 UEs loading pages of 10,000 objects over 32 connections, one after another: 64,000
-#: legs. Was estimated at 1,066 MiB and grew past 3.1 GB.
-WEB = """[simulation]
-duration_s = 30
-[[ues]]
-count = 1000
-channel = { kind = "fixed", rate_mbps = 10 }
-[[flows]]
-ues = "all"
-transport = { kind = "tcp" }
-app = { kind = "web", connections = 32, pages = 0, reading_s = 0, page = { kind = "fixed", main_bytes = 1000, objects = 10000, object_bytes = 1000 } }
-"""
-
-#: 10,000 fixed UEs with TCP and 1 ms traces for 4 s: 80 million samples. Was estimated at
-#: 213 MiB and passed 3 GB.
-TRACES = """[simulation]
-duration_s = 4
-trace_interval_ms = 1
-[[ues]]
-count = 10000
-channel = { kind = "fixed", rate_mbps = 10 }
-[[flows]]
-ues = "all"
-transport = { kind = "tcp" }
-"""
+# 1,000 UEs loading pages of 10,000 objects over 32 connections (64,000 legs; was estimated at
+# 1,066 MiB and grew past 3.1 GB) and 10,000 fixed UEs with 1 ms traces for 4 s (80 million
+# samples; was estimated at 213 MiB and passed 3 GB): the scenarios docs/limits.md quotes.
+from cellshare.docpages.mechanisms import TRACES, WEB
 
 #: A Poisson workload of 10 KB flows at 90 % load for 10 minutes: 65,000 flows arrive, each
 #: leaving its summary and per-second series behind (0.8 GB at the end). The estimate does
