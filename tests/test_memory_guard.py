@@ -16,21 +16,12 @@ from conftest import REPO
 # 1,000 UEs loading pages of 10,000 objects over 32 connections (64,000 legs; was estimated at
 # 1,066 MiB and grew past 3.1 GB) and 10,000 fixed UEs with 1 ms traces for 4 s (80 million
 # samples; was estimated at 213 MiB and passed 3 GB): the scenarios docs/limits.md quotes.
-from cellshare.docpages.mechanisms import TRACES, WEB
+from cellshare.docpages.mechanisms import GUARD, TRACES, WEB
 
-#: A Poisson workload of 10 KB flows at 90 % load for 10 minutes: 65,000 flows arrive, each
-#: leaving its summary and per-second series behind (0.8 GB at the end). The estimate does
-#: not count a Poisson workload's arrivals (their rate needs the cell's capacity): ~150 MiB.
-ARRIVALS = """[simulation]
-duration_s = 600
-trace_interval_ms = 0
-[[ues]]
-count = 100
-channel = { kind = "fixed", rate_mbps = 10 }
-[workload]
-transport = { kind = "tcp" }
-arrivals = { kind = "poisson", load = 0.9, mix = [{ category = "short", bytes = 10000, share = 1.0 }] }
-"""
+# A Poisson workload of 10 KB flows at 90 % load for 10 minutes (the page's guard example): 65,000
+# flows arrive, each leaving its summary and per-second series behind (0.8 GB at the end). The
+# estimate does not count a Poisson workload's arrivals (their rate needs the cell's capacity).
+ARRIVALS = GUARD
 
 #: Runs `cellshare ARGS` in a child of a fresh interpreter and prints its exit code, output
 #: and peak resident memory (RUSAGE_CHILDREN of that interpreter: only this child's).
