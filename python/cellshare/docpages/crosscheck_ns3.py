@@ -253,16 +253,23 @@ def r_cwnd(a: _Artefacts, args: list[str]) -> str:
     spec, who, at = _args(args, 3, "xns3-cwnd", "xns3-cwnd FILE[#LABEL] fg|bg T|A-B")[:3]
     spec, r = _row(a, spec, "xns3-cwnd")
     pts = _cwnd_points(_sender(r, who, spec, "xns3-cwnd"))
+    return _at(pts, at, spec, who, "cwnd", 0, "segments", "xns3-cwnd", noun="window")
+
+
+def _at(pts: list, at: str, spec: str, who: str, what: str, dec: int, unit: str, name: str,
+        noun: str = "") -> str:
+    """A 100 ms series' value at time ``at`` ("93 segments at 5.5 s") or its course over a
+    window ``A-B`` ("238 → 241 segments"); ``noun`` names the series in an error (``what``)."""
     if "-" in at:
-        return f"{_summary(_values(pts, _window(at, 'xns3-cwnd'), spec, who + '.cwnd', 'xns3-cwnd'), 0)} segments"
+        return f"{_summary(_values(pts, _window(at, name), spec, f'{who}.{what}', name), dec)} {unit}"
     try:
         t = round(float(at), 1)
     except ValueError:
-        raise DocgenError(f"renderer 'xns3-cwnd': {at!r} is not a time in seconds or a window A-B") from None
+        raise DocgenError(f"renderer {name!r}: {at!r} is not a time in seconds or a window A-B") from None
     held = dict(pts)
     if t not in held:
-        raise DocgenError(f"renderer 'xns3-cwnd': {spec} stores no window of {who} at {t:g} s")
-    return f"{held[t]} segments at {t:g} s"
+        raise DocgenError(f"renderer {name!r}: {spec} stores no {noun or what} of {who} at {t:g} s")
+    return f"{_num(held[t], dec)} {unit} at {t:g} s"
 
 
 def r_srtt_min(a: _Artefacts, args: list[str]) -> str:
@@ -595,16 +602,7 @@ def r_ours(a: _Artefacts, args: list[str]) -> str:
         raise DocgenError(f"renderer 'xns3-ours': {what!r} is not cwnd or srtt")
     key, dec, unit = keys[what]
     pts = [(round((i + 1) / 10, 1), v) for i, v in enumerate(tcp[flow][key]) if v is not None]
-    if "-" in at:
-        return f"{_summary(_values(pts, _window(at, 'xns3-ours'), spec, f'{flow}.{what}', 'xns3-ours'), dec)} {unit}"
-    try:
-        t = round(float(at), 1)
-    except ValueError:
-        raise DocgenError(f"renderer 'xns3-ours': {at!r} is not a time in seconds or a window A-B") from None
-    held = dict(pts)
-    if t not in held:
-        raise DocgenError(f"renderer 'xns3-ours': {spec} has no {what} of {flow} at {t:g} s")
-    return f"{_num(held[t], dec)} {unit} at {t:g} s"
+    return _at(pts, at, spec, flow, what, dec, unit, "xns3-ours")
 
 
 def r_sweep(a: _Artefacts, args: list[str]) -> str:
