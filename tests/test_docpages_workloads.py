@@ -140,7 +140,7 @@ def test_detail_and_shortfall_read_the_scoreboard():
     ("wkl-memory peak", "run 'peak': expected one of runner_workload, runner_flows, python_calibrate"),
     ("wkl-gap-mean short", "class 'short': expected medium or long"),
     ("wkl-sens-table legilimens-at-scale nope", "has no sensitivity rows for claim 'nope'"),
-    ("wkl-sens-default legilimens-at-scale max_backoff_exp fair-share-hurts", "expected ASSUMPTION=VALUE"),
+    ("wkl-sens-default legilimens-at-scale max_backoff_exp fair-share-hurts", "expected `wkl-sens-default REP ASSUMPTION=VALUE CLAIM[KEY]`"),
     ("wkl-sens-default legilimens-at-scale max_backoff_exp=10 fair-share-hurts", "is a value per key"),
     ("wkl-detail legilimens-at-scale fg-cubic", "has no detail"),
     ("wkl-shortfall legilimens-at-scale fair-share-hurts fg-wo-bg", "must be single nonzero values"),

@@ -312,22 +312,31 @@ def r_sens(a: _Artefacts, args: list[str]) -> str:
     """``sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]``: a claim's value in the scoreboard's
     sensitivity run at that value of an assumed parameter (inline)."""
     rep, setting, claim, *how = _args(args, 3, "sens", "sens REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]")
+    return _format(sens_value(a, rep, setting, claim, "sens"), how[0] if how else "")
+
+
+def sens_value(a: _Artefacts, rep: str, setting: str, claim: str, renderer: str, field: str = "ours"):
+    """A claim's value (``CLAIM`` or one key, ``CLAIM[KEY]``) in ``rep``'s sensitivity row at
+    ``ASSUMPTION=VALUE``: what the run at that value gave (``ours``), or the default re-run
+    beside it (``ours_default``)."""
     name, eq, value = setting.partition("=")
     m = re.fullmatch(r"([^\[\]]+)(?:\[([^\]]+)\])?", claim)
     if not eq or not m:
-        raise DocgenError(f"renderer 'sens': expected `sens REP ASSUMPTION=VALUE CLAIM[KEY]`, got {' '.join(args)}")
+        raise DocgenError(f"renderer {renderer!r}: expected `{renderer} REP ASSUMPTION=VALUE CLAIM[KEY]`, "
+                          f"got {rep} {setting} {claim}")
     cid, key = m.group(1), m.group(2)
     for r in a.reproduction(rep).get("sensitivity", []):
         if r["assumption"] == name and str(r["value"]) == value and r["claim"] == cid:
-            v = r["ours"]
+            v = r[field]
             if key is not None:
                 if not isinstance(v, dict) or key not in v:
-                    raise DocgenError(f"renderer 'sens': {rep} {setting} {cid} has no value for {key!r}")
-                v = v[key]
-            elif isinstance(v, dict):
-                raise DocgenError(f"renderer 'sens': {rep} {setting} {cid} is a value per key: name one, {cid}[KEY]")
-            return _format(v, how[0] if how else "")
-    raise DocgenError(f"renderer 'sens': {rep} has no sensitivity row {name} = {value} for claim {cid!r} in {SCOREBOARD}")
+                    raise DocgenError(f"renderer {renderer!r}: {rep} {setting} {cid} has no value for {key!r}")
+                return v[key]
+            if isinstance(v, dict):
+                raise DocgenError(f"renderer {renderer!r}: {rep} {setting} {cid} is a value per key: name one, {cid}[KEY]")
+            return v
+    raise DocgenError(f"renderer {renderer!r}: {rep} has no sensitivity row {name} = {value} for claim {cid!r} in {SCOREBOARD}")
+
 
 def r_verdict(a: _Artefacts, args: list[str]) -> str:
     rep, ident = _args(args, 2, "verdict", "verdict REP ID")[:2]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 
-from ..docgen import DocgenError, _Artefacts, _args, _cell, _format
+from ..docgen import DocgenError, _Artefacts, _args, _cell, _format, sens_value
 from ..reproduce import fmt
 
 WORKLOAD = "tools/data/workload.json"
@@ -230,22 +230,7 @@ def r_sens_default(a: _Artefacts, args: list[str]) -> str:
     assumption's default, as the sensitivity run beside that value re-ran it (inline)."""
     rep, setting, claim, *how = _args(args, 3, "wkl-sens-default",
                                       "wkl-sens-default REP ASSUMPTION=VALUE CLAIM[KEY] [pct|x|s|ms]")
-    name, eq, value = setting.partition("=")
-    cid, _, key = claim.partition("[")
-    key = key.removesuffix("]")
-    if not eq:
-        raise DocgenError(f"renderer 'wkl-sens-default': expected ASSUMPTION=VALUE, got {setting!r}")
-    for r in _sens_rows(a, rep, cid, "wkl-sens-default"):
-        if r["assumption"] == name and str(r["value"]) == value:
-            v = r["ours_default"]
-            if key:
-                if not isinstance(v, dict) or key not in v:
-                    raise DocgenError(f"renderer 'wkl-sens-default': {rep} {cid} has no value for {key!r}")
-                v = v[key]
-            elif isinstance(v, dict):
-                raise DocgenError(f"renderer 'wkl-sens-default': {rep} {cid} is a value per key: name one, {cid}[KEY]")
-            return _format(v, how[0] if how else "")
-    raise DocgenError(f"renderer 'wkl-sens-default': {rep} has no sensitivity row {name} = {value} for {cid!r}")
+    return _format(sens_value(a, rep, setting, claim, "wkl-sens-default", field="ours_default"), how[0] if how else "")
 
 
 def r_detail(a: _Artefacts, args: list[str]) -> str:
