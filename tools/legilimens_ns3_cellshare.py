@@ -46,19 +46,9 @@ def _run(scenario: dict, scheme: str) -> dict:
     from cellshare import api
 
     r = api.run(scenario)
-    flows = []
-    for f in r.summary["flows"]:
-        done = f["start_s"] + f["fct_s"] if f["completed"] and f["fct_s"] is not None else None
-        flows.append({"category": f["category"], "ue": f["ue"], "start_s": f["start_s"], "size": f["size_bytes"],
-                      "bytes": f["bytes_delivered"], "done_s": done, "first_s": f["start_s"]})
-    out = {"summary": S.summarize(flows, DURATION)}
+    out = {"summary": S.summarize(S.cellshare_flows(r), DURATION)}
     if scheme == "Legilimens":
-        counts = [0] * 5
-        for f in r.summary["flows"]:
-            if f["category"] == "background":
-                for m in r.flow(f["name"])["trace"]["mode"]:
-                    counts[m] += 1
-        out["mode_share"] = [c / sum(counts) for c in counts]
+        out["mode_share"] = S.mode_share(r)
     return out
 
 

@@ -349,6 +349,26 @@ def long_records(flows: list[dict]) -> list[tuple]:
     return [(f["ue"], f["start_s"], f["bytes"], f["done_s"]) for f in flows if f["category"] == "long"]
 
 
+def cellshare_flows(r) -> list[dict]:
+    """A cellshare run's flows in the records :func:`summarize` reads."""
+    flows = []
+    for f in r.summary["flows"]:
+        done = f["start_s"] + f["fct_s"] if f["completed"] and f["fct_s"] is not None else None
+        flows.append({"category": f["category"], "ue": f["ue"], "start_s": f["start_s"], "size": f["size_bytes"],
+                      "bytes": f["bytes_delivered"], "done_s": done, "first_s": f["start_s"]})
+    return flows
+
+
+def mode_share(r) -> list[float]:
+    """The share of the background Legilimens flows' 100 ms trace samples in each mode."""
+    counts = [0] * 5
+    for f in r.summary["flows"]:
+        if f["category"] == "background":
+            for m in r.flow(f["name"])["trace"]["mode"]:
+                counts[m] += 1
+    return [c / sum(counts) for c in counts]
+
+
 def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: float,
                     harq_errors: bool = True) -> dict:
     from cellshare import api
@@ -356,21 +376,12 @@ def fig12_cellshare(scheme: str, layout: str, load: float, seed: int, duration: 
     t0 = time.monotonic()
     r = api.run(fig12_scenario(scheme, layout, load, seed, duration, harq_errors))
     wall = time.monotonic() - t0
-    flows = []
-    for f in r.summary["flows"]:
-        done = f["start_s"] + f["fct_s"] if f["completed"] and f["fct_s"] is not None else None
-        flows.append({"category": f["category"], "ue": f["ue"], "start_s": f["start_s"], "size": f["size_bytes"],
-                      "bytes": f["bytes_delivered"], "done_s": done, "first_s": f["start_s"]})
+    flows = cellshare_flows(r)
     out = {"summary": summarize(flows, duration), "wall_s": wall, "longs": long_records(flows),
            "arrivals": [(f["start_s"], f["ue"], f["size"], f["category"]) for f in flows
                         if f["category"] in ("short", "medium", "long")]}
     if SCHEMES[scheme][0] and SCHEMES[scheme][0]["kind"] == "legilimens":
-        counts = [0] * 5
-        for f in r.summary["flows"]:
-            if f["category"] == "background":
-                for m in r.flow(f["name"])["trace"]["mode"]:
-                    counts[m] += 1
-        out["mode_share"] = [c / sum(counts) for c in counts]
+        out["mode_share"] = mode_share(r)
     return out
 
 
