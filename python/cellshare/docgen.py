@@ -1747,6 +1747,23 @@ def r_emu_nr_machine(a: _Artefacts, args: list[str]) -> str:
             f"(`{d['generated_by'].replace('FILE', EMU_NR)}`)")
 
 
+def crosscheck_rows(c: dict, rtt_decimals: int) -> list[str]:
+    """A stored ``cellshare crosscheck`` (its JSON ``flows``) as a table, one row per flow:
+    throughput, drops, retransmissions per drop, timeouts and median RTT, simulator / emulator."""
+    pct = lambda x: "-" if x is None else f"{x:.1%}".replace("%", " %")  # noqa: E731
+    rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
+    lines = ["| flow | Mbps sim / emu (diff) | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
+             "| RTT p50 ms sim / emu (diff) |", "|---|---|---|---|---|---|"]
+    for f in c["flows"]:
+        lines.append(" | ".join([
+            f"| {f['name']}", f"{f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} ({pct(f['throughput_rel_diff'])})",
+            f"{f['sim_drops']} / {f['emu_drops']}", f"{rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])}",
+            f"{f['sim_timeouts']} / {f['emu_timeouts']}",
+            f"{f['sim_rtt_p50_ms']:.{rtt_decimals}f} / {f['emu_rtt_p50_ms']:.{rtt_decimals}f} "
+            f"({pct(f['rtt_rel_diff'])})"]) + " |")
+    return lines
+
+
 def r_emu_nr_crosscheck(a: _Artefacts, args: list[str]) -> str:
     """The NR scenario's ``cellshare crosscheck``, one row per flow, from ``tools/data/emu-nr.json``
     (block)."""
@@ -1754,16 +1771,7 @@ def r_emu_nr_crosscheck(a: _Artefacts, args: list[str]) -> str:
     c = d.get("crosscheck")
     if not c:
         raise DocgenError(f"renderer 'emu-nr-crosscheck': {EMU_NR} holds no crosscheck (measured with --no-crosscheck)")
-    pct = lambda x: "-" if x is None else f"{x:.1%}".replace("%", " %")  # noqa: E731
-    lines = ["| flow | Mbps sim / emu (diff) | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
-             "| RTT p50 ms sim / emu (diff) |", "|---|---|---|---|---|---|"]
-    for f in c["flows"]:
-        rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
-        lines.append(" | ".join([
-            f"| {f['name']}", f"{f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} ({pct(f['throughput_rel_diff'])})",
-            f"{f['sim_drops']} / {f['emu_drops']}", f"{rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])}",
-            f"{f['sim_timeouts']} / {f['emu_timeouts']}",
-            f"{f['sim_rtt_p50_ms']:.1f} / {f['emu_rtt_p50_ms']:.1f} ({pct(f['rtt_rel_diff'])})"]) + " |")
+    lines = crosscheck_rows(c, rtt_decimals=1)
     verdict = "within every tolerance" if c["ok"] else "outside a tolerance"
     lines.append("")
     lines.append(f"`{c['command']}` (one-minute load {c['load_1min_before']:g}): {verdict} (throughput "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from ..docgen import DocgenError, _Artefacts, _args
+from ..docgen import DocgenError, _Artefacts, _args, crosscheck_rows
 
 EMU_PROCESS = "tools/data/emu-process.json"
 EMU_NR = "tools/data/emu-nr.json"
@@ -177,16 +177,7 @@ def r_crosscheck(a: _Artefacts, args: list[str]) -> str:
     """``te-crosscheck``: the two-UE scenario's ``cellshare crosscheck``, one row per flow, and
     its verdict (block)."""
     c = _process(a)["crosscheck"]
-    pct = lambda x: "-" if x is None else f"{x:.1%}".replace("%", " %")  # noqa: E731
-    rpd = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
-    lines = ["| flow | Mbps sim / emu (diff) | drops sim / emu | retx per drop sim / emu | timeouts sim / emu "
-             "| RTT p50 ms sim / emu (diff) |", "|---|---|---|---|---|---|"]
-    for f in c["flows"]:
-        lines.append(" | ".join([
-            f"| {f['name']}", f"{f['sim_mbps']:.2f} / {f['emu_mbps']:.2f} ({pct(f['throughput_rel_diff'])})",
-            f"{f['sim_drops']} / {f['emu_drops']}", f"{rpd(f['sim_retx_per_drop'])} / {rpd(f['emu_retx_per_drop'])}",
-            f"{f['sim_timeouts']} / {f['emu_timeouts']}",
-            f"{f['sim_rtt_p50_ms']:.0f} / {f['emu_rtt_p50_ms']:.0f} ({pct(f['rtt_rel_diff'])})"]) + " |")
+    lines = crosscheck_rows(c, rtt_decimals=0)
     verdict = "within every tolerance" if c["ok"] else "outside a tolerance"
     lines += ["", f"`{c['command']}` (one-minute load {c['load_1min_before']:g}): {verdict}; the emulator kept "
                   f"real time: {'yes' if c['emu_kept_real_time'] else 'no'}."]
