@@ -433,9 +433,10 @@ def docs_page(doc: dict) -> str:
           + " (CUBIC as the background takes 0.5). With the slot clock it takes "
           + ", ".join(f"{_v(c, 'bg_share_on')} at {LABEL[k]}" for k, c in zip(nr, slot)) + ". "
           + ("At μ = 0 the slot is the tick and both clocks give the same runs, so what separates NR μ=0 from "
-             "LTE is the cell (NR's MCS tables and HARQ timing), not the clock; this study does not trace it further."
-             if same0 else "")
+             "LTE is the cell, not the clock (traced below)." if same0 else "")
           + _link_sentence(doc, keys), ""]
+    if same0:
+        L += _mu0_trace_lines(load_mu0_trace())
     # Where the capacity estimate stays low, NORMAL's cap (80 % of it) binds.
     for k, c in zip(nr, tick):
         cap, share, idle = c["capacity_off"][0], c["bg_share_on"][0], c["bg_off_ratio"][0]
@@ -561,6 +562,99 @@ def _reconstruction_sentence(rec: list[dict]) -> str:
             f"{', '.join(missed_tick)}. The slot clock misses only {', '.join(equal)}: after a gap as long as the "
             "slot before it the rate is exactly λ·capacity and the test is strict (`rate < λ·capacity`), as on LTE "
             "with a competitor in alternate TTIs.")
+
+
+def mu0_trace_path() -> Path:
+    """The stored trace of NR μ=0 against LTE (``tools/legilimens_nr_mu0_trace.py``) in the
+    source tree this module belongs to."""
+    return Path(__file__).resolve().parents[3] / "tools" / "data" / "legilimens-nr-mu0-trace.json"
+
+
+def load_mu0_trace(path: Optional[Path] = None) -> Optional[dict]:
+    """The stored trace, or None outside a source tree (an installed package has no tools/)."""
+    p = path or mu0_trace_path()
+    if not p.is_file():
+        return None
+    try:
+        return json.loads(p.read_text())
+    except ValueError as e:
+        raise StudyError(f"{p}: not JSON ({e}); expected the output of tools/legilimens_nr_mu0_trace.py") from None
+
+
+def _mu0_trace_lines(trace: Optional[dict]) -> list[str]:
+    """Why NR μ=0 yields less than LTE, from the stored trace (``tools/legilimens_nr_mu0_trace.py``):
+    per run, the packets a full slot carries, the bytes a tick carries against the capacity
+    estimate, and the back-offs; the variants change one thing each."""
+    head = "**Why NR μ=0 yields less than LTE.** "
+    if trace is None:
+        return [head + "`python tools/legilimens_nr_mu0_trace.py` (in a source tree) traces it: the bytes a tick "
+                "carries against the capacity estimate, on both cells and in variants that change one thing.", ""]
+    try:
+        v = {r["key"]: r for r in trace["variants"]}
+        lte, nr0 = v["lte"], v["nr0"]
+        mss_nr, mss_lte, far = v["nr0-mss1400"], v["lte-mss1300"], v["nr0-ideal-350m"]
+        on_s, lo, fg_start = trace["setup"]["on_s"], trace["setup"]["alone_window_s"][0], trace["setup"]["fg_start_s"]
+        rows = [(r["what"], r["bg_packets_per_slot"], r["modal_tick_bytes"], r["bg_mss"], r["modal_fraction"],
+                 r["max_tick_bytes_before_fg"], r["capacity_bytes_per_tick"], r["alternation_ratio"],
+                 r["backoffs"], r["bg_share_on"]) for r in trace["variants"]]
+    except (KeyError, IndexError, TypeError) as e:
+        raise StudyError(f"{mu0_trace_path()}: missing {e}; expected the output of "
+                         "tools/legilimens_nr_mu0_trace.py") from None
+
+    def times(n: int) -> str:
+        return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+    def half(r: dict) -> str:
+        x = r["alternation_ratio"]
+        return "equals λ·capacity" if x == 1.0 else f"is {x:.3g} times λ·capacity"
+
+    L = [head + "It is whether a slot carries a whole number of the background's packets. "
+         "`python tools/legilimens_nr_mu0_trace.py` re-runs the set-up (seed 1, one on and one off period of "
+         f"{on_s:g} s) on both cells and in variants that each change one thing. *Packets per slot* is the IP "
+         "bytes a full slot carries (the foreground's rate alone, with headers) in the background's packets. "
+         "The *ticks* are the bytes the background's receiver gets in order per millisecond (what its one ACK per "
+         f"burst reports under that tick's TSval) while it is alone, from {lo:g} s to the foreground's start; "
+         "the capacity estimate is the median of its trace then. Under PF two backlogged UEs alternate slot by "
+         "slot, so a tick of *n* bytes followed by a one-slot gap rates *n*/2, which Algorithm 1 judges busy only "
+         "if it is below λ·capacity (λ = 0.5, a strict test); *ratio* is half the most common tick over "
+         "λ·capacity (below 1: busy). In NORMAL the capped sender's slots do not count (`queue_gating`) and can "
+         "only raise the estimate (`uncounted_raise`), so it settles at the largest tick.", "",
+         "| run | packets per slot | most common tick, bytes (packets, share of ticks) | largest tick, bytes | "
+         "capacity estimate, bytes | ratio | back-offs | share while on |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for what, pps, modal, mss, frac, top, cap, ratio, backoffs, share in rows:
+        L.append(f"| {what} | {pps:.3f} | {modal} ({modal / mss:.3g}, {frac:.0%}) | {top} | {cap:.0f} | "
+                 f"{ratio:.3g} | {backoffs} | {share:.3g} |")
+    whole = [r for r in trace["variants"] if r["alternation_ratio"] >= 1.0]
+    at_arrival = bool(whole) and all(r["backoffs"] == 1 and fg_start <= r["backoff_times_s"][0] < fg_start + 1
+                                     for r in whole)
+    lam, ack2 = v.get("nr0-ideal-lambda051"), v.get("nr0-ideal-ack2")
+    packet = round(nr0["slot_ip_bytes"] / nr0["bg_packets_per_slot"])
+    L += ["", f"NR μ=0's slot at this distance carries {nr0['bg_packets_per_slot']:.3f} packets of {packet} bytes: its "
+          f"ticks carry {nr0['modal_tick_bytes'] // nr0['bg_mss']} segments, the largest tick, and the estimate is "
+          f"that tick, so half of it {half(nr0)}"
+          + (" and the strict test lets it pass" if nr0["alternation_ratio"] >= 1.0 else ", busy")
+          + "; the background backs off "
+          f"{times(nr0['backoffs'])}"
+          + (" (in every run with a ratio of 1 the one back-off comes within a second of the foreground's first "
+             "start, when the foreground takes a run of slots)" if at_arrival else "")
+          + f". LTE's TTI carries {lte['bg_packets_per_slot']:.3f}: the largest tick is the same "
+          f"{lte['max_tick_bytes_before_fg']} bytes, but most ticks carry "
+          f"{lte['modal_tick_bytes'] // lte['bg_mss']} segments, half a tick {half(lte)}"
+          + (", busy" if lte["alternation_ratio"] < 1.0 else "") + f", and it backs off {times(lte['backoffs'])}. "
+          "Each variant that makes the packet count fractional brings NR μ=0 to LTE's back-offs with NR's HARQ "
+          f"timing, uplink and MCS tables unchanged ({mss_nr['bg_mss']}-byte segments: "
+          f"{times(mss_nr['backoffs'])}; {far['distance_m']:g} m, a lower MCS: {times(far['backoffs'])}), and "
+          f"{mss_lte['bg_mss']}-byte segments, {mss_lte['bg_packets_per_slot']:.3f} packets per TTI, take LTE's "
+          f"away ({times(mss_lte['backoffs'])})."
+          + (f" On NR μ=0, λ = {lam['lambda']:g} does the same ({times(lam['backoffs'])}), and so does a receiver that "
+             f"acknowledges every second segment instead of each burst, whose ticks then differ "
+             f"({times(ack2['backoffs'])})."
+             if lam and ack2 else "")
+          + " A property of Algorithm 1's one-competitor case, not a fault of "
+          "the NR cell: PF's alternation puts the rate exactly at λ·capacity when every tick carries the same "
+          "whole number of segments, and the strict test then decides against busy.", ""]
+    return L
 
 
 def _link_sentence(doc: dict, keys: list[str]) -> str:
