@@ -104,9 +104,18 @@ def test_page_text_is_read_from_the_trace(stored):
     text2 = "\n".join(n._mu0_trace_lines(changed))
     assert "(1400-byte segments: 7 times;" in text2 and "half of it is 0.93 times λ·capacity" in text2
     assert "the strict test lets it pass" in text and "the strict test lets it pass" not in text2
-    # The committed page carries the trace's lines.
+    # The committed page carries the trace's lines, with the study's capacity estimates.
     page = (REPO / "docs" / "nr-mechanisms.md").read_text()
-    assert all(line in page for line in n._mu0_trace_lines(stored) if line)
+    doc = json.loads(n.committed_output().read_text())
+    with_doc = n._mu0_trace_lines(stored, doc)
+    assert all(line in page for line in with_doc if line)
+    assert "The same ticks give the capacity columns" in "\n".join(with_doc)
+    # The estimate over the cell's rate is the largest tick over the mean one (the study's
+    # 5-seed value against the trace's seed-1 ratio).
+    for k in ("lte", "nr0"):
+        r = v[k]
+        before = n.cell(doc, "legilimens", cell=k, bg="legilimens")["capacity_before"][0]
+        assert abs(before - r["max_tick_bytes_before_fg"] / (r["fg_alone_mbps"] * 125.0)) < 0.01, k
     assert "this study does not trace it further" not in page
 
 

@@ -436,7 +436,7 @@ def docs_page(doc: dict) -> str:
              "LTE is the cell, not the clock (traced below)." if same0 else "")
           + _link_sentence(doc, keys), ""]
     if same0:
-        L += _mu0_trace_lines(load_mu0_trace())
+        L += _mu0_trace_lines(load_mu0_trace(), doc)
     # Where the capacity estimate stays low, NORMAL's cap (80 % of it) binds.
     for k, c in zip(nr, tick):
         cap, share, idle = c["capacity_off"][0], c["bg_share_on"][0], c["bg_off_ratio"][0]
@@ -581,10 +581,12 @@ def load_mu0_trace(path: Optional[Path] = None) -> Optional[dict]:
         raise StudyError(f"{p}: not JSON ({e}); expected the output of tools/legilimens_nr_mu0_trace.py") from None
 
 
-def _mu0_trace_lines(trace: Optional[dict]) -> list[str]:
+def _mu0_trace_lines(trace: Optional[dict], doc: Optional[dict] = None) -> list[str]:
     """Why NR μ=0 yields less than LTE, from the stored trace (``tools/legilimens_nr_mu0_trace.py``):
     per run, the packets a full slot carries, the bytes a tick carries against the capacity
-    estimate, and the back-offs; the variants change one thing each."""
+    estimate, and the back-offs; the variants change one thing each. With the study's output
+    `doc`, also its capacity estimates before the foreground starts beside the trace's largest
+    tick over the mean one."""
     head = "**Why NR μ=0 yields less than LTE.** "
     if trace is None:
         return [head + "`python tools/legilimens_nr_mu0_trace.py` (in a source tree) traces it: the bytes a tick "
@@ -653,8 +655,25 @@ def _mu0_trace_lines(trace: Optional[dict]) -> list[str]:
              if lam and ack2 else "")
           + " A property of Algorithm 1's one-competitor case, not a fault of "
           "the NR cell: PF's alternation puts the rate exactly at λ·capacity when every tick carries the same "
-          "whole number of segments, and the strict test then decides against busy.", ""]
+          "whole number of segments, and the strict test then decides against busy."
+          + (_capacity_sentence(doc, lte, nr0) if doc is not None else ""), ""]
     return L
+
+
+def _capacity_sentence(doc: dict, lte: dict, nr0: dict) -> str:
+    """The study's capacity estimate before the foreground (over the cell's rate) beside the
+    trace's largest tick over the mean one (the foreground's rate alone, bytes per ms)."""
+    try:
+        before = {k: cell(doc, "legilimens", cell=k, bg="legilimens") for k in ("lte", "nr0")}
+    except KeyError:
+        return ""
+    ratio = {k: r["max_tick_bytes_before_fg"] / (r["fg_alone_mbps"] * 125.0) for k, r in (("lte", lte), ("nr0", nr0))}
+    return (" The same ticks give the capacity columns above: before the foreground starts the estimate over the "
+            f"cell's rate is {_v(before['lte'], 'capacity_before')} on LTE and "
+            f"{_v(before['nr0'], 'capacity_before')} on NR μ=0, and the largest tick over the mean one is "
+            f"{ratio['lte']:.4f} and {ratio['nr0']:.4f} in the trace: on LTE the estimate sits at a "
+            f"{lte['max_tick_bytes_before_fg'] // lte['bg_mss']}-segment tick the TTI delivers only now and then, "
+            "which also lifts NORMAL's cap (80 % of the estimate) and with it the idle cell's use.")
 
 
 def _link_sentence(doc: dict, keys: list[str]) -> str:
