@@ -242,3 +242,17 @@ def test_the_thresholds_on_the_emulator_page_are_those_its_tests_assert():
         for typed, asserted in pairs:
             assert typed in bullet, (test, typed, bullet)
             assert asserted in source, (test, asserted)
+
+
+def test_te_start_range_reads_the_start_sweep(tmp_path):
+    rel = docgen.START_SENSITIVITY
+    d = json.loads((docgen.ROOT / rel).read_text())
+    case = next(c for c in d["cases"] if c["trace"] == "TMobile-UMTS-driving.down" and c["cc"] == "bbr")
+    r = case["rtt_p50_ms"]
+    assert render(docgen.ROOT, "te-start-range TMobile-UMTS-driving.down bbr") == f"{r['min']:.0f}–{r['max']:.0f} ms"
+    case["rtt_p50_ms"] = {"min": 100.4, "median": 200.0, "max": 300.6}
+    (tmp_path / rel).parent.mkdir(parents=True)
+    (tmp_path / rel).write_text(json.dumps(d))
+    assert render(tmp_path, "te-start-range TMobile-UMTS-driving.down bbr") == "100–301 ms"
+    with pytest.raises(DocgenError, match="has no case TMobile-UMTS-driving.down / reno"):
+        render(tmp_path, "te-start-range TMobile-UMTS-driving.down reno")

@@ -1531,18 +1531,20 @@ def r_emu_within(a: _Artefacts, args: list[str]) -> str:
     tol, cases = d["tolerances"], d["cases"]
     if key == "timeouts":
         slack = max(1.0, tol["timeouts_per_minute"] * d["duration_s"] / 60)
-        judged = [abs(c["timeouts"]["emu"] - c["timeouts"]["sim"]) <= slack for c in cases]
+        judged = [(c, abs(c["timeouts"]["emu"] - c["timeouts"]["sim"]) <= slack) for c in cases]
         worst = ""
     else:
         field = {"throughput": "mbps", "rtt": "rtt_p50_ms", "retx_per_drop": "retx_per_drop"}.get(key)
         if field is None:
             raise DocgenError(f"renderer 'emu-within': expected throughput, rtt, retx_per_drop or timeouts, got {key!r}")
-        diffs = [(c[field] or {}).get("rel_diff") for c in cases]
-        judged = [x <= tol[key] for x in diffs if x is not None]
-        worst = f", the largest difference {max(x for x in diffs if x is not None):.1%}".replace("%", " %")
-    n, ok = len(judged), sum(judged)
+        diffs = [(c, (c[field] or {}).get("rel_diff")) for c in cases]
+        judged = [(c, x <= tol[key]) for c, x in diffs if x is not None]
+        worst = f", the largest difference {max(x for _, x in diffs if x is not None):.1%}".replace("%", " %")
+    n, ok = len(judged), sum(j for _, j in judged)
     what = "cases with drops on both sides" if key == "retx_per_drop" else "cases"
-    return (f"all {n} {what}" if ok == n else f"{ok} of {n} {what}") + worst
+    names = {"cubic": "CUBIC", "bbr": "BBR"}
+    outside = ", ".join(f"{names.get(c['cc'], c['cc'])} on {c['trace'].removesuffix('.down')}" for c, j in judged if not j)
+    return (f"all {n} {what}" if ok == n else f"{ok} of {n} {what} (not {outside})") + worst
 
 
 EMU_MULTIFLOW = "tools/data/emu-crosscheck-multiflow.json"

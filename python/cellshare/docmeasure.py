@@ -452,8 +452,15 @@ def run_emu_traces(source: Optional[Path] = None) -> dict:
             _fresh([sys.executable, "-c", _RUN, "crosscheck", str(ROOT / "scenarios" / "emu-trace.toml"), "--out", str(out),
                     *TRACE_ARGS, *traces, *[a for c in TRACE_CCS for a in ("--cc", c)]],
                    "the trace cross-check", ok_codes=(0, 1))
-        d = condense_traces(json.loads((out / "crosscheck.json").read_text()))
+        doc = json.loads((out / "crosscheck.json").read_text())
+        d = condense_traces(doc)
     machine["load_1min_after"] = round(os.getloadavg()[0], 2)
+    # The loads the emulator runs met (each attempt records its one-minute load at its start):
+    # what the real-time runs depended on, whether they ran now or earlier (--from).
+    loads = [t["load"] for c in doc["cases"] for t in c.get("attempts", []) if t.get("load") is not None]
+    if loads:
+        machine["load_1min_before"], machine["load_1min_after"] = round(loads[0], 2), round(loads[-1], 2)
+        machine["load_1min_runs"] = [round(min(loads), 2), round(max(loads), 2)]
     return {**d, "cellshare": __version__, "machine": machine}
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from ..docgen import DocgenError, _Artefacts, _args, crosscheck_rows
+from ..docgen import START_SENSITIVITY, DocgenError, _Artefacts, _args, crosscheck_rows
 
 EMU_PROCESS = "tools/data/emu-process.json"
 EMU_NR = "tools/data/emu-nr.json"
@@ -224,7 +224,20 @@ def r_nr_wait(a: _Artefacts, args: list[str]) -> str:
 
 
 
+def r_start_range(a: _Artefacts, args: list[str]) -> str:
+    """``te-start-range TRACE CC``: the lowest and highest median RTT the simulator gives one
+    case over the start offsets of ``tools/data/crosscheck-start-sensitivity.json``, ``357–1179 ms``
+    (inline)."""
+    trace, cc = _args(args, 2, "te-start-range", "te-start-range TRACE CC")[:2]
+    for c in a.load(START_SENSITIVITY)["cases"]:
+        if c["trace"] == trace and c["cc"] == cc:
+            r = c["rtt_p50_ms"]
+            return f"{r['min']:.0f}–{r['max']:.0f} ms"
+    raise DocgenError(f"renderer 'te-start-range': {START_SENSITIVITY} has no case {trace} / {cc}")
+
+
 RENDERERS = {
+    "te-start-range": (r_start_range, False),
     "te-const": (r_const, False),
     "te-test": (r_test, False),
     "te-machine": (r_machine, False),
