@@ -800,16 +800,21 @@ def test_page_renderer_modules_are_collected_and_a_name_defined_twice_is_refused
     (tmp_path / "page_one.py").write_text(
         "def r_one(a, args):\n    return 'one ' + ' '.join(args)\n\nRENDERERS = {'page-one-value': (r_one, False)}\n")
     monkeypatch.setattr(docpages, "__path__", [str(tmp_path)])
-    found = docpages.collect()
+    monkeypatch.setattr(docgen, "RENDERERS", dict(docgen.RENDERERS))
+    found = docgen.page_renderers()
     assert set(found) == {"page-one-value"}
-    monkeypatch.setitem(docgen.RENDERERS, "page-one-value", found["page-one-value"])
+    docgen.RENDERERS["page-one-value"] = found["page-one-value"]
     assert docgen.render_page("It is <!-- generated: page-one-value a b -->?<!-- end generated -->.", None) == \
         "It is <!-- generated: page-one-value a b -->one a b<!-- end generated -->."
+    with pytest.raises(docgen.DocgenError, match="'page-one-value' is defined both in cellshare.docgen and in "
+                                                 "cellshare.docpages.page_one"):
+        docgen.page_renderers()
+    del docgen.RENDERERS["page-one-value"]
     (tmp_path / "page_two.py").write_text("RENDERERS = {'page-one-value': (None, False)}\n")
     importlib.invalidate_caches()
     with pytest.raises(docgen.DocgenError, match="'page-one-value' is defined by both cellshare.docpages.page_one "
                                                  "and cellshare.docpages.page_two"):
-        docpages.collect()
+        docgen.page_renderers()
 
 
 def test_a_marker_docgen_cannot_read_is_an_error_not_skipped():

@@ -2445,14 +2445,28 @@ def r_bench_nr(a: _Artefacts, args: list[str]) -> str:
 RENDERERS["bench-nr"] = (r_bench_nr, True)
 
 
-def _add_page_renderers() -> None:
-    """Adds the renderers of :mod:`cellshare.docpages` (one module per page) to :data:`RENDERERS`."""
+def page_renderers() -> dict[str, tuple[Callable[[_Artefacts, list[str]], str], bool]]:
+    """The renderers of :mod:`cellshare.docpages` (one module per page), by name; a name two
+    modules define, or one this module defines too, is an error."""
     from . import docpages
 
-    for name, entry in docpages.collect().items():
-        if name in RENDERERS:
-            raise DocgenError(f"renderer {name!r} is defined both in cellshare.docgen and in cellshare.docpages")
-        RENDERERS[name] = entry
+    out: dict = {}
+    where: dict[str, str] = {}
+    for module, renderers in docpages.modules():
+        for name, entry in renderers.items():
+            if name in out:
+                raise DocgenError(f"renderer {name!r} is defined by both cellshare.docpages.{where[name]} "
+                                  f"and cellshare.docpages.{module}")
+            if name in RENDERERS:
+                raise DocgenError(f"renderer {name!r} is defined both in cellshare.docgen and in "
+                                  f"cellshare.docpages.{module}")
+            out[name], where[name] = entry, module
+    return out
+
+
+def _add_page_renderers() -> None:
+    """Adds the renderers of :mod:`cellshare.docpages` to :data:`RENDERERS`."""
+    RENDERERS.update(page_renderers())
 
 
 _add_page_renderers()
